@@ -1,0 +1,306 @@
+"""Numba kernels for Shut the Box (private; the faces are in :mod:`ludolab.sim.box`).
+
+States are bitmasks of open tiles; a move is the bitmask of the tiles it
+covers; rolls are outcome indices of :class:`ludolab.stdlib.box.Outcomes`.
+A policy is two arrays:
+
+* ``move`` int16 (n_states, n_outcomes): the tiles to cover; ``-1`` when no
+  move is legal (the turn ends, STB-7); ``-2`` for "uniformly at random among
+  the legal moves".
+* ``dice`` int8 (n_states,): 1 or 2 dice; 0 for "uniformly at random among the
+  allowed dice counts".
+
+Kernels never print, never read mutable globals and never call back into
+Python.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from .rng import game_state, next_below
+
+NO_MOVE = -1
+RANDOM_MOVE = -2
+
+
+@njit(cache=True)
+def _solve(n_states, out_dice, out_weight, cand_start, cand_masks, dice_allowed,
+           terminal, sense, value, best_move, dice_choice):
+    """Backward induction over all states (STB-3..STB-7).
+
+    terminal: float64 (n_states,) utility of a turn that ends in each state;
+    sense: +1.0 to maximise the expected utility, -1.0 to minimise it.
+    Fills value (n_states,), best_move (n_states, n_outcomes), dice_choice.
+    Ties between moves go to the move with the highest tiles; between dice
+    counts to two dice.
+    """
+    n_out = out_dice.shape[0]
+    eps = 1e-12
+    value[0] = terminal[0]
+    dice_choice[0] = 2
+    for o in range(n_out):
+        best_move[0, o] = NO_MOVE
+    for s in range(1, n_states):
+        best_val = 0.0
+        have = False
+        for d in (2, 1):
+            if (dice_allowed[s] & d) == 0:
+                continue
+            den = 36.0 if d == 2 else 6.0
+            acc = 0.0
+            for o in range(n_out):
+                if out_dice[o] != d:
+                    continue
+                bm = NO_MOVE
+                bv = 0.0
+                for c in range(cand_start[o + 1] - 1, cand_start[o] - 1, -1):
+                    m = cand_masks[c]
+                    if (m & s) == m:
+                        v = sense * value[s ^ m]
+                        if bm == NO_MOVE or v > bv + eps:
+                            bm = m
+                            bv = v
+                best_move[s, o] = bm
+                if bm == NO_MOVE:
+                    acc += out_weight[o] * terminal[s]
+                else:
+                    acc += out_weight[o] * value[s ^ bm]
+            acc /= den
+            if not have or sense * acc > sense * best_val + eps:
+                best_val = acc
+                have = True
+                dice_choice[s] = d
+        value[s] = best_val
+    # outcomes of a dice count that the state does not use keep a valid move
+    # anyway (advice for any roll); they were filled in the loop above only
+    # for allowed dice counts, so fill the rest now.
+    for s in range(1, n_states):
+        for o in range(n_out):
+            if (dice_allowed[s] & out_dice[o]) != 0:
+                continue
+            bm = NO_MOVE
+            bv = 0.0
+            for c in range(cand_start[o + 1] - 1, cand_start[o] - 1, -1):
+                m = cand_masks[c]
+                if (m & s) == m:
+                    v = sense * value[s ^ m]
+                    if bm == NO_MOVE or v > bv + eps:
+                        bm = m
+                        bv = v
+            best_move[s, o] = bm
+
+
+@njit(cache=True)
+def _count_legal(s, o, cand_start, cand_masks):
+    k = 0
+    for c in range(cand_start[o], cand_start[o + 1]):
+        m = cand_masks[c]
+        if (m & s) == m:
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def _nth_legal(s, o, j, cand_start, cand_masks):
+    k = 0
+    for c in range(cand_start[o], cand_start[o + 1]):
+        m = cand_masks[c]
+        if (m & s) == m:
+            if k == j:
+                return m
+            k += 1
+    return NO_MOVE
+
+
+@njit(cache=True)
+def _evaluate(full, out_dice, out_weight, cand_start, cand_masks, dice_allowed,
+              pol_move, pol_dice, final):
+    """Forward pass over the Markov chain of a policy: fills final[s], the
+    probability that the turn ends with open tiles s (final[0]: box shut)."""
+    n_states = full + 1
+    n_out = out_dice.shape[0]
+    mass = np.zeros(n_states)
+    mass[full] = 1.0
+    for s in range(full, 0, -1):
+        p = mass[s]
+        if p == 0.0:
+            continue
+        for d in (2, 1):
+            if (dice_allowed[s] & d) == 0:
+                continue
+            pd = 0.0
+            if pol_dice[s] == d:
+                pd = 1.0
+            elif pol_dice[s] == 0:
+                pd = 0.5 if dice_allowed[s] == 3 else 1.0
+            if pd == 0.0:
+                continue
+            den = 36.0 if d == 2 else 6.0
+            for o in range(n_out):
+                if out_dice[o] != d:
+                    continue
+                po = p * pd * out_weight[o] / den
+                m = pol_move[s, o]
+                if m == RANDOM_MOVE:
+                    k = _count_legal(s, o, cand_start, cand_masks)
+                    if k == 0:
+                        final[s] += po
+                    else:
+                        for c in range(cand_start[o], cand_start[o + 1]):
+                            mm = cand_masks[c]
+                            if (mm & s) == mm:
+                                mass[s ^ mm] += po / k
+                elif m < 0:
+                    final[s] += po
+                else:
+                    mass[s ^ m] += po
+    final[0] += mass[0]
+
+
+@njit(cache=True)
+def _play_turn(st, full, dice_allowed, draw_map1, draw_map2, cand_start, cand_masks,
+               pol_move, pol_dice):
+    """One turn from the full box with the stream state st; returns (final state, st)."""
+    s = full
+    while s != 0:
+        d = pol_dice[s]
+        if d == 0:
+            if dice_allowed[s] == 3:
+                u, st = next_below(st, 2)
+                d = 1 + u
+            else:
+                d = dice_allowed[s]
+        if d == 2:
+            u, st = next_below(st, 36)
+            o = draw_map2[u]
+        else:
+            u, st = next_below(st, 6)
+            o = draw_map1[u]
+        m = pol_move[s, o]
+        if m == RANDOM_MOVE:
+            k = _count_legal(s, o, cand_start, cand_masks)
+            if k == 0:
+                break
+            j, st = next_below(st, k)
+            m = _nth_legal(s, o, j, cand_start, cand_masks)
+        elif m < 0:
+            break
+        s ^= m
+    return s, st
+
+
+@njit(cache=True)
+def _simulate_chunk(key, n_games, full, dice_allowed, draw_map1, draw_map2,
+                    cand_start, cand_masks, pol_move, pol_dice, counts):
+    for g in range(n_games):
+        st = game_state(key, g)
+        s, st = _play_turn(st, full, dice_allowed, draw_map1, draw_map2,
+                           cand_start, cand_masks, pol_move, pol_dice)
+        counts[s] += 1
+
+
+@njit(cache=True, parallel=True)
+def _simulate(keys, games, full, dice_allowed, draw_map1, draw_map2,
+              cand_start, cand_masks, pol_move, pol_dice, counts):
+    """Monte Carlo of one turn per game; counts[c, s] = games of chunk c ending in s.
+
+    One chunk per prange iteration; each chunk owns its stream, so the result
+    does not depend on the number of threads.
+    """
+    for c in prange(keys.shape[0]):
+        _simulate_chunk(keys[c], games[c], full, dice_allowed, draw_map1, draw_map2,
+                        cand_start, cand_masks, pol_move, pol_dice, counts[c])
+
+
+@njit(cache=True, parallel=True)
+def _simulate_paired(keys, games, full, dice_allowed, draw_map1, draw_map2,
+                     cand_start, cand_masks, pol_moves, pol_dices, scores, sums):
+    """Common random numbers: game g of a chunk is played by every policy with
+    the same stream.  sums[c, a, b] accumulates score_a * score_b, and
+    sums[c, a, K] accumulates score_a (K = number of policies)."""
+    n_pol = pol_moves.shape[0]
+    for c in prange(keys.shape[0]):
+        x = np.empty(n_pol)
+        for g in range(games[c]):
+            for a in range(n_pol):
+                st = game_state(keys[c], g)
+                s, st = _play_turn(st, full, dice_allowed, draw_map1, draw_map2,
+                                   cand_start, cand_masks, pol_moves[a], pol_dices[a])
+                x[a] = scores[s]
+            for a in range(n_pol):
+                sums[c, a, n_pol] += x[a]
+                for b in range(n_pol):
+                    sums[c, a, b] += x[a] * x[b]
+
+
+@njit(cache=True, parallel=True)
+def _simulate_match(keys, games, full, dice_allowed, draw_map1, draw_map2,
+                    cand_start, cand_masks, pol_moves, pol_dices, score_rank,
+                    n_rounds, threshold, out):
+    """Several players (STB-9, STB-11, STB-12), each seat with its own policy.
+
+    pol_moves (P, n_states, n_out), pol_dices (P, n_states): one policy per seat;
+    score_rank (n_states,): the score of each final state (int64).
+    n_rounds > 0: that many rounds, totals add up (STB-11); n_rounds == 0:
+    elimination at ``threshold`` (STB-12).
+    out[c, p, 0] wins, [1] ties (shared lowest), [2] sum of totals,
+    [3] sum of the number of rounds each game lasted.
+    """
+    n_seats = pol_moves.shape[0]
+    for c in prange(keys.shape[0]):
+        total = np.zeros(n_seats, dtype=np.int64)
+        alive = np.zeros(n_seats, dtype=np.bool_)
+        dropped = np.zeros(n_seats, dtype=np.bool_)
+        for g in range(games[c]):
+            st = game_state(keys[c], g)
+            total[:] = 0
+            alive[:] = True
+            rounds = 0
+            while True:
+                rounds += 1
+                dropped[:] = False
+                for p in range(n_seats):
+                    if not alive[p]:
+                        continue
+                    s, st = _play_turn(st, full, dice_allowed, draw_map1, draw_map2,
+                                       cand_start, cand_masks, pol_moves[p], pol_dices[p])
+                    total[p] += score_rank[s]
+                    if n_rounds == 0 and total[p] >= threshold:
+                        dropped[p] = True
+                if n_rounds > 0:
+                    if rounds >= n_rounds:
+                        break
+                    continue
+                n_alive = 0
+                for p in range(n_seats):
+                    if alive[p] and not dropped[p]:
+                        n_alive += 1
+                if n_alive >= 2 and rounds < 10000:
+                    for p in range(n_seats):
+                        if dropped[p]:
+                            alive[p] = False
+                    continue
+                if n_alive == 1:
+                    for p in range(n_seats):
+                        if dropped[p]:
+                            alive[p] = False
+                break
+            # winners among the players still alive (or all who dropped last)
+            best = np.int64(-1)
+            for p in range(n_seats):
+                if alive[p] and (best < 0 or total[p] < best):
+                    best = total[p]
+            k = 0
+            for p in range(n_seats):
+                if alive[p] and total[p] == best:
+                    k += 1
+            for p in range(n_seats):
+                if alive[p] and total[p] == best:
+                    if k == 1:
+                        out[c, p, 0] += 1
+                    else:
+                        out[c, p, 1] += 1
+                out[c, p, 2] += total[p]
+                out[c, p, 3] += rounds

@@ -1,0 +1,160 @@
+"""Pure-Python reference engine for Shut the Box: slow, readable, exact.
+
+It follows the same rules (STB-3..STB-8) and the same random streams as the
+numba kernels, so a seeded simulation gives the very same counts, and its
+solver works in exact fractions, which reproduce the published values.  It is
+the baseline of ``ludolab bench`` and the twin of every kernel in the tests.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from ludolab.stdlib.box import BoxRules
+
+from .rng import py_game_state, py_next_below
+
+NO_MOVE = -1
+RANDOM_MOVE = -2
+
+
+def _utility_exact(rules: BoxRules, objective: str, target, ties_win: bool):
+    scores = [rules.score_of(s) for s in range(rules.n_states)]
+    if objective == "expected-score":
+        return [Fraction(x) for x in scores], -1
+    if objective == "shut":
+        return [Fraction(int(s == 0)) for s in range(rules.n_states)], 1
+    if objective == "beat":
+        if target is None:
+            raise ValueError("the objective 'beat' needs a target score")
+        return [Fraction(int(x <= target if ties_win else x < target)) for x in scores], 1
+    raise ValueError(f"unknown objective {objective!r}")
+
+
+def solve_values(rules: BoxRules, terminal, sense: int, zero=Fraction(0)):
+    """Backward induction over all states, in the arithmetic of ``terminal``.
+
+    Args:
+        terminal: sequence (n_states,) of the utility of ending in each state
+            (Fractions for exact values, floats for the float twin).
+        sense: +1 maximise, -1 minimise.
+
+    Returns:
+        list (n_states,) of state values.
+    """
+    oc = rules.outcomes
+    dice_allowed = rules.dice_allowed
+    cands = [[int(m) for m in oc.cand_masks[oc.cand_start[o]:oc.cand_start[o + 1]]] for o in range(oc.n)]
+    by_dice = {d: [o for o in range(oc.n) if oc.dice[o] == d] for d in (1, 2)}
+    value = [zero] * rules.n_states
+    value[0] = terminal[0]
+    for s in range(1, rules.n_states):
+        options = []
+        for d in (2, 1):
+            if not dice_allowed[s] & d:
+                continue
+            den = 36 if d == 2 else 6
+            acc = zero
+            for o in by_dice[d]:
+                after = [value[s ^ m] for m in cands[o] if m & s == m]
+                if after:
+                    best = max(after) if sense > 0 else min(after)
+                else:
+                    best = terminal[s]
+                acc += best * int(oc.weight[o])
+            options.append(acc / den)
+        value[s] = max(options) if sense > 0 else min(options)
+    return value
+
+
+def solve_exact(rules: BoxRules, objective: str = "expected-score", target=None, ties_win: bool = False,
+                adversarial: bool = False) -> list[Fraction]:
+    """Exact value of every state (list of Fraction, shape (n_states,)) for an objective (STB-O1..O4)."""
+    terminal, sense = _utility_exact(rules, objective, target, ties_win)
+    return solve_values(rules, terminal, -sense if adversarial else sense)
+
+
+def evaluate_exact(policy) -> list[Fraction]:
+    """Exact probability of ending in each state under a policy table (Fractions)."""
+    rules = policy.rules
+    oc = rules.outcomes
+    allowed = rules.dice_allowed
+    mass = [Fraction(0)] * rules.n_states
+    final = [Fraction(0)] * rules.n_states
+    mass[rules.full] = Fraction(1)
+    for s in range(rules.full, 0, -1):
+        p = mass[s]
+        if not p:
+            continue
+        pd_ = {}
+        d = int(policy.dice[s])
+        if d == 0:
+            opts = [x for x in (1, 2) if allowed[s] & x]
+            for x in opts:
+                pd_[x] = Fraction(1, len(opts))
+        else:
+            pd_[d] = Fraction(1)
+        for d, pdv in pd_.items():
+            den = 36 if d == 2 else 6
+            for o in range(oc.n):
+                if oc.dice[o] != d:
+                    continue
+                po = p * pdv * Fraction(int(oc.weight[o]), den)
+                m = int(policy.move[s, o])
+                if m == RANDOM_MOVE:
+                    legal = rules.legal_moves(s, o)
+                    if not legal:
+                        final[s] += po
+                    for mm in legal:
+                        mass[s ^ mm] += po / len(legal)
+                elif m < 0:
+                    final[s] += po
+                else:
+                    mass[s ^ m] += po
+    final[0] += mass[0]
+    return final
+
+
+def play_turn(rules: BoxRules, policy, st: int):
+    """One turn from the full box on the stream state ``st``; returns (final state, st)."""
+    oc = rules.outcomes
+    allowed = rules.dice_allowed
+    s = rules.full
+    while s:
+        d = int(policy.dice[s])
+        if d == 0:
+            if allowed[s] == 3:
+                u, st = py_next_below(st, 2)
+                d = 1 + u
+            else:
+                d = int(allowed[s])
+        if d == 2:
+            u, st = py_next_below(st, 36)
+            o = int(oc.draw_map2[u])
+        else:
+            u, st = py_next_below(st, 6)
+            o = int(oc.draw_map1[u])
+        m = int(policy.move[s, o])
+        if m == RANDOM_MOVE:
+            legal = rules.legal_moves(s, o)
+            if not legal:
+                break
+            j, st = py_next_below(st, len(legal))
+            m = legal[j]
+        elif m < 0:
+            break
+        s ^= m
+    return s, st
+
+
+def simulate(policy, keys, games) -> np.ndarray:
+    """Pure-Python twin of the Monte Carlo kernel: counts int64 (n_chunks, n_states)."""
+    rules = policy.rules
+    counts = np.zeros((len(keys), rules.n_states), dtype=np.int64)
+    for c, (key, n) in enumerate(zip(keys, games)):
+        for g in range(int(n)):
+            s, _ = play_turn(rules, policy, py_game_state(int(key), g))
+            counts[c, s] += 1
+    return counts

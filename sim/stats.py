@@ -1,0 +1,59 @@
+"""Confidence intervals for Monte Carlo estimates (95% by default).
+
+Means use the normal approximation with the sample standard deviation;
+proportions use the Wilson score interval (Wilson 1927), which stays inside
+[0, 1] and behaves at p near 0; paired differences use the standard error of
+the per-game difference (common random numbers).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A point estimate with its confidence interval ``[low, high]`` and standard error."""
+
+    value: float
+    low: float
+    high: float
+    se: float
+
+    def contains(self, x: float) -> bool:
+        return self.low <= x <= self.high
+
+    def as_dict(self, prefix: str) -> dict:
+        return {prefix: self.value, f"{prefix}_ci_low": self.low, f"{prefix}_ci_high": self.high}
+
+
+def mean_ci(n: int, total: float, total_sq: float, z: float = Z95) -> Estimate:
+    """Mean and CI from the count, the sum and the sum of squares of a sample.
+
+    Raises:
+        ValueError: if n < 1.
+    """
+    if n < 1:
+        raise ValueError("a mean needs at least one observation")
+    m = total / n
+    var = max(total_sq / n - m * m, 0.0) * (n / (n - 1) if n > 1 else 0.0)
+    se = math.sqrt(var / n)
+    return Estimate(m, m - z * se, m + z * se, se)
+
+
+def wilson_ci(successes: int, n: int, z: float = Z95) -> Estimate:
+    """Proportion ``successes / n`` with its Wilson score interval.
+
+    Raises:
+        ValueError: if n < 1 or successes is outside 0..n.
+    """
+    if n < 1 or not 0 <= successes <= n:
+        raise ValueError(f"need 0 <= successes <= n and n >= 1, got {successes}/{n}")
+    p = successes / n
+    z2 = z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return Estimate(p, max(0.0, centre - half), min(1.0, centre + half), math.sqrt(p * (1 - p) / n))
