@@ -422,10 +422,12 @@ class Evaluation:
     Attributes:
         final: float64 (n_states,): probability that the turn ends with open
             tiles s; ``final[0]`` is the probability to shut the box.
+        visit: float64 (n_states,): probability that the turn reaches state s.
     """
 
     policy: Policy
     final: np.ndarray
+    visit: np.ndarray
 
     @property
     def rules(self) -> BoxRules:
@@ -470,9 +472,10 @@ def evaluate(policy: Policy) -> Evaluation:
     rules = policy.rules
     oc, allowed = _kernel_args(rules)
     final = np.zeros(rules.n_states)
+    visit = np.zeros(rules.n_states)
     K._evaluate(rules.full, oc.dice, oc.weight.astype(np.float64), oc.cand_start, oc.cand_masks, allowed,
-                policy.move, policy.dice, final)
-    return Evaluation(policy, final)
+                policy.move, policy.dice, final, visit)
+    return Evaluation(policy, final, visit)
 
 
 # ---------------------------------------------------------------- Monte Carlo

@@ -116,12 +116,12 @@ def _nth_legal(s, o, j, cand_start, cand_masks):
 
 @njit(cache=True)
 def _evaluate(full, out_dice, out_weight, cand_start, cand_masks, dice_allowed,
-              pol_move, pol_dice, final):
+              pol_move, pol_dice, final, mass):
     """Forward pass over the Markov chain of a policy: fills final[s], the
-    probability that the turn ends with open tiles s (final[0]: box shut)."""
-    n_states = full + 1
+    probability that the turn ends with open tiles s (final[0]: box shut),
+    and mass[s], the probability that the turn reaches state s."""
     n_out = out_dice.shape[0]
-    mass = np.zeros(n_states)
+    mass[:] = 0.0
     mass[full] = 1.0
     for s in range(full, 0, -1):
         p = mass[s]

@@ -76,14 +76,18 @@ def solve_exact(rules: BoxRules, objective: str = "expected-score", target=None,
     return solve_values(rules, terminal, -sense if adversarial else sense)
 
 
-def evaluate_exact(policy) -> list[Fraction]:
-    """Exact probability of ending in each state under a policy table (Fractions)."""
+def evaluate_exact(policy, one=Fraction(1)) -> list:
+    """Probability of ending in each state under a policy table (list, shape (n_states,)).
+
+    With ``one=Fraction(1)`` (default) the values are exact Fractions; with
+    ``one=1.0`` the same pass runs in floats (the bench baseline).
+    """
     rules = policy.rules
     oc = rules.outcomes
     allowed = rules.dice_allowed
-    mass = [Fraction(0)] * rules.n_states
-    final = [Fraction(0)] * rules.n_states
-    mass[rules.full] = Fraction(1)
+    mass = [one * 0] * rules.n_states
+    final = [one * 0] * rules.n_states
+    mass[rules.full] = one
     for s in range(rules.full, 0, -1):
         p = mass[s]
         if not p:
@@ -93,15 +97,15 @@ def evaluate_exact(policy) -> list[Fraction]:
         if d == 0:
             opts = [x for x in (1, 2) if allowed[s] & x]
             for x in opts:
-                pd_[x] = Fraction(1, len(opts))
+                pd_[x] = one / len(opts)
         else:
-            pd_[d] = Fraction(1)
+            pd_[d] = one
         for d, pdv in pd_.items():
             den = 36 if d == 2 else 6
             for o in range(oc.n):
                 if oc.dice[o] != d:
                     continue
-                po = p * pdv * Fraction(int(oc.weight[o]), den)
+                po = p * pdv * int(oc.weight[o]) / den
                 m = int(policy.move[s, o])
                 if m == RANDOM_MOVE:
                     legal = rules.legal_moves(s, o)

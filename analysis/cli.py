@@ -1,0 +1,526 @@
+"""The ``ludolab`` command line: a click group with a subgroup per game.
+
+Bad input prints one line, ``Error: ...`` naming what is wrong and what is
+allowed, on stderr and exits with code 2; no traceback.  Heavy imports happen
+inside the commands so ``ludolab --help`` is quick.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import sys
+from pathlib import Path
+
+import click
+
+ONE_DIE = ("never", "789-optional", "789-forced", "le6-optional", "le6-forced", "always-optional")
+SCORES = ("sum", "count", "digital", "all-or-nothing")
+FORMATS = ("table", "json", "csv")
+
+
+class InputError(click.ClickException):
+    """Bad input: shown as one ``Error:`` line, exit code 2."""
+
+    exit_code = 2
+
+
+def user_errors(fn):
+    """Turn the library's ValueErrors (RulesError, PolicyError, ...) into one-line CLI errors."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except click.ClickException:
+            raise
+        except (ValueError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as exc:
+            raise InputError(str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__) from None
+
+    return wrapper
+
+
+# ------------------------------------------------------------ option bundles
+def box_rules_options(fn):
+    """--tiles, --one-die, --moves, --max-tiles-per-move, --score (STB-1, STB-4..STB-8)."""
+    opts = [
+        click.option("--tiles", default="9", show_default=True,
+                     help="Tile count 2..12, a range like 4-9, or a list like 1,3,5,7,9,11 (STB-1)."),
+        click.option("--one-die", type=click.Choice(ONE_DIE), default="789-optional", show_default=True,
+                     help="When one die may (or must) be rolled (STB-6)."),
+        click.option("--moves", type=click.Choice(("subset", "thai")), default="subset", show_default=True,
+                     help="subset: any tiles adding up to the roll; thai: one tile equal to a die or the total."),
+        click.option("--max-tiles-per-move", type=click.IntRange(min=1), default=None,
+                     help="At most K tiles per move (default: no limit) (STB-4)."),
+        click.option("--score", "scoring", type=click.Choice(SCORES), default="sum", show_default=True,
+                     help="Scoring of the open tiles (STB-8)."),
+    ]
+    for o in reversed(opts):
+        fn = o(fn)
+    return fn
+
+
+def objective_options(fn):
+    """--objective, --target, --ties-win (STB-O1..O3)."""
+    opts = [
+        click.option("--objective", type=click.Choice(("expected-score", "shut", "beat")), default="expected-score",
+                     show_default=True, help="What the optimal policy plays for."),
+        click.option("--target", type=click.IntRange(min=0), default=None,
+                     help="Score to beat, for --objective beat (a score strictly below T wins)."),
+        click.option("--ties-win", is_flag=True, help="With --objective beat, a score equal to T also counts."),
+    ]
+    for o in reversed(opts):
+        fn = o(fn)
+    return fn
+
+
+def seed_options(default_games: int):
+    def deco(fn):
+        opts = [
+            click.option("--games", type=click.IntRange(min=1), default=default_games, show_default=True,
+                         help="Number of simulated games."),
+            click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+                         help="Root seed; the same seed gives the same numbers on any thread count."),
+            click.option("--chunks", type=click.IntRange(min=1), default=64, show_default=True,
+                         help="Chunks the run is cut into (part of what the seed means)."),
+        ]
+        for o in reversed(opts):
+            fn = o(fn)
+        return fn
+
+    return deco
+
+
+def output_options(fn):
+    """--format, --out, --table-format, --quiet."""
+    opts = [
+        click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+                     help="How results are printed."),
+        click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                     help="Also write tables (with provenance) and PNG charts to this folder."),
+        click.option("--table-format", type=click.Choice(("csv", "parquet")), default="csv", show_default=True,
+                     help="File format of tables written with --out."),
+        click.option("--quiet", is_flag=True, help="No progress bar."),
+    ]
+    for o in reversed(opts):
+        fn = o(fn)
+    return fn
+
+
+def make_rules(tiles, one_die, moves, max_tiles_per_move, scoring):
+    from ludolab.stdlib.box import BoxRules, parse_tiles
+
+    return BoxRules(tiles=parse_tiles(tiles), one_die=one_die, moves=moves,
+                    max_tiles_per_move=max_tiles_per_move, score=scoring)
+
+
+def _check_objective(objective, target):
+    if objective == "beat" and target is None:
+        raise InputError("--objective beat needs --target T (the score to beat)")
+    if objective != "beat" and target is not None:
+        raise InputError("--target applies only to --objective beat")
+
+
+# -------------------------------------------------------------- printing
+def _clean(v):
+    import numpy as np
+
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating, float)):
+        v = float(v)
+        return None if math.isnan(v) else v
+    if isinstance(v, np.bool_):
+        return bool(v)
+    return v
+
+
+def emit(fmt: str, record: dict | None = None, table=None, title: str | None = None):
+    """Print a result: a record (key -> value) and/or a DataFrame.
+
+    table: text; json: the record, with the table under ``rows`` (or a list of
+    rows when there is no record); csv: the table (or the record as one row).
+    """
+    import pandas as pd
+
+    if fmt == "json":
+        rows = None if table is None else [{k: _clean(v) for k, v in r.items()} for r in table.to_dict("records")]
+        if record is None:
+            payload = rows
+        else:
+            payload = {k: _clean(v) for k, v in record.items()}
+            if rows is not None:
+                payload["rows"] = rows
+        click.echo(json.dumps(payload, indent=2, default=str))
+        return
+    if fmt == "csv":
+        df = table if table is not None else pd.DataFrame([record])
+        click.echo(df.to_csv(index=False), nl=False)
+        return
+    if title:
+        click.echo(title)
+    if record:
+        width = max(len(k) for k in record)
+        for k, v in record.items():
+            v = _clean(v)
+            if isinstance(v, float):
+                v = f"{v:.10g}"
+            click.echo(f"  {k:<{width}}  {v}")
+    if table is not None:
+        if record:
+            click.echo("")
+        click.echo(table.to_string(index=False, float_format=lambda x: f"{x:.6g}"))
+
+
+def _save(out_dir, tables: dict, figures: dict, meta: dict, table_format: str):
+    if out_dir is None:
+        return
+    from ludolab.analysis.results import save_figure, save_table
+
+    written = []
+    for name, df in tables.items():
+        written += save_table(df, out_dir, name, table_format, meta)
+    for name, fig in figures.items():
+        written.append(save_figure(fig, out_dir, name))
+    click.echo(f"wrote {len(written)} files to {out_dir}", err=True)
+
+
+def _progress(quiet):
+    return False if quiet else None
+
+
+# ------------------------------------------------------------------ groups
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="ludolab")
+def cli():
+    """ludolab: exact and Monte Carlo strategy analysis for Shut the Box and other tabletop games."""
+
+
+@cli.group()
+def box():
+    """Shut the Box: exact solver, policies, simulation, advice, variants, matches."""
+
+
+def _policy(rules, name, objective, target, ties_win):
+    from ludolab.sim import box as sbox
+
+    pol = sbox.make_policy(rules, name, objective, target, ties_win)
+    if name == "optimal":
+        pol.info["policy"] = f"optimal ({sbox.objective_label(objective, target, ties_win)})"
+    return pol
+
+
+@box.command()
+@box_rules_options
+@objective_options
+@click.option("--adversarial", is_flag=True, help="Solve for the worst play instead (a lower bound).")
+@click.option("--exact", is_flag=True, help="Also give the value as an exact fraction p/q.")
+@output_options
+@user_errors
+def solve(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target, ties_win, adversarial, exact,
+          fmt, out_dir, table_format, quiet):
+    """Solve the game exactly (dynamic programming over every set of open tiles)."""
+    from ludolab.analysis.results import provenance
+    from ludolab.sim import box as sbox
+
+    _check_objective(objective, target)
+    rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
+    sol = sbox.solve(rules, objective, target, ties_win, adversarial, exact)
+    full = rules.full
+    dice_note = {1: "one die", 2: "two dice"}[int(sol.dice[full])]
+    rec = {"rules": rules.label(), "objective": sol.label, "value": sol.start_value}
+    if exact:
+        v = sol.start_value_exact
+        rec["value_exact"] = f"{v.numerator}/{v.denominator}"
+    rec["start_dice"] = dice_note
+    rec["states"] = rules.n_states
+    emit(fmt, rec, title="Shut the Box, exact solution")
+    if out_dir is not None:
+        import pandas as pd
+
+        from ludolab.analysis.plots import fig_policy_map, policy_map_frame
+        from ludolab.analysis import box_analysis as ba
+
+        values = pd.DataFrame({"open": [rules.format_state(s) for s in range(rules.n_states)],
+                               "score": rules.scores, "value": sol.value, "dice": sol.dice})
+        if exact:
+            values["value_exact"] = [f"{v.numerator}/{v.denominator}" for v in sol.value_exact]
+        table = sbox.policy_table_frame(sol.policy(), sol.value)
+        meta = provenance("box", rules=rules.to_dict(), objective=sol.label, command="box solve")
+        if rules.n_tiles <= 6:
+            grid = policy_map_frame(sol)
+        else:
+            top = ba.decision_states(sol, 40)
+            states = list(dict.fromkeys(rules.mask_of([int(t) for t in o.split(",")]) for o in top["open"]))
+            grid = policy_map_frame(sol, states)
+        _save(out_dir, {"values": values, "policy": table}, {"policy_map": fig_policy_map(grid)}, meta, table_format)
+
+
+@box.command()
+@box_rules_options
+@objective_options
+@click.option("--open", "open_tiles", required=True, help="The open tiles, e.g. 1,2,3,4,5.")
+@click.option("--roll", default=None, help="The roll: a total (7), or the dice (3+4) for thai moves; omit it for the dice choice.")
+@click.option("--dice", type=click.Choice(("1", "2")), default=None, help="Dice the roll was made with (default: two unless the total needs one).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@user_errors
+def advise(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target, ties_win, open_tiles, roll, dice, fmt):
+    """Advice at the table: every legal move with its value, best first, or the dice choice before a roll."""
+    from ludolab.sim import box as sbox
+
+    _check_objective(objective, target)
+    rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
+    text = open_tiles.strip()
+    if not text or not all(p.strip().isdigit() for p in text.split(",")):
+        raise InputError(f"cannot read --open {open_tiles!r}: give the open tiles as numbers separated by commas, e.g. 1,2,3,4,5")
+    tiles_open = [int(p) for p in text.split(",")]
+    df = sbox.advise(rules, tiles_open, roll, objective, target, ties_win, None if dice is None else int(dice))
+    label = df.attrs.get("objective")
+    if roll is None:
+        rec = {"open": rules.format_state(rules.mask_of(tiles_open)), "objective": label,
+               "advice": f"roll {'one die' if df['dice'].iloc[0] == 1 else 'two dice'}"}
+        if len(df) == 1:
+            rec["advice"] += " (the only choice under --one-die " + rules.one_die + ")"
+        emit(fmt, rec, df, title="Before the roll")
+        return
+    rec = {"open": rules.format_state(rules.mask_of(tiles_open)), "roll": roll, "objective": label}
+    if len(df) == 0:
+        rec["advice"] = "no legal move: the turn ends"
+        rec["value"] = df.attrs.get("stop_value")
+    else:
+        rec["advice"] = f"cover {df['cover'].iloc[0]}"
+    emit(fmt, rec, df, title="Legal moves, best first")
+
+
+@box.command()
+@box_rules_options
+@objective_options
+@click.option("--policy", "policy_name", default="optimal", show_default=True,
+              help="optimal, worst, random, greedy-high, fewest-tiles, most-tiles, most-options, or table:FILE.csv")
+@output_options
+@user_errors
+def evaluate(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target, ties_win, policy_name,
+             fmt, out_dir, table_format, quiet):
+    """Exact evaluation of a policy: the whole distribution of the final score."""
+    from ludolab.analysis.plots import fig_score_distributions
+    from ludolab.analysis.results import provenance
+    from ludolab.sim import box as sbox
+
+    _check_objective(objective, target)
+    rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
+    pol = _policy(rules, policy_name, objective, target, ties_win)
+    ev = sbox.evaluate(pol)
+    dist = ev.distribution().reset_index()
+    rec = {"rules": rules.label(), "policy": pol.info.get("policy", pol.name), "mean_score": ev.mean(),
+           "sd_score": ev.sd(), "p_shut": ev.p_shut}
+    emit(fmt, rec, dist, title="Exact evaluation")
+    d2 = dist.copy()
+    d2.insert(0, "policy", rec["policy"])
+    meta = provenance("box", rules=rules.to_dict(), policy=rec["policy"], command="box evaluate")
+    _save(out_dir, {"distribution": dist}, {"distribution": fig_score_distributions(d2)}, meta, table_format)
+
+
+@box.command()
+@box_rules_options
+@objective_options
+@click.option("--policy", "policy_name", default="optimal", show_default=True,
+              help="optimal, worst, random, greedy-high, fewest-tiles, most-tiles, most-options, or table:FILE.csv")
+@seed_options(1_000_000)
+@output_options
+@user_errors
+def simulate(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target, ties_win, policy_name,
+             games, seed, chunks, fmt, out_dir, table_format, quiet):
+    """Monte Carlo of a policy, with 95% confidence intervals (and the exact values beside them)."""
+    from ludolab.analysis.plots import fig_mc_distribution
+    from ludolab.analysis.results import provenance
+    from ludolab.sim import box as sbox
+
+    _check_objective(objective, target)
+    rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
+    pol = _policy(rules, policy_name, objective, target, ties_win)
+    res = sbox.simulate(pol, games, seed, chunks, progress=_progress(quiet))
+    ev = sbox.evaluate(pol)
+    m, p = res.mean(), res.p_shut()
+    rec = {"rules": rules.label(), "policy": pol.info.get("policy", pol.name), "games": res.games, "seed": seed,
+           "chunks": res.provenance["chunks"],
+           "mean_score": m.value, "mean_score_ci_low": m.low, "mean_score_ci_high": m.high,
+           "p_shut": p.value, "p_shut_ci_low": p.low, "p_shut_ci_high": p.high,
+           "exact_mean_score": ev.mean(), "exact_p_shut": ev.p_shut}
+    emit(fmt, rec, title="Monte Carlo")
+    if out_dir is not None:
+        import pandas as pd
+
+        dist = pd.concat([ev.distribution().rename("exact"), res.distribution().rename("simulated")], axis=1)
+        dist = dist.fillna(0.0).reset_index()
+        meta = provenance("box", rules=rules.to_dict(), policy=rec["policy"], games=games, seed=seed, chunks=chunks,
+                          command="box simulate")
+        _save(out_dir, {"simulation": pd.DataFrame([rec]), "distribution": dist},
+              {"distribution": fig_mc_distribution(ev.distribution(), res.distribution(), res.games)}, meta,
+              table_format)
+
+
+@box.command()
+@box_rules_options
+@objective_options
+@click.option("--policy", "policy_names", multiple=True,
+              help="A policy to compare (repeat the option); default: optimal and every heuristic.")
+@seed_options(200_000)
+@output_options
+@user_errors
+def compare(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target, ties_win, policy_names,
+            games, seed, chunks, fmt, out_dir, table_format, quiet):
+    """Compare policies: exact values, and paired Monte Carlo differences (common random numbers)."""
+    from ludolab.analysis import box_analysis as ba
+    from ludolab.analysis.plots import fig_score_distributions
+    from ludolab.analysis.results import provenance
+    from ludolab.sim import box as sbox
+
+    _check_objective(objective, target)
+    rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
+    names = policy_names or ("optimal",) + ba.HEURISTICS
+    pols = [_policy(rules, n, objective, target, ties_win) for n in names]
+    df = sbox.compare(pols, games, seed, chunks, progress=_progress(quiet))
+    first = df["policy"].iloc[0]
+    emit(fmt, {"rules": rules.label(), "games": games, "seed": seed, "paired_against": first} if fmt != "csv" else None,
+         df, title="Policy comparison (diff_vs_first: paired, same dice for every policy)")
+    meta = provenance("box", rules=rules.to_dict(), games=games, seed=seed, chunks=chunks, command="box compare")
+    _save(out_dir, {"compare": df}, {"distributions": fig_score_distributions(ba.score_distributions(pols))}, meta,
+          table_format)
+
+
+@box.command()
+@box_rules_options
+@click.option("--top", type=click.IntRange(min=1), default=10, show_default=True,
+              help="How many disagreements to list.")
+@output_options
+@user_errors
+def variants(tiles, one_die, moves, max_tiles_per_move, scoring, top, fmt, out_dir, table_format, quiet):
+    """Scoring variants: what the policy optimal for one scoring costs under every other."""
+    from ludolab.analysis import box_analysis as ba
+    from ludolab.analysis.plots import fig_variants_matrix
+    from ludolab.analysis.results import provenance
+
+    rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
+    matrix, dis = ba.variants_matrix(rules)
+    if fmt == "json":
+        emit(fmt, {"rules": rules.label(), "matrix": matrix.to_dict("records"),
+                   "disagreements": dis.head(top).to_dict("records")})
+    elif fmt == "csv":
+        emit(fmt, None, matrix)
+    else:
+        click.echo(f"Scoring variants ({rules.label()}): expected score of the policy optimised for one scoring")
+        piv = matrix.pivot(index="optimised_for", columns="scored_by", values="expected_score")
+        order = list(dict.fromkeys(matrix["optimised_for"]))
+        click.echo(piv.loc[order, order].to_string(float_format=lambda x: f"{x:.6g}"))
+        click.echo("\nCost (% above the best for the column's scoring)")
+        piv = matrix.pivot(index="optimised_for", columns="scored_by", values="cost_pct")
+        click.echo(piv.loc[order, order].to_string(float_format=lambda x: f"{x:.3g}"))
+        click.echo(f"\nWhere the policies disagree most (top {top}, weighted by how often it happens)")
+        click.echo(dis.head(top).to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+    meta = provenance("box", rules=rules.to_dict(), command="box variants")
+    _save(out_dir, {"variants_matrix": matrix, "variants_disagreements": dis},
+          {"variants_matrix": fig_variants_matrix(matrix)}, meta, table_format)
+
+
+@box.command()
+@box_rules_options
+@click.option("--players", type=click.IntRange(2, 6), default=2, show_default=True, help="Players (2..6).")
+@click.option("--ties-win", is_flag=True, help="A shared lowest score is worth a win when choosing a policy.")
+@click.option("--rounds", type=click.IntRange(min=1), default=None,
+              help="Multi-round game: totals over this many rounds, by simulation (STB-11).")
+@click.option("--elimination", is_flag=True, help="Elimination game by simulation (STB-12).")
+@click.option("--threshold", type=click.IntRange(min=1), default=45, show_default=True,
+              help="Elimination threshold.")
+@click.option("--policy", "policy_name", default="optimal", show_default=True,
+              help="Policy every seat plays in multi-round and elimination games.")
+@seed_options(200_000)
+@output_options
+@user_errors
+def match(tiles, one_die, moves, max_tiles_per_move, scoring, players, ties_win, rounds, elimination, threshold,
+          policy_name, games, seed, chunks, fmt, out_dir, table_format, quiet):
+    """Several players: exact win and tie probabilities per seat for one round
+    (later seats play to beat the score so far), or multi-round / elimination by simulation."""
+    from ludolab.analysis.plots import fig_seat_wins
+    from ludolab.analysis.results import provenance
+    from ludolab.sim import box as sbox
+
+    rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
+    if rounds is not None and elimination:
+        raise InputError("give either --rounds R or --elimination, not both")
+    if rounds is None and not elimination:
+        sol = sbox.match_exact(rules, players, ties_win)
+        df = sol.seats
+        rec = {"rules": rules.label(), "players": players, "mode": "one round, exact equilibrium",
+               "p_game_tied": sol.p_tie_game}
+        meta = provenance("box", rules=rules.to_dict(), players=players, ties_win=ties_win, command="box match")
+        ci = False
+    else:
+        pol = _policy(rules, policy_name, "expected-score", None, False)
+        df = sbox.simulate_rounds([pol] * players, games, seed, rounds=rounds,
+                                  threshold=threshold if elimination else None, chunks=chunks,
+                                  progress=_progress(quiet))
+        rec = {"rules": rules.label(), "players": players, "mode": df.attrs["mode"], "policy": pol.info["policy"],
+               "games": games, "seed": seed}
+        meta = provenance("box", rules=rules.to_dict(), players=players, games=games, seed=seed, chunks=chunks,
+                          policy=pol.info["policy"], command="box match")
+        ci = True
+    emit(fmt, rec if fmt != "csv" else None, df, title="Match")
+    _save(out_dir, {"match": df}, {"seat_wins": fig_seat_wins(df, ci)}, meta, table_format)
+
+
+# --------------------------------------------------------------- bench/report
+@cli.command()
+@click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
+@click.option("--games", type=click.IntRange(min=1000), default=5_000_000, show_default=True,
+              help="Games for the Monte Carlo kernel timing.")
+@click.option("--reference-seconds", type=click.FloatRange(min=0.1), default=2.0, show_default=True,
+              help="Rough time given to each pure-Python reference run.")
+@user_errors
+def bench(fmt, games, reference_seconds):
+    """Speed of every kernel against its pure-Python reference, in the same process."""
+    from ludolab.analysis.bench import run_bench
+
+    rows = run_bench(games=games, reference_seconds=reference_seconds, progress=(fmt == "table"))
+    if fmt == "json":
+        click.echo(json.dumps(rows, indent=2))
+        return
+    import pandas as pd
+
+    df = pd.DataFrame(rows)
+    click.echo(df.to_string(index=False, float_format=lambda x: f"{x:,.4g}"))
+
+
+@cli.command()
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("ludolab-report"),
+              show_default=True, help="Folder for report.md, its tables and charts.")
+@click.option("--quick", is_flag=True, help="Fewer simulated games (a smoke run).")
+@click.option("--seed", type=click.IntRange(min=0), default=2026, show_default=True)
+@click.option("--quiet", is_flag=True, help="No progress messages.")
+@user_errors
+def report(out_dir, quick, seed, quiet):
+    """The main job: a Markdown report (tables and PNG charts) of every game implemented."""
+    from ludolab.analysis.report import build_report
+
+    path = build_report(out_dir, quick=quick, seed=seed, log=None if quiet else lambda m: click.echo(m, err=True))
+    click.echo(str(path))
+
+
+def main(argv=None):
+    """Console entry point: click usage errors become one ``Error:`` line, exit code 2."""
+    try:
+        rv = cli.main(args=argv, prog_name="ludolab", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(1)
+    except click.ClickException as exc:
+        msg = exc.format_message().strip().splitlines()
+        click.echo(f"Error: {' '.join(m.strip() for m in msg)}", err=True)
+        sys.exit(exc.exit_code)
+    except BrokenPipeError:  # e.g. piped into head
+        sys.exit(0)
+    sys.exit(rv if isinstance(rv, int) else 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,107 @@
+"""Results on disk with their provenance.
+
+Tables are tidy pandas DataFrames.  Every saved table carries its provenance
+(game, rules, policy, N, seed, chunks, versions, time): Parquet keeps it in
+``df.attrs`` (stored in the file's metadata), CSV gets a ``NAME.meta.json``
+sidecar.  Files are written to a temporary name and renamed, so an error never
+leaves a half-written file or destroys an earlier one.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+import tempfile
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+
+def versions() -> dict:
+    """Versions of ludolab and of the libraries that shape its numbers."""
+    out = {"python": platform.python_version()}
+    for pkg in ("ludolab", "numpy", "numba", "pandas"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:  # pragma: no cover
+            out[pkg] = "unknown"
+    return out
+
+
+def provenance(game: str, **fields) -> dict:
+    """A provenance record: game, the given fields, versions and UTC time."""
+    rec = {"game": game}
+    rec.update({k: _jsonable(v) for k, v in fields.items() if v is not None})
+    rec["versions"] = versions()
+    rec["created"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    return rec
+
+
+def _jsonable(v):
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.floating):
+        return float(v)
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    return v
+
+
+def _atomic_write(path: Path, write) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def save_table(df: pd.DataFrame, out_dir: str | Path, name: str, fmt: str = "csv",
+               meta: dict | None = None) -> list[Path]:
+    """Save a table with its provenance.
+
+    Args:
+        df: the table; ``df.attrs`` is merged into the provenance.
+        out_dir: folder (created if missing); name: file stem.
+        fmt: ``csv`` (plus ``NAME.meta.json``) or ``parquet`` (provenance in
+            the file's metadata).
+
+    Returns:
+        The paths written.
+
+    Raises:
+        ValueError: unknown format.
+    """
+    out_dir = Path(out_dir)
+    info = _jsonable({**(meta or {}), **df.attrs})
+    if fmt == "csv":
+        path = out_dir / f"{name}.csv"
+        side = out_dir / f"{name}.meta.json"
+        _atomic_write(path, lambda tmp: df.to_csv(tmp, index=False))
+        _atomic_write(side, lambda tmp: Path(tmp).write_text(json.dumps(info, indent=2) + "\n"))
+        return [path, side]
+    if fmt == "parquet":
+        path = out_dir / f"{name}.parquet"
+        out = df.copy()
+        out.attrs = info
+        _atomic_write(path, lambda tmp: out.to_parquet(tmp, index=False))
+        return [path]
+    raise ValueError(f"unknown table format {fmt!r}: allowed are csv, parquet")
+
+
+def save_figure(fig, out_dir: str | Path, name: str, dpi: int = 110) -> Path:
+    """Save a matplotlib Figure as ``NAME.png``."""
+    path = Path(out_dir) / f"{name}.png"
+    _atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=dpi, bbox_inches="tight", format="png"))
+    return path
