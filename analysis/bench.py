@@ -37,19 +37,27 @@ def _with_threads(n, fn):
 
 
 def run_bench(games: int = 5_000_000, reference_seconds: float = 2.0, progress: bool = False) -> list[dict]:
-    """Run every benchmark and return its records (see the module docstring).
+    """Run every game's benchmark (:data:`BENCHES`) and return the records.
 
     Args:
         games: games for the Monte Carlo kernels; reference_seconds: rough time
-            for each pure-Python reference run.
+            for each pure-Python reference run; progress: say what runs on stderr.
     """
-    from ludolab.sim import box, box_reference as ref
-    from ludolab.sim.experiment import plan_run
-    from ludolab.stdlib.box import BoxRules
-
     def say(msg):
         if progress:
             print(msg, file=sys.stderr, flush=True)
+
+    rows = []
+    for bench in BENCHES:
+        rows += bench(games, reference_seconds, say)
+    return rows
+
+
+def box_bench(games: int, reference_seconds: float, say) -> list[dict]:
+    """Shut the Box: Monte Carlo, exact DP (12 tiles), exact evaluation, multi-round matches."""
+    from ludolab.sim import box, box_reference as ref
+    from ludolab.sim.experiment import plan_run
+    from ludolab.stdlib.box import BoxRules
 
     threads = numba.get_num_threads()
     rows = []
@@ -116,6 +124,10 @@ def run_bench(games: int = 5_000_000, reference_seconds: float = 2.0, progress: 
     rows.append(_record("box.simulate_rounds (2 players, 3 rounds)", "matches", n_match / t_all, threads,
                         n_match / t_one, n_ref / t_ref))
     return rows
+
+
+#: One benchmark function per game, each returning its records.
+BENCHES = [box_bench]
 
 
 def _record(kernel, unit, per_second, threads, per_second_1, reference):

@@ -488,7 +488,12 @@ def bench(fmt, games, reference_seconds):
     import pandas as pd
 
     df = pd.DataFrame(rows)
-    click.echo(df.to_string(index=False, float_format=lambda x: f"{x:,.4g}"))
+    for col in ("per_second", "per_second_1_thread", "reference_per_second"):
+        df[col] = df[col].map(lambda x: f"{x:,.0f}")
+    df["ratio"] = df["ratio"].map(lambda x: f"{x:,.1f}")
+    if "ms_each" in df:
+        df["ms_each"] = df["ms_each"].map(lambda x: "" if x != x else f"{x:.3f}")
+    click.echo(df.to_string(index=False))
 
 
 @cli.command()

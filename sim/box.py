@@ -358,7 +358,8 @@ def load_policy_table(rules: BoxRules, path: str | Path) -> Policy:
     :func:`policy_table_frame`).  Every row must name a legal move (STB-4,
     STB-5) and a dice count allowed in that state (STB-6).  States and rolls
     the file does not give are played by ``greedy-high``; ``info['filled']``
-    counts them.
+    counts them (for the dice each state rolls).  A state must have the same
+    dice on every row.
 
     Raises:
         PolicyError: a missing file, a missing column, an unreadable or illegal row.
@@ -378,6 +379,7 @@ def load_policy_table(rules: BoxRules, path: str | Path) -> Policy:
     move = base.move.copy()
     dice = base.dice.copy()
     given = np.zeros(move.shape, dtype=bool)
+    dice_line: dict[int, tuple[int, int]] = {}
     allowed = rules.dice_allowed
     for i, row in enumerate(df.itertuples(index=False), start=2):
         where = f"policy table {path.name} line {i}"
@@ -393,6 +395,10 @@ def load_policy_table(rules: BoxRules, path: str | Path) -> Policy:
             if not allowed[s] & d:
                 raise PolicyError(f"{where}: {d} {'die is' if d == 1 else 'dice are'} not allowed with open "
                                   f"{rules.format_state(s)} under one-die rule {rules.one_die}")
+            if s in dice_line and dice_line[s][0] != d:
+                raise PolicyError(f"{where}: open {rules.format_state(s)} rolls {d} dice here but "
+                                  f"{dice_line[s][0]} on line {dice_line[s][1]}; a state has one dice choice")
+            dice_line[s] = (d, i)
             dice[s] = d
         try:
             o = rules.roll_index(row.roll, d)
@@ -410,7 +416,9 @@ def load_policy_table(rules: BoxRules, path: str | Path) -> Policy:
                               f"{rules.format_state(s)} and roll {row.roll}")
         move[s, o] = m
         given[s, o] = True
-    filled = int((~given[1:]).sum())
+    oc = rules.outcomes
+    plays = oc.dice[None, :] == dice[:, None].astype(np.int64)  # outcomes of the dice each state rolls
+    filled = int((~given[1:] & plays[1:]).sum())
     return Policy("table", rules, move, dice, {"policy": f"table:{path.name}", "rows": len(df), "filled": filled})
 
 

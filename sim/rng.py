@@ -45,31 +45,33 @@ def chunk_keys(seed: int, n_chunks: int) -> np.ndarray:
 @njit(cache=True, inline="always")
 def mix64(z):
     """SplitMix64 output function on a uint64."""
-    z = (z ^ (z >> _S30)) * _M1
-    z = (z ^ (z >> _S27)) * _M2
-    return z ^ (z >> _S31)
+    x = np.uint64(z)
+    x = (x ^ (x >> _S30)) * _M1
+    x = (x ^ (x >> _S27)) * _M2
+    return x ^ (x >> _S31)
 
 
 @njit(cache=True, inline="always")
 def game_state(key, g):
     """Starting stream state of game ``g`` (int) of the chunk with ``key``."""
-    return mix64(key + mix64(np.uint64(g)))
+    return mix64(np.uint64(key) + mix64(np.uint64(g)))
 
 
 @njit(cache=True, inline="always")
 def next_below(state, bound):
     """Draw an int uniform on [0, bound) for bound <= 2**32; returns (value, new_state)."""
     b = np.uint64(bound)
+    st = np.uint64(state)
     while True:
-        state = state + GOLDEN
-        r = mix64(state) >> _S32
+        st = st + GOLDEN
+        r = mix64(st) >> _S32
         m = r * b
         low = m & _LOW32
         if low >= b:
-            return np.int64(m >> _S32), state
+            return np.int64(m >> _S32), st
         threshold = (np.uint64(_TWO32) - b) % b
         if low >= threshold:
-            return np.int64(m >> _S32), state
+            return np.int64(m >> _S32), st
 
 
 # ----------------------------------------------------------------- pure Python
@@ -99,3 +101,27 @@ def py_next_below(state: int, bound: int) -> tuple[int, int]:
         low = m & 0xFFFFFFFF
         if low >= bound or low >= ((1 << 32) - bound) % bound:
             return m >> 32, state
+
+
+@njit(cache=True)
+def shuffle_inplace(cards, state):
+    """Fisher-Yates shuffle of a 1-D array on a stream; returns the new stream state.
+
+    The deal seam of the card games: a kernel and its pure-Python twin
+    (:func:`py_shuffle`) give the same order for the same stream state.
+    """
+    st = np.uint64(state)
+    for i in range(cards.shape[0] - 1, 0, -1):
+        j, st = next_below(st, i + 1)
+        t = cards[i]
+        cards[i] = cards[j]
+        cards[j] = t
+    return st
+
+
+def py_shuffle(cards: list, state: int) -> int:
+    """Pure-Python twin of :func:`shuffle_inplace` (shuffles the list in place)."""
+    for i in range(len(cards) - 1, 0, -1):
+        j, state = py_next_below(state, i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
+    return state

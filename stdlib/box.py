@@ -125,7 +125,8 @@ class BoxRules:
     score: str = "sum"
 
     def __post_init__(self):
-        object.__setattr__(self, "tiles", parse_tiles(tuple(self.tiles)) if not isinstance(self.tiles, str) else parse_tiles(self.tiles))
+        spec = self.tiles if isinstance(self.tiles, (str, int, np.integer)) else tuple(self.tiles)
+        object.__setattr__(self, "tiles", parse_tiles(spec))
         if self.one_die not in ONE_DIE_RULES:
             raise RulesError(f"unknown one-die rule {self.one_die!r}: allowed are {', '.join(ONE_DIE_RULES)}")
         if self.moves not in MOVE_STYLES:

@@ -1,0 +1,33 @@
+"""Shared test setup: warm the numba kernels once per session.
+
+The kernels are compiled (or loaded from numba's on-disk cache) the first
+time they run; doing it here on a tiny three-tile box keeps that cost out of
+the timing of the first test that happens to call them.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import settings
+
+from ludolab.stdlib.box import BoxRules
+
+# Property tests are derandomized (the same examples on every run, no example
+# database written into the work tree), so a failure always reproduces.
+settings.register_profile("ludolab", derandomize=True, database=None, deadline=None)
+settings.load_profile("ludolab")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def warm_numba_kernels():
+    from ludolab.sim import box as B
+
+    tiny = BoxRules(tiles="1-3", one_die="always-optional")
+    sol = B.solve(tiny, "shut")
+    B.evaluate(sol.policy())
+    rnd = B.make_policy(tiny, "random")
+    B.simulate(rnd, 20, seed=0, chunks=2)
+    B.compare([sol.policy(), rnd], 20, seed=0, chunks=2)
+    B.simulate_rounds([rnd, rnd], 10, seed=0, rounds=2, chunks=2)
+    B.simulate_rounds([rnd, rnd], 10, seed=0, rounds=None, threshold=5, chunks=2)
+    yield

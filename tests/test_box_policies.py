@@ -1,0 +1,280 @@
+"""Policy catalogue and policy tables (ludolab.sim.box): STB-4..STB-7, STB-O1.
+
+Every catalogue policy must only play legal moves (STB-4, STB-5) with an
+allowed dice count (STB-6); policy tables must round-trip through CSV and
+malformed tables must be refused with a message that names the problem.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ludolab.sim import box as B
+from ludolab.sim import box_reference as R
+from ludolab.stdlib.box import BoxRules
+
+CATALOGUE = ("random", "greedy-high", "fewest-tiles", "most-tiles", "most-options", "optimal", "worst")
+
+RULESETS = {
+    "default": BoxRules(),
+    "never": BoxRules(one_die="never"),
+    "always-thai": BoxRules(tiles="1-8", one_die="always-optional", moves="thai"),
+    "le6-forced-k2": BoxRules(tiles="1-8", one_die="le6-forced", max_tiles_per_move=2),
+    "odd-digital": BoxRules(tiles="1,3,5,7,9,11", one_die="789-forced", score="digital"),
+}
+
+
+def _played(rules, pol):
+    """Boolean (n_states, n_outcomes): the entries the policy can actually reach (its dice count)."""
+    oc = rules.outcomes
+    used = (pol.dice[:, None] == 0) | (oc.dice[None, :] == pol.dice[:, None])
+    used[0] = False
+    return used
+
+
+@pytest.mark.parametrize("rname", list(RULESETS))
+@pytest.mark.parametrize("name", CATALOGUE)
+def test_stb4_stb6_catalogue_policies_are_legal(rname, name):
+    """STB-4/5/6/7: every table entry is a legal move, -1 only when nothing is legal, -2 for random;
+    the dice count is allowed in the state (0 = random only for the random policy)."""
+    rules = RULESETS[rname]
+    pol = B.make_policy(rules, name)
+    oc = rules.outcomes
+    assert pol.move.shape == (rules.n_states, oc.n) and pol.move.dtype == np.int16
+    assert pol.dice.shape == (rules.n_states,) and pol.dice.dtype == np.int8
+    for s in range(1, rules.n_states):
+        if name == "random":
+            assert pol.dice[s] == 0
+        else:
+            assert pol.dice[s] in (1, 2) and rules.dice_allowed[s] & pol.dice[s], (s, pol.dice[s])
+        for o in range(oc.n):
+            m = int(pol.move[s, o])
+            legal = rules.legal_moves(s, o)
+            if name == "random":
+                assert m == -2
+            elif legal:
+                assert m in legal, (rules.format_state(s), oc.label[o], m)
+            else:
+                assert m == -1
+
+
+def test_stb4_greedy_high_covers_highest_tile():
+    """STB-4: greedy-high covers the highest tile any legal move can cover (ties: the highest tiles)."""
+    for rules in (BoxRules(), BoxRules(tiles="1-8", max_tiles_per_move=2, one_die="le6-optional")):
+        pol = B.make_policy(rules, "greedy-high")
+        oc = rules.outcomes
+        for s in range(1, rules.n_states):
+            for o in range(oc.n):
+                legal = rules.legal_moves(s, o)
+                if not legal:
+                    continue
+                m = int(pol.move[s, o])
+                top = max(max(rules.tiles_of(x)) for x in legal)
+                assert top in rules.tiles_of(m)
+                assert m == max(legal)
+
+
+def test_stb4_fewest_and_most_tiles():
+    """STB-4: fewest-tiles / most-tiles cover the fewest / most tiles among the legal moves."""
+    rules = BoxRules()
+    few = B.make_policy(rules, "fewest-tiles")
+    most = B.make_policy(rules, "most-tiles")
+    oc = rules.outcomes
+    for s in range(1, rules.n_states):
+        for o in range(oc.n):
+            legal = rules.legal_moves(s, o)
+            if not legal:
+                continue
+            sizes = [x.bit_count() for x in legal]
+            assert int(few.move[s, o]).bit_count() == min(sizes)
+            assert int(most.move[s, o]).bit_count() == max(sizes)
+
+
+def test_stb4_most_options_shuts_when_it_can():
+    """STB-4/STB-7: most-options covers the last tiles (shuts) whenever that is legal."""
+    rules = BoxRules()
+    pol = B.make_policy(rules, "most-options")
+    oc = rules.outcomes
+    for s in range(1, rules.n_states):
+        for o in range(oc.n):
+            if s in rules.legal_moves(s, o):
+                assert pol.move[s, o] == s
+
+
+@pytest.mark.parametrize("rname", ["default", "never", "always-thai", "le6-forced-k2", "odd-digital"])
+def test_stb_o1_optimal_mean_not_worse_than_heuristics(rname):
+    """STB-O1/O4: the optimal expected-score policy's exact mean is <= every heuristic's (and random's),
+    and the worst policy's is >= all of them."""
+    rules = RULESETS[rname]
+    opt = B.evaluate(B.make_policy(rules, "optimal")).mean()
+    worst = B.evaluate(B.make_policy(rules, "worst")).mean()
+    for name in ("random", "greedy-high", "fewest-tiles", "most-tiles", "most-options"):
+        m = B.evaluate(B.make_policy(rules, name)).mean()
+        assert opt <= m + 1e-9 * max(1.0, abs(m)), name
+        assert m <= worst + 1e-9 * max(1.0, abs(m)), name
+
+
+def test_stb_o2_optimal_shut_policy_beats_heuristics_exactly():
+    """STB-O2: with exact fractions, the max-P(shut) policy shuts at least as often as each heuristic."""
+    rules = BoxRules(tiles="1-7", one_die="le6-forced")
+    best = R.evaluate_exact(B.make_policy(rules, "optimal", objective="shut"))[0]
+    for name in ("random", "greedy-high", "fewest-tiles", "most-tiles", "most-options"):
+        assert R.evaluate_exact(B.make_policy(rules, name))[0] <= best, name
+
+
+def test_make_policy_errors_and_info():
+    """Policy catalogue: an unknown name is a PolicyError naming the allowed ones; info records the name."""
+    rules = BoxRules(tiles="1-5")
+    with pytest.raises(B.PolicyError, match="greedy-high"):
+        B.make_policy(rules, "cleverest")
+    assert B.make_policy(rules, "worst").info["policy"] == "worst"
+    assert B.make_policy(rules, "optimal", objective="beat", target=5).info["target"] == 5
+    with pytest.raises(ValueError):
+        B.make_policy(rules, "optimal", objective="beat")
+
+
+# --------------------------------------------------------------- policy tables
+def _write(tmp_path, df, name="pol.csv"):
+    path = tmp_path / name
+    df.to_csv(path, index=False)
+    return path
+
+
+ROUNDTRIP = [
+    ("never", "subset", None, "optimal"),
+    ("789-optional", "subset", None, "optimal"),
+    ("le6-forced", "subset", 2, "most-options"),
+    ("always-optional", "thai", None, "worst"),
+    ("789-forced", "subset", None, "greedy-high"),
+]
+
+
+@pytest.mark.parametrize("one_die, moves, k, name", ROUNDTRIP)
+def test_policy_table_round_trip_moves_and_dice(tmp_path, one_die, moves, k, name):
+    """STB-4/5/6: policy_table_frame -> CSV -> load_policy_table gives the same dice and the same move on
+    every entry the policy plays; the exact evaluation is unchanged."""
+    rules = BoxRules(one_die=one_die, moves=moves, max_tiles_per_move=k)
+    pol = B.make_policy(rules, name)
+    df = B.policy_table_frame(pol)
+    assert list(df.columns) == ["open", "dice", "roll", "cover"]
+    loaded = B.load_policy_table(rules, _write(tmp_path, df))
+    used = _played(rules, pol)
+    assert (loaded.move[used] == pol.move[used]).all()
+    assert (loaded.dice[1:] == pol.dice[1:]).all()
+    assert loaded.info["rows"] == len(df)
+    assert np.array_equal(B.evaluate(loaded).final, B.evaluate(pol).final)
+    # also through make_policy("table:...")
+    again = B.make_policy(rules, f"table:{tmp_path / 'pol.csv'}")
+    assert (again.move[used] == pol.move[used]).all()
+
+
+@pytest.mark.parametrize("one_die, moves, k, name", ROUNDTRIP)
+def test_policy_table_round_trip_nothing_filled(tmp_path, one_die, moves, k, name):
+    """STB-6: a table written by policy_table_frame gives every (state, roll) the policy can meet, so
+    loading it fills nothing from greedy-high: info['filled'] == 0."""
+    rules = BoxRules(one_die=one_die, moves=moves, max_tiles_per_move=k)
+    pol = B.make_policy(rules, name)
+    loaded = B.load_policy_table(rules, _write(tmp_path, B.policy_table_frame(pol)))
+    unplayed = int((~_played(rules, pol)[1:]).sum())
+    assert loaded.info["filled"] == 0, (
+        f"filled={loaded.info['filled']} although the CSV gives every played (state, roll); "
+        f"{unplayed} entries are rolls of a dice count the policy never rolls in that state")
+
+
+def test_policy_table_value_after_column():
+    """STB-O1: value_after is the solver value of the state the move leaves (NaN when no move)."""
+    rules = BoxRules(tiles="1-6")
+    sol = B.solve(rules)
+    df = B.policy_table_frame(sol.policy(), sol.value)
+    assert "value_after" in df.columns
+    row = df[(df["open"] == "1 2 3 4 5 6") & (df["roll"] == "7")].iloc[0]
+    cover = [int(t) for t in row["cover"].split()]
+    assert row["value_after"] == sol.value[rules.full ^ rules.mask_of(cover)]
+    assert df.loc[df["cover"] == "", "value_after"].isna().all()
+
+
+def test_policy_table_random_is_marked():
+    """STB-6 always-optional: the random policy writes 'random' for every roll of both dice counts."""
+    rules = BoxRules(tiles="1-4", one_die="always-optional")
+    df = B.policy_table_frame(B.make_policy(rules, "random"))
+    assert (df["cover"] == "random").all()
+    assert len(df) == (rules.n_states - 1) * rules.outcomes.n
+
+
+def test_policy_table_partial_is_filled_with_greedy_high(tmp_path):
+    """STB-4: a table giving only some rows: the rest is played by greedy-high, counted in info['filled']."""
+    rules = BoxRules(one_die="never")
+    df = pd.DataFrame([{"open": "1 2 3 4 5 6 7 8 9", "dice": 2, "roll": "9", "cover": "2 3 4"}])
+    pol = B.load_policy_table(rules, _write(tmp_path, df))
+    o = rules.roll_index(9)
+    greedy = B.make_policy(rules, "greedy-high")
+    assert pol.move[rules.full, o] == rules.mask_of([2, 3, 4])
+    mask = np.ones(pol.move.shape, dtype=bool)
+    mask[rules.full, o] = False
+    assert (pol.move[mask] == greedy.move[mask]).all()
+    assert pol.info["filled"] > 0
+
+
+def _base_row():
+    return {"open": "1 2 3 4 5 6 7 8 9", "dice": "2", "roll": "9", "cover": "4 5"}
+
+
+@pytest.mark.parametrize(
+    "change, pattern",
+    [
+        ({"cover": "2 3 5"}, "not a legal move"),          # STB-4: 2+3+5 = 10, not 9
+        ({"cover": "9 1"}, "not a legal move"),
+        ({"cover": ""}, "may not be empty"),              # 9 can be covered
+        ({"dice": "3"}, "dice must be 1 or 2"),
+        ({"dice": "1", "roll": "5", "cover": "5"}, "not allowed"),  # STB-6: one die not allowed with 7..9 open
+        ({"roll": "13"}, "impossible"),
+        ({"roll": "x"}, "cannot read roll"),
+        ({"open": "1 2 x"}, "cannot read tiles"),
+        ({"cover": "four five"}, "cannot read tiles"),
+        ({"open": "1 2 10"}, "not in this box"),
+        ({"open": "1 1 2"}, "twice"),
+        ({"open": ""}, "empty"),
+    ],
+)
+def test_policy_table_malformed_rows_raise(tmp_path, change, pattern):
+    """STB-4/STB-6: an illegal or unreadable row raises PolicyError naming the problem and the line."""
+    rules = BoxRules()
+    row = {**_base_row(), **change}
+    path = _write(tmp_path, pd.DataFrame([_base_row(), row]))
+    with pytest.raises(B.PolicyError, match=pattern) as exc:
+        B.load_policy_table(rules, path)
+    assert "line 3" in str(exc.value)
+
+
+def test_policy_table_missing_file(tmp_path):
+    """A missing policy file raises PolicyError saying it was not found."""
+    with pytest.raises(B.PolicyError, match="not found"):
+        B.load_policy_table(BoxRules(), tmp_path / "nope.csv")
+    with pytest.raises(B.PolicyError, match="not found"):
+        B.make_policy(BoxRules(), f"table:{tmp_path / 'nope.csv'}")
+
+
+@pytest.mark.parametrize("drop", ["open", "roll", "cover"])
+def test_policy_table_missing_column(tmp_path, drop):
+    """A table without one of the required columns raises PolicyError naming the column."""
+    df = pd.DataFrame([_base_row()]).drop(columns=drop)
+    with pytest.raises(B.PolicyError, match=f"missing column.*{drop}"):
+        B.load_policy_table(BoxRules(), _write(tmp_path, df))
+
+
+def test_policy_table_without_dice_column_and_thai_rolls(tmp_path):
+    """STB-5/STB-6: the dice column is optional; thai tables name the dice of the roll."""
+    rules = BoxRules(moves="thai", one_die="always-optional")
+    df = pd.DataFrame([
+        {"open": "3 4 7", "roll": "3+4", "cover": "7"},
+        {"open": "3 4 7", "roll": "4", "cover": "4"},
+    ])
+    pol = B.load_policy_table(rules, _write(tmp_path, df))
+    s = rules.mask_of([3, 4, 7])
+    assert pol.move[s, rules.roll_index("3+4")] == rules.mask_of([7])
+    assert pol.move[s, rules.roll_index("4", dice=1)] == rules.mask_of([4])
+    bad = pd.DataFrame([{"open": "3 4 7", "roll": "3+4", "cover": "3 4"}])
+    with pytest.raises(B.PolicyError, match="not a legal move"):
+        B.load_policy_table(rules, _write(tmp_path, bad, "bad.csv"))

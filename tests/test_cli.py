@@ -1,0 +1,455 @@
+"""The ``ludolab`` command line (ludolab.analysis.cli): ``box`` subcommands.
+
+Normal runs go through click's CliRunner on the ``cli`` group; error cases go
+through ``main(argv)``, the console entry point, which must turn every bad
+input into exactly one ``Error: ...`` line on stderr naming the bad value,
+exit code 2 and no traceback (module docstring of cli.py).  Simulation sizes
+are kept tiny.  Clause ids refer to seeds/shut_the_box.md.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from fractions import Fraction
+from pathlib import Path
+
+import numba
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from ludolab.analysis.cli import cli, main
+
+P_SHUT_NEVER = "466473281/6530347008"  # STB-O2, 1-9, two dice always (published value)
+P_SHUT_LE6_FORCED = "956177159/9795520512"  # STB-O2, 1-9, one die when open tiles total <= 6
+VERSION_KEYS = {"python", "ludolab", "numpy", "numba", "pandas"}
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+# ------------------------------------------------------------------ helpers
+def run(*args: str):
+    """Run ``ludolab ARGS`` through CliRunner; it must succeed."""
+    result = CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+    assert result.exit_code == 0, f"exit {result.exit_code}: {result.output}"
+    return result
+
+
+def run_json(*args: str):
+    return json.loads(run(*args, "--format", "json").stdout)
+
+
+def run_error(capsys, *args: str) -> str:
+    """Run ``main(ARGS)``: exit code 2, one ``Error:`` line on stderr, nothing on stdout.  Returns the line."""
+    with pytest.raises(SystemExit) as exc:
+        main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    assert exc.value.code == 2, f"exit code {exc.value.code!r}; stderr: {err!r}"
+    assert "Traceback" not in err and "Traceback" not in out
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1, f"want exactly one stderr line, got {err!r}"
+    assert lines[0].startswith("Error:"), lines[0]
+    assert out == "", f"a failed command printed {out!r} on stdout"
+    return lines[0]
+
+
+def snapshot(folder: Path) -> dict:
+    """name -> bytes of every file in a folder."""
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def assert_no_temp_files(folder: Path) -> None:
+    """Files are written to a temporary name and renamed (results.py): none may be left over."""
+    leftovers = [p.name for p in folder.rglob(".*")]
+    assert not leftovers, f"temporary files left behind: {leftovers}"
+
+
+def read_meta(path: Path) -> dict:
+    meta = json.loads(path.read_text())
+    assert meta["game"] == "box"
+    assert VERSION_KEYS <= set(meta["versions"]), meta["versions"]
+    return meta
+
+
+# ------------------------------------------------------------------ solve
+@pytest.mark.parametrize("one_die, fraction", [("never", P_SHUT_NEVER), ("le6-forced", P_SHUT_LE6_FORCED)])
+def test_stb_o2_solve_exact_p_shut(one_die, fraction):
+    """STB-O2, STB-6: `box solve --objective shut --exact` reproduces the published fractions."""
+    d = run_json("box", "solve", "--objective", "shut", "--one-die", one_die, "--exact")
+    assert d["value_exact"] == fraction
+    assert d["value"] == pytest.approx(float(Fraction(fraction)), abs=1e-12)
+    assert d["states"] == 512
+    assert d["objective"] == "max P(shut)"
+    assert f"one-die {one_die}" in d["rules"]
+
+
+def test_stb_o2_solve_never_decimal_value():
+    d = run_json("box", "solve", "--objective", "shut", "--one-die", "never", "--exact")
+    assert d["value"] == pytest.approx(0.0714316223, abs=1e-10)
+
+
+def test_solve_table_format_prints_value():
+    out = run("box", "solve", "--objective", "shut", "--one-die", "never", "--exact").stdout
+    assert "Shut the Box, exact solution" in out
+    assert P_SHUT_NEVER in out
+
+
+# ------------------------------------------------------------------ advise
+def test_stb4_advise_roll_rows_best_first():
+    """STB-4, STB-O2: open 1-5, roll 7: covering 3,4 is best, and it ranks before 2,5."""
+    d = run_json("box", "advise", "--open", "1,2,3,4,5", "--roll", "7", "--objective", "shut")
+    rows = d["rows"]
+    covers = [r["cover"] for r in rows]
+    assert covers[0] == "3,4"
+    assert d["advice"] == "cover 3,4"
+    assert covers.index("3,4") < covers.index("2,5")
+    # every subset of {1..5} totalling 7, each listed once
+    assert sorted(covers) == sorted(["3,4", "2,5", "1,2,4"])
+    values = [r["value"] for r in rows]
+    assert values == sorted(values, reverse=True), "max P(shut): rows must be best (highest) first"
+    assert [r["best"] for r in rows] == [True] + [False] * (len(rows) - 1)
+    for r in rows:
+        assert 0.0 <= r["value"] <= 1.0
+        left = set(r["tiles_left"].split(","))
+        assert left | set(r["cover"].split(",")) == {"1", "2", "3", "4", "5"}
+        assert sum(int(t) for t in r["cover"].split(",")) == 7
+
+
+def test_stb6_advise_without_roll_gives_dice_choice():
+    """STB-6: before the roll (789-optional, 7-9 covered) both dice counts are offered, best first."""
+    d = run_json("box", "advise", "--open", "1,2,3,4,5")
+    rows = d["rows"]
+    assert sorted(r["dice"] for r in rows) == [1, 2]
+    values = [r["value"] for r in rows]
+    assert values == sorted(values), "min E[score]: rows must be best (lowest) first"
+    assert rows[0]["best"] is True and rows[1]["best"] is False
+    want = "roll one die" if rows[0]["dice"] == 1 else "roll two dice"
+    assert d["advice"] == want
+
+
+def test_stb6_advise_without_roll_single_choice_under_never():
+    d = run_json("box", "advise", "--open", "1,2,3,4,5", "--one-die", "never")
+    assert [r["dice"] for r in d["rows"]] == [2]
+    assert d["advice"].startswith("roll two dice")
+    assert "only choice" in d["advice"]
+
+
+def test_stb5_advise_thai_roll_dice():
+    """STB-5: thai moves with dice 3+4 cover one tile equal to a die (3 or 4) or the total (7, not open)."""
+    d = run_json("box", "advise", "--moves", "thai", "--open", "1,2,3,4,5", "--roll", "3+4")
+    rows = d["rows"]
+    assert sorted(r["cover"] for r in rows) == ["3", "4"]
+    values = [r["value"] for r in rows]
+    assert values == sorted(values)
+    assert d["advice"] == f"cover {rows[0]['cover']}"
+
+
+def test_stb7_advise_no_legal_move():
+    """STB-7: a roll nothing can cover ends the turn; the advice says so."""
+    d = run_json("box", "advise", "--open", "1,2", "--roll", "12")
+    assert d["rows"] == []
+    assert "no legal move" in d["advice"]
+    assert d["value"] == 3  # STB-8 sum of 1 and 2
+
+
+# ------------------------------------------------------------------ simulate
+SIM_KEYS = ("games", "mean_score", "mean_score_ci_low", "mean_score_ci_high",
+            "p_shut", "p_shut_ci_low", "p_shut_ci_high", "exact_mean_score", "exact_p_shut")
+
+
+def test_stb_o1_simulate_json_ci_contains_exact():
+    """STB-O1: the 95% CIs of a 20 000-game run (seed 3) contain the exact values."""
+    d = run_json("box", "simulate", "--games", "20000", "--seed", "3", "--quiet")
+    for k in SIM_KEYS:
+        assert k in d, k
+    assert d["games"] == 20000 and d["seed"] == 3
+    assert d["mean_score_ci_low"] < d["mean_score"] < d["mean_score_ci_high"]
+    assert d["mean_score_ci_low"] <= d["exact_mean_score"] <= d["mean_score_ci_high"]
+    assert 0.0 <= d["p_shut_ci_low"] < d["p_shut"] < d["p_shut_ci_high"] <= 1.0
+    assert d["p_shut_ci_low"] <= d["exact_p_shut"] <= d["p_shut_ci_high"]
+    # the exact value beside it is the optimal (min E[score]) one, as `box evaluate` gives it
+    ev = run_json("box", "evaluate")
+    assert d["exact_mean_score"] == pytest.approx(ev["mean_score"], rel=1e-12)
+
+
+def test_simulate_same_seed_same_output():
+    args = ("box", "simulate", "--games", "5000", "--seed", "3", "--format", "json", "--quiet")
+    first, second = run(*args).stdout, run(*args).stdout
+    assert first == second
+    other = run("box", "simulate", "--games", "5000", "--seed", "4", "--format", "json", "--quiet").stdout
+    assert json.loads(other)["mean_score"] != json.loads(first)["mean_score"]
+
+
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs two numba threads")
+def test_simulate_same_seed_any_thread_count():
+    """--seed help: the same seed gives the same numbers on any thread count."""
+    args = ("box", "simulate", "--games", "5000", "--seed", "3", "--format", "json", "--quiet")
+    old = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = run(*args).stdout
+        numba.set_num_threads(2)
+        two = run(*args).stdout
+    finally:
+        numba.set_num_threads(old)
+    assert one == two
+
+
+def test_simulate_csv_parses():
+    out = run("box", "simulate", "--games", "2000", "--seed", "3", "--format", "csv", "--quiet").stdout
+    df = pd.read_csv(io.StringIO(out))
+    assert len(df) == 1
+    for k in SIM_KEYS:
+        assert k in df.columns, k
+    assert int(df["games"].iloc[0]) == 2000
+    assert df["mean_score_ci_low"].iloc[0] <= df["mean_score"].iloc[0] <= df["mean_score_ci_high"].iloc[0]
+
+
+# ------------------------------------------------------------ evaluate / compare
+def test_stb_o1_evaluate_greedy_high():
+    d = run_json("box", "evaluate", "--policy", "greedy-high")
+    opt = run_json("box", "evaluate")
+    assert d["policy"] == "greedy-high"
+    assert d["mean_score"] > opt["mean_score"]  # the optimal policy minimises E[score]
+    assert 0.0 < d["p_shut"] < 1.0 and d["sd_score"] > 0
+    probs = [r["probability"] for r in d["rows"]]
+    assert math.fsum(probs) == pytest.approx(1.0, abs=1e-12)
+    assert math.fsum(r["score"] * r["probability"] for r in d["rows"]) == pytest.approx(d["mean_score"], rel=1e-12)
+    zero = [r["probability"] for r in d["rows"] if r["score"] == 0]
+    assert zero == [pytest.approx(d["p_shut"], abs=1e-15)]
+
+
+def test_compare_optimal_random():
+    d = run_json("box", "compare", "--policy", "optimal", "--policy", "random", "--games", "5000", "--quiet")
+    rows = d["rows"]
+    assert len(rows) == 2
+    assert rows[0]["policy"].startswith("optimal")
+    assert rows[1]["policy"] == "random"
+    assert d["paired_against"] == rows[0]["policy"]
+    assert rows[0]["diff_vs_first"] == 0.0
+    assert rows[1]["mean_score"] > rows[0]["mean_score"]
+    assert rows[1]["diff_vs_first_ci_low"] > 0  # random is clearly worse, even on 5000 games
+    for r in rows:
+        assert r["mc_mean_score_ci_low"] <= r["mc_mean_score"] <= r["mc_mean_score_ci_high"]
+
+
+def test_stb8_variants_json():
+    """STB-8: the policy optimised for a scoring is the best under that scoring (cost 0 on the diagonal)."""
+    d = run_json("box", "variants")
+    matrix = d["matrix"]
+    scorings = {"sum", "count", "digital", "all-or-nothing"}
+    assert {r["optimised_for"] for r in matrix} == scorings
+    assert {r["scored_by"] for r in matrix} == scorings
+    assert len(matrix) == 16
+    for r in matrix:
+        assert r["cost"] >= -1e-9 and r["cost_pct"] >= -1e-9
+        if r["optimised_for"] == r["scored_by"]:
+            assert r["cost"] == pytest.approx(0.0, abs=1e-9)
+    assert isinstance(d["disagreements"], list) and len(d["disagreements"]) <= 10
+
+
+# ------------------------------------------------------------------ match
+def _check_probabilities(rows):
+    for r in rows:
+        for k, v in r.items():
+            if k.startswith("p_"):
+                assert 0.0 <= v <= 1.0, (k, v)
+
+
+def test_stb9_match_two_players_exact():
+    """STB-9: one round, two players: every game is won by one seat or tied."""
+    d = run_json("box", "match", "--players", "2")
+    rows = d["rows"]
+    assert [r["seat"] for r in rows] == [1, 2]
+    for r in rows:
+        assert "p_win" in r and "p_tie" in r
+    _check_probabilities(rows)
+    assert 0.0 <= d["p_game_tied"] <= 1.0
+    assert rows[0]["p_play"] == 1.0
+    assert rows[0]["p_win"] + rows[1]["p_win"] + d["p_game_tied"] == pytest.approx(1.0, abs=1e-9)
+
+
+@pytest.mark.parametrize("mode_args, mode", [(("--rounds", "2"), "2 rounds"), (("--elimination",), "elimination")])
+def test_stb11_stb12_match_three_players_simulated(mode_args, mode):
+    """STB-11 (two rounds with totals) and STB-12 (elimination) by simulation, three seats."""
+    d = run_json("box", "match", "--players", "3", *mode_args, "--games", "3000", "--quiet")
+    assert mode in d["mode"]
+    assert d["games"] == 3000
+    rows = d["rows"]
+    assert [r["seat"] for r in rows] == [1, 2, 3]
+    _check_probabilities(rows)
+    for r in rows:
+        assert r["p_win_ci_low"] <= r["p_win"] <= r["p_win_ci_high"]
+        assert r["p_tie_ci_low"] <= r["p_tie"] <= r["p_tie_ci_high"]
+    assert sum(r["p_win"] for r in rows) <= 1.0 + 1e-12
+    if mode == "2 rounds":
+        assert all(r["mean_rounds"] == 2.0 for r in rows)
+    else:
+        assert all(r["mean_rounds"] >= 1.0 for r in rows)
+
+
+# ------------------------------------------------------------------ --out
+def test_solve_out_writes_tables_charts_and_provenance(tmp_path):
+    out = tmp_path / "solve"
+    run("box", "solve", "--objective", "shut", "--one-die", "never", "--exact", "--out", out)
+    for name in ("values.csv", "values.meta.json", "policy.csv", "policy.meta.json", "policy_map.png"):
+        assert (out / name).is_file(), name
+    assert (out / "policy_map.png").read_bytes()[:8] == PNG_MAGIC
+    for stem in ("values", "policy"):
+        meta = read_meta(out / f"{stem}.meta.json")
+        assert meta["rules"]["tiles"] == list(range(1, 10))
+        assert meta["rules"]["one_die"] == "never"
+        assert meta["command"] == "box solve"
+        assert meta["objective"] == "max P(shut)"
+    values = pd.read_csv(out / "values.csv", dtype={"open": str})
+    assert len(values) == 512
+    start = values[values["open"] == "1,2,3,4,5,6,7,8,9"]
+    assert list(start["value_exact"]) == [P_SHUT_NEVER]
+    policy = pd.read_csv(out / "policy.csv")
+    assert {"open", "dice", "roll", "cover"} <= set(policy.columns)
+    assert_no_temp_files(out)
+
+
+@pytest.mark.parametrize("args, files, fields", [
+    (("box", "simulate", "--games", "2000", "--seed", "5", "--quiet"),
+     ("simulation.csv", "distribution.csv", "distribution.png"), {"games": 2000, "seed": 5, "command": "box simulate"}),
+    (("box", "compare", "--policy", "optimal", "--policy", "random", "--games", "2000", "--quiet"),
+     ("compare.csv", "distributions.png"), {"games": 2000, "command": "box compare"}),
+    (("box", "match", "--players", "2"), ("match.csv", "seat_wins.png"), {"players": 2, "command": "box match"}),
+    (("box", "match", "--players", "3", "--rounds", "2", "--games", "2000", "--quiet"),
+     ("match.csv", "seat_wins.png"), {"players": 3, "games": 2000, "command": "box match"}),
+], ids=["simulate", "compare", "match-exact", "match-rounds"])
+def test_out_writes_tables_with_sidecars(tmp_path, args, files, fields):
+    out = tmp_path / "out"
+    run(*args, "--out", out)
+    for name in files:
+        assert (out / name).is_file(), name
+        if name.endswith(".png"):
+            assert (out / name).read_bytes()[:8] == PNG_MAGIC
+        else:
+            meta = read_meta(out / name.replace(".csv", ".meta.json"))
+            assert meta["rules"]["tiles"] == list(range(1, 10))
+            for k, v in fields.items():
+                assert meta[k] == v, (k, meta.get(k))
+            assert len(pd.read_csv(out / name)) > 0
+    assert_no_temp_files(out)
+
+
+def test_out_parquet_keeps_provenance_in_attrs(tmp_path):
+    out = tmp_path / "pq"
+    run("box", "simulate", "--games", "2000", "--seed", "7", "--quiet", "--out", out, "--table-format", "parquet")
+    assert (out / "simulation.parquet").is_file() and (out / "distribution.parquet").is_file()
+    assert not list(out.glob("*.csv")) and not list(out.glob("*.meta.json"))
+    df = pd.read_parquet(out / "simulation.parquet")
+    assert int(df["games"].iloc[0]) == 2000
+    attrs = df.attrs
+    assert attrs["game"] == "box"
+    assert attrs["games"] == 2000 and attrs["seed"] == 7
+    assert attrs["command"] == "box simulate"
+    assert attrs["rules"]["one_die"] == "789-optional"
+    assert VERSION_KEYS <= set(attrs["versions"])
+    assert pd.read_parquet(out / "distribution.parquet").attrs["seed"] == 7
+
+
+@pytest.mark.parametrize("rule_args, objective_args, key", [
+    ((), (), "mean_score"),
+    (("--one-die", "never"), ("--objective", "shut"), "p_shut"),
+], ids=["default-expected-score", "never-shut"])
+def test_policy_csv_round_trip(tmp_path, rule_args, objective_args, key):
+    """A policy.csv written by `box solve --out` plays exactly like the optimal policy it came from."""
+    out = tmp_path / "rt"
+    run("box", "solve", *rule_args, *objective_args, "--out", out)
+    table = run_json("box", "evaluate", *rule_args, "--policy", f"table:{out / 'policy.csv'}")
+    optimal = run_json("box", "evaluate", *rule_args, *objective_args, "--policy", "optimal")
+    assert table["policy"] == "table:policy.csv"
+    assert table[key] == pytest.approx(optimal[key], rel=1e-12, abs=1e-15)
+    assert table["mean_score"] == pytest.approx(optimal["mean_score"], rel=1e-12)
+    if key == "p_shut":
+        assert table["p_shut"] == pytest.approx(float(Fraction(P_SHUT_NEVER)), abs=1e-12)
+    # a bare path ending in .csv works too
+    bare = run_json("box", "evaluate", *rule_args, "--policy", str(out / "policy.csv"))
+    assert bare["mean_score"] == table["mean_score"]
+
+
+# ------------------------------------------------------------------ errors
+ERROR_CASES = [
+    (("box", "solve", "--tiles", "13"), ["13"]),
+    (("box", "solve", "--tiles", "9-4"), ["9-4"]),
+    (("box", "solve", "--tiles", "x"), ["'x'"]),
+    (("box", "solve", "--one-die", "foo"), ["--one-die", "foo"]),
+    (("box", "simulate", "--games", "-5"), ["--games", "-5"]),
+    (("box", "simulate", "--games", "0"), ["--games", "0"]),
+    (("box", "simulate", "--seed", "-1"), ["--seed", "-1"]),
+    (("box", "solve", "--moves", "thai", "--max-tiles-per-move", "2"), ["--max-tiles-per-move", "thai"]),
+    (("box", "advise", "--open", "1,2,10"), ["10"]),
+    (("box", "advise", "--open", "a,b"), ["a,b"]),
+    (("box", "advise", "--open", "1,2,3", "--roll", "13"), ["13"]),
+    (("box", "advise", "--moves", "thai", "--open", "1,2,3", "--roll", "7"), ["7"]),
+    (("box", "solve", "--objective", "beat"), ["--target"]),
+    (("box", "solve", "--target", "5"), ["--target", "beat"]),
+    (("box", "simulate", "--objective", "beat", "--games", "100"), ["--target"]),
+    (("box", "evaluate", "--policy", "nope"), ["nope"]),
+    (("box", "evaluate", "--policy", "table:missing.csv"), ["missing.csv"]),
+    (("box", "match", "--rounds", "2", "--elimination"), ["--rounds", "--elimination"]),
+    (("box", "match", "--players", "7"), ["--players", "7"]),
+    (("box", "frobnicate"), ["frobnicate"]),
+    (("frobnicate",), ["frobnicate"]),
+]
+
+
+@pytest.mark.parametrize("args, names", ERROR_CASES, ids=[" ".join(a) for a, _ in ERROR_CASES])
+def test_bad_input_is_one_error_line(capsys, args, names):
+    line = run_error(capsys, *args)
+    for name in names:
+        assert name in line, f"{name!r} not named in {line!r}"
+
+
+@pytest.mark.parametrize("content, names", [
+    ("a,b,c\n1,2,3\n", ["missing column", "open", "roll", "cover"]),
+    ("open,dice,roll,cover\n1 2 3,2,7,3 4\n", ["line 2", "3,4", "1,2,3", "7"]),
+    ("open,roll,cover\n1 2 3,7,3 4\n", ["line 2", "3,4"]),
+    ("open,dice,roll,cover\n1 2 3,2,6,\n", ["line 2", "may not be empty"]),
+    ("open,dice,roll,cover\n1 2 13,2,7,3 4\n", ["line 2", "13"]),
+], ids=["wrong-columns", "illegal-cover", "illegal-cover-no-dice", "empty-cover-with-legal-move", "bad-tile"])
+def test_malformed_policy_csv_is_one_error_line(tmp_path, capsys, content, names):
+    bad = tmp_path / "bad_policy.csv"
+    bad.write_text(content)
+    line = run_error(capsys, "box", "evaluate", "--tiles", "1-9", "--policy", f"table:{bad}")
+    assert "bad_policy.csv" in line
+    for name in names:
+        assert name in line, f"{name!r} not named in {line!r}"
+
+
+def test_error_keeps_files_already_in_out(tmp_path, capsys):
+    """An error never deletes or truncates what an earlier run wrote to --out (results.py)."""
+    out = tmp_path / "keep"
+    run("box", "solve", "--out", out)
+    (out / "notes.txt").write_text("mine\n")
+    before = snapshot(out)
+    assert "policy.csv" in before and "values.meta.json" in before
+    for args in [("box", "solve", "--tiles", "13"),
+                 ("box", "solve", "--objective", "beat"),
+                 ("box", "evaluate", "--policy", "nope"),
+                 ("box", "evaluate", "--policy", f"table:{tmp_path / 'missing.csv'}"),
+                 ("box", "simulate", "--games", "0"),
+                 ("box", "match", "--rounds", "2", "--elimination")]:
+        run_error(capsys, *args, "--out", out)
+        assert snapshot(out) == before, f"{' '.join(args)} changed files in --out"
+    assert_no_temp_files(out)
+
+
+def test_out_that_is_a_file_is_one_error_line(tmp_path, capsys):
+    target = tmp_path / "a_file"
+    target.write_text("do not touch\n")
+    line = run_error(capsys, "box", "solve", "--out", target)
+    assert "a_file" in line
+    assert target.read_text() == "do not touch\n"
+
+
+def test_main_success_exit_code_zero(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["box", "solve", "--tiles", "4", "--format", "json"])
+    out, err = capsys.readouterr()
+    assert exc.value.code == 0
+    assert json.loads(out)["states"] == 16

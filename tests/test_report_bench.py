@@ -1,0 +1,146 @@
+"""``ludolab report`` (analysis/report.py) and ``ludolab bench`` (analysis/bench.py).
+
+The report is built once, as a quick run, and checked for its content, its
+charts and the provenance sidecar of every table.  The benchmark runs on tiny
+sizes and only its record shape is checked: no speed is asserted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from ludolab.analysis.bench import run_bench
+from ludolab.analysis.cli import cli, main
+
+BENCH_GAMES = 20_000
+BENCH_REFERENCE_SECONDS = 0.1  # the smallest the CLI accepts
+
+# The benchmark times every kernel and its pure-Python twin (~3 s with these
+# sizes); LUDOLAB_SKIP_BENCH=1 skips it for a faster inner loop.
+bench_mark = pytest.mark.skipif(os.environ.get("LUDOLAB_SKIP_BENCH") == "1", reason="LUDOLAB_SKIP_BENCH=1")
+
+
+# ------------------------------------------------------------------ report
+@pytest.fixture(scope="module")
+def quick_report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("report")
+    result = CliRunner().invoke(cli, ["report", "--quick", "--quiet", "--out", str(out)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return out, result
+
+
+def test_report_writes_markdown(quick_report):
+    out, result = quick_report
+    md_path = out / "report.md"
+    assert md_path.is_file()
+    assert result.stdout.strip() == str(md_path)
+    md = md_path.read_text()
+    assert "# Shut the Box" in md
+    assert "466473281/6530347008" in md  # STB-O2, published exact value
+    assert "quick run" in md
+    assert "root seed 2026" in md
+    assert not list(out.rglob(".*")), "temporary files left behind"
+
+
+def test_report_charts_exist(quick_report):
+    out, _ = quick_report
+    md = (out / "report.md").read_text()
+    charts = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md)
+    assert charts, "the report references no chart"
+    for ref in charts:
+        assert ref.endswith(".png"), ref
+        path = out / ref
+        assert path.is_file(), f"{ref} is referenced but missing"
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", ref
+
+
+def test_report_tables_have_provenance(quick_report):
+    out, _ = quick_report
+    md = (out / "report.md").read_text()
+    referenced = set(re.findall(r"`(tables/[^`]+\.csv)`", md))
+    assert referenced
+    for ref in referenced:
+        assert (out / ref).is_file(), f"{ref} is referenced but missing"
+    csvs = sorted((out / "tables").glob("*.csv"))
+    assert csvs
+    assert {f"tables/{p.name}" for p in csvs} == referenced
+    for csv in csvs:
+        side = csv.with_name(csv.stem + ".meta.json")
+        assert side.is_file(), f"{csv.name} has no sidecar"
+        meta = json.loads(side.read_text())
+        assert meta["game"] == "box", side.name
+        assert meta["rules"]["tiles"] == list(range(1, 10)), side.name
+        assert {"ludolab", "numpy", "numba", "pandas"} <= set(meta["versions"]), side.name
+
+
+def test_report_exact_table(quick_report):
+    import pandas as pd
+
+    out, _ = quick_report
+    df = pd.read_csv(out / "tables" / "box_exact_p_shut.csv").set_index("one_die")
+    assert df.loc["never", "max_p_shut"] == "466473281/6530347008"
+    assert df.loc["le6-forced", "max_p_shut"] == "956177159/9795520512"
+
+
+def test_report_out_is_a_file_is_one_error_line(tmp_path, capsys):
+    target = tmp_path / "report_file"
+    target.write_text("keep\n")
+    with pytest.raises(SystemExit) as exc:
+        main(["report", "--quick", "--quiet", "--out", str(target)])
+    out, err = capsys.readouterr()
+    assert exc.value.code == 2
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("Error:") and "report_file" in lines[0]
+    assert "Traceback" not in err + out
+    assert target.read_text() == "keep\n"
+
+
+# ------------------------------------------------------------------ bench
+def _check_bench_records(rows):
+    assert isinstance(rows, list) and len(rows) >= 4
+    kernels = [r["kernel"] for r in rows]
+    assert len(set(kernels)) == len(kernels)
+    for name in ("box.simulate", "box.solve", "box.evaluate", "box.simulate_rounds"):
+        assert any(k.startswith(name + " ") for k in kernels), name
+    for r in rows:
+        assert isinstance(r["kernel"], str) and r["kernel"]
+        for k in ("per_second", "reference_per_second", "ratio", "per_second_1_thread"):
+            v = r[k]
+            assert isinstance(v, float), (r["kernel"], k, type(v))
+            assert v > 0 and v == v and v != float("inf"), (r["kernel"], k, v)
+        assert r["ratio"] == pytest.approx(r["per_second_1_thread"] / r["reference_per_second"], rel=1e-9)
+        assert isinstance(r["threads"], int) and r["threads"] >= 1
+
+
+@bench_mark
+def test_run_bench_records():
+    rows = run_bench(games=BENCH_GAMES, reference_seconds=BENCH_REFERENCE_SECONDS)
+    _check_bench_records(rows)
+
+
+@bench_mark
+def test_bench_cli_json():
+    result = CliRunner().invoke(cli, ["bench", "--format", "json", "--games", str(BENCH_GAMES),
+                                      "--reference-seconds", str(BENCH_REFERENCE_SECONDS)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    _check_bench_records(json.loads(result.stdout))
+
+
+@pytest.mark.parametrize("args, name", [
+    (("--games", "999"), "--games"),
+    (("--reference-seconds", "0.01"), "--reference-seconds"),
+    (("--format", "csv"), "--format"),
+])
+def test_bench_bad_input_is_one_error_line(capsys, args, name):
+    with pytest.raises(SystemExit) as exc:
+        main(["bench", *args])
+    out, err = capsys.readouterr()
+    assert exc.value.code == 2
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("Error:") and name in lines[0], err
+    assert "Traceback" not in err + out
