@@ -27,6 +27,15 @@ def _time(fn, min_seconds: float = 0.0, max_reps: int = 1_000_000) -> tuple[floa
             return dt / reps, reps
 
 
+def _calibrate(run_n, seconds: float, n0: int) -> int:
+    """How many items the reference should run to take about ``seconds``:
+    time ``run_n(n0)`` once and scale."""
+    t0 = time.perf_counter()
+    run_n(n0)
+    dt = max(time.perf_counter() - t0, 1e-6)
+    return max(n0, int(n0 * seconds / dt))
+
+
 def _with_threads(n, fn):
     old = numba.get_num_threads()
     numba.set_num_threads(n)
@@ -76,7 +85,7 @@ def box_bench(games: int, reference_seconds: float, say) -> list[dict]:
     say(f"box.simulate: {games:,} games ...")
     t_all = _time(lambda: box.simulate(pol, games, 1))[0]
     t_one = _with_threads(1, lambda: _time(lambda: box.simulate(pol, games, 1))[0])
-    n_ref = max(200, int(5_000 * reference_seconds))
+    n_ref = _calibrate(lambda n: ref.simulate(pol, *_plan_arrays(plan_run(n, 1, 8))), reference_seconds, 500)
     plan = plan_run(n_ref, 1, 8)
     say(f"reference simulate: {n_ref:,} games ...")
     t_ref = _time(lambda: ref.simulate(pol, plan.keys, plan.games))[0]
@@ -97,7 +106,7 @@ def box_bench(games: int, reference_seconds: float, say) -> list[dict]:
     # 3. exact evaluation (forward pass), 9 tiles
     say("box.evaluate ...")
     t_one = _time(lambda: box.evaluate(pol), 0.5)[0]
-    t_ref = _time(lambda: ref.evaluate_exact(pol, one=1.0), 0.5)[0]
+    t_ref = _time(lambda: ref.evaluate_exact(pol, one=1.0), min(reference_seconds, 0.5))[0]
     rec = _record("box.evaluate (9 tiles, score distribution)", "evaluations", 1 / t_one, threads, 1 / t_one,
                   1 / t_ref)
     rec["ms_each"] = 1000 * t_one
@@ -108,10 +117,9 @@ def box_bench(games: int, reference_seconds: float, say) -> list[dict]:
     say(f"box.simulate_rounds: {n_match:,} matches ...")
     t_all = _time(lambda: box.simulate_rounds([pol, pol], n_match, 1, rounds=3))[0]
     t_one = _with_threads(1, lambda: _time(lambda: box.simulate_rounds([pol, pol], n_match, 1, rounds=3))[0])
-    n_ref = max(50, int(800 * reference_seconds))
     from ludolab.sim.rng import py_game_state
 
-    def ref_match():
+    def ref_match(n_ref):
         for g in range(n_ref):
             st = py_game_state(12345, g)
             tot = [0, 0]
@@ -120,10 +128,15 @@ def box_bench(games: int, reference_seconds: float, say) -> list[dict]:
                     s, st = ref.play_turn(r9, pol, st)
                     tot[p] += int(r9.scores[s])
 
-    t_ref = _time(ref_match)[0]
+    n_ref = _calibrate(ref_match, reference_seconds, 100)
+    t_ref = _time(lambda: ref_match(n_ref))[0]
     rows.append(_record("box.simulate_rounds (2 players, 3 rounds)", "matches", n_match / t_all, threads,
                         n_match / t_one, n_ref / t_ref))
     return rows
+
+
+def _plan_arrays(plan):
+    return plan.keys, plan.games
 
 
 #: One benchmark function per game, each returning its records.

@@ -35,8 +35,11 @@ def user_errors(fn):
             return fn(*args, **kwargs)
         except click.ClickException:
             raise
-        except (ValueError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as exc:
+        except ValueError as exc:
             raise InputError(str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__) from None
+        except OSError as exc:
+            where = f" {exc.filename!r}" if getattr(exc, "filename", None) else ""
+            raise InputError(f"cannot use{where}: {exc.strerror or exc}") from None
 
     return wrapper
 
@@ -51,7 +54,7 @@ def box_rules_options(fn):
                      help="When one die may (or must) be rolled (STB-6)."),
         click.option("--moves", type=click.Choice(("subset", "thai")), default="subset", show_default=True,
                      help="subset: any tiles adding up to the roll; thai: one tile equal to a die or the total."),
-        click.option("--max-tiles-per-move", type=click.IntRange(min=1), default=None,
+        click.option("--max-tiles-per-move", type=click.IntRange(1, 12), default=None,
                      help="At most K tiles per move (default: no limit) (STB-4)."),
         click.option("--score", "scoring", type=click.Choice(SCORES), default="sum", show_default=True,
                      help="Scoring of the open tiles (STB-8)."),
@@ -66,7 +69,7 @@ def objective_options(fn):
     opts = [
         click.option("--objective", type=click.Choice(("expected-score", "shut", "beat")), default="expected-score",
                      show_default=True, help="What the optimal policy plays for."),
-        click.option("--target", type=click.IntRange(min=0), default=None,
+        click.option("--target", type=click.IntRange(0, 10**15), default=None,
                      help="Score to beat, for --objective beat (a score strictly below T wins)."),
         click.option("--ties-win", is_flag=True, help="With --objective beat, a score equal to T also counts."),
     ]
@@ -78,11 +81,11 @@ def objective_options(fn):
 def seed_options(default_games: int):
     def deco(fn):
         opts = [
-            click.option("--games", type=click.IntRange(min=1), default=default_games, show_default=True,
+            click.option("--games", type=click.IntRange(1, 10**12), default=default_games, show_default=True,
                          help="Number of simulated games."),
             click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
                          help="Root seed; the same seed gives the same numbers on any thread count."),
-            click.option("--chunks", type=click.IntRange(min=1), default=64, show_default=True,
+            click.option("--chunks", type=click.IntRange(1, 4096), default=64, show_default=True,
                          help="Chunks the run is cut into (part of what the seed means)."),
         ]
         for o in reversed(opts):
@@ -97,7 +100,7 @@ def output_options(fn):
     opts = [
         click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
                      help="How results are printed."),
-        click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+        click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
                      help="Also write tables (with provenance) and PNG charts to this folder."),
         click.option("--table-format", type=click.Choice(("csv", "parquet")), default="csv", show_default=True,
                      help="File format of tables written with --out."),
@@ -115,11 +118,47 @@ def make_rules(tiles, one_die, moves, max_tiles_per_move, scoring):
                     max_tiles_per_move=max_tiles_per_move, score=scoring)
 
 
-def _check_objective(objective, target):
+def _given(name: str) -> bool:
+    """Whether the option ``name`` was given on the command line (not a default)."""
+    from click.core import ParameterSource
+
+    src = click.get_current_context().get_parameter_source(name)
+    return src in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+
+
+def _refuse(names, why: str):
+    """Refuse options that do not apply here, naming them as the user typed them."""
+    ctx = click.get_current_context()
+    for name in names:
+        if _given(name):
+            flag = next((p.opts[0] for p in ctx.command.params if p.name == name), f"--{name}")
+            raise InputError(f"{flag} {why}")
+
+
+def _check_objective(objective, target, ties_win=False, policies=None):
     if objective == "beat" and target is None:
         raise InputError("--objective beat needs --target T (the score to beat)")
     if objective != "beat" and target is not None:
         raise InputError("--target applies only to --objective beat")
+    if ties_win and objective != "beat":
+        raise InputError("--ties-win applies only to --objective beat")
+    if policies is not None and not any(p in ("optimal", "worst") for p in policies):
+        _refuse(["objective", "target", "ties_win"],
+                "applies only to the policies optimal and worst, which play for an objective")
+
+
+def _check_out(out_dir):
+    """Validate --out (a folder name, not empty) and return it as a Path (or None)."""
+    if out_dir is None:
+        if "table_format" in click.get_current_context().params:
+            _refuse(["table_format"], "applies only with --out DIR")
+        return None
+    if str(out_dir).strip() == "":
+        raise InputError("--out needs a folder name")
+    path = Path(out_dir)
+    if path.exists() and not path.is_dir():
+        raise InputError(f"--out {str(out_dir)!r} is a file: give a folder")
+    return path
 
 
 # -------------------------------------------------------------- printing
@@ -179,10 +218,13 @@ def _save(out_dir, tables: dict, figures: dict, meta: dict, table_format: str):
     from ludolab.analysis.results import save_figure, save_table
 
     written = []
-    for name, df in tables.items():
-        written += save_table(df, out_dir, name, table_format, meta)
-    for name, fig in figures.items():
-        written.append(save_figure(fig, out_dir, name))
+    try:
+        for name, df in tables.items():
+            written += save_table(df, out_dir, name, table_format, meta)
+        for name, fig in figures.items():
+            written.append(save_figure(fig, out_dir, name))
+    except OSError as exc:
+        raise InputError(f"cannot write to --out {str(out_dir)!r}: {exc.strerror or exc}") from None
     click.echo(f"wrote {len(written)} files to {out_dir}", err=True)
 
 
@@ -197,7 +239,7 @@ def cli():
     """ludolab: exact and Monte Carlo strategy analysis for Shut the Box and other tabletop games."""
 
 
-@cli.group()
+@cli.group(short_help="Shut the Box: solve, advise, evaluate, simulate, compare, variants, match.")
 def box():
     """Shut the Box: exact solver, policies, simulation, advice, variants, matches."""
 
@@ -211,10 +253,11 @@ def _policy(rules, name, objective, target, ties_win):
     return pol
 
 
-@box.command()
+@box.command(short_help="Solve exactly: value of every state, optimal moves and dice.")
 @box_rules_options
 @objective_options
-@click.option("--adversarial", is_flag=True, help="Solve for the worst play instead (a lower bound).")
+@click.option("--adversarial", is_flag=True,
+              help="Solve for the worst play instead (the other bound: how much decisions matter).")
 @click.option("--exact", is_flag=True, help="Also give the value as an exact fraction p/q.")
 @output_options
 @user_errors
@@ -224,7 +267,8 @@ def solve(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target,
     from ludolab.analysis.results import provenance
     from ludolab.sim import box as sbox
 
-    _check_objective(objective, target)
+    _check_objective(objective, target, ties_win)
+    out_dir = _check_out(out_dir)
     rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
     sol = sbox.solve(rules, objective, target, ties_win, adversarial, exact)
     full = rules.full
@@ -251,25 +295,26 @@ def solve(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target,
         if rules.n_tiles <= 6:
             grid = policy_map_frame(sol)
         else:
-            top = ba.decision_states(sol, 40)
+            top = ba.decision_states(sol, None)
             states = list(dict.fromkeys(rules.mask_of([int(t) for t in o.split(",")]) for o in top["open"]))
-            grid = policy_map_frame(sol, states)
+            grid = policy_map_frame(sol, states[:40])
         _save(out_dir, {"values": values, "policy": table}, {"policy_map": fig_policy_map(grid)}, meta, table_format)
 
 
-@box.command()
+@box.command(short_help="Every legal move for a roll, best first; or one die or two.")
 @box_rules_options
 @objective_options
 @click.option("--open", "open_tiles", required=True, help="The open tiles, e.g. 1,2,3,4,5.")
 @click.option("--roll", default=None, help="The roll: a total (7), or the dice (3+4) for thai moves; omit it for the dice choice.")
 @click.option("--dice", type=click.Choice(("1", "2")), default=None, help="Dice the roll was made with (default: two unless the total needs one).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+              help="How the advice is printed.")
 @user_errors
 def advise(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target, ties_win, open_tiles, roll, dice, fmt):
     """Advice at the table: every legal move with its value, best first, or the dice choice before a roll."""
     from ludolab.sim import box as sbox
 
-    _check_objective(objective, target)
+    _check_objective(objective, target, ties_win)
     rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
     text = open_tiles.strip()
     if not text or not all(p.strip().isdigit() for p in text.split(",")):
@@ -288,12 +333,14 @@ def advise(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target
     if len(df) == 0:
         rec["advice"] = "no legal move: the turn ends"
         rec["value"] = df.attrs.get("stop_value")
-    else:
-        rec["advice"] = f"cover {df['cover'].iloc[0]}"
+        emit(fmt, rec, None if fmt == "table" else df, title="No legal move")
+        return
+    best = df[df["best"]]["cover"].tolist()
+    rec["advice"] = f"cover {best[0]}" + (f" (as good: {'; '.join(best[1:])})" if len(best) > 1 else "")
     emit(fmt, rec, df, title="Legal moves, best first")
 
 
-@box.command()
+@box.command(short_help="Exact distribution of the final score under a policy.")
 @box_rules_options
 @objective_options
 @click.option("--policy", "policy_name", default="optimal", show_default=True,
@@ -307,7 +354,8 @@ def evaluate(tiles, one_die, moves, max_tiles_per_move, scoring, objective, targ
     from ludolab.analysis.results import provenance
     from ludolab.sim import box as sbox
 
-    _check_objective(objective, target)
+    _check_objective(objective, target, ties_win, [policy_name])
+    out_dir = _check_out(out_dir)
     rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
     pol = _policy(rules, policy_name, objective, target, ties_win)
     ev = sbox.evaluate(pol)
@@ -321,7 +369,7 @@ def evaluate(tiles, one_die, moves, max_tiles_per_move, scoring, objective, targ
     _save(out_dir, {"distribution": dist}, {"distribution": fig_score_distributions(d2)}, meta, table_format)
 
 
-@box.command()
+@box.command(short_help="Monte Carlo of a policy with 95% confidence intervals.")
 @box_rules_options
 @objective_options
 @click.option("--policy", "policy_name", default="optimal", show_default=True,
@@ -336,7 +384,8 @@ def simulate(tiles, one_die, moves, max_tiles_per_move, scoring, objective, targ
     from ludolab.analysis.results import provenance
     from ludolab.sim import box as sbox
 
-    _check_objective(objective, target)
+    _check_objective(objective, target, ties_win, [policy_name])
+    out_dir = _check_out(out_dir)
     rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
     pol = _policy(rules, policy_name, objective, target, ties_win)
     res = sbox.simulate(pol, games, seed, chunks, progress=_progress(quiet))
@@ -360,7 +409,7 @@ def simulate(tiles, one_die, moves, max_tiles_per_move, scoring, objective, targ
               table_format)
 
 
-@box.command()
+@box.command(short_help="Compare policies, exactly and by paired Monte Carlo.")
 @box_rules_options
 @objective_options
 @click.option("--policy", "policy_names", multiple=True,
@@ -376,9 +425,10 @@ def compare(tiles, one_die, moves, max_tiles_per_move, scoring, objective, targe
     from ludolab.analysis.results import provenance
     from ludolab.sim import box as sbox
 
-    _check_objective(objective, target)
-    rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
     names = policy_names or ("optimal",) + ba.HEURISTICS
+    _check_objective(objective, target, ties_win, names)
+    out_dir = _check_out(out_dir)
+    rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
     pols = [_policy(rules, n, objective, target, ties_win) for n in names]
     df = sbox.compare(pols, games, seed, chunks, progress=_progress(quiet))
     first = df["policy"].iloc[0]
@@ -389,7 +439,7 @@ def compare(tiles, one_die, moves, max_tiles_per_move, scoring, objective, targe
           table_format)
 
 
-@box.command()
+@box.command(short_help="What playing for the wrong scoring costs.")
 @box_rules_options
 @click.option("--top", type=click.IntRange(min=1), default=10, show_default=True,
               help="How many disagreements to list.")
@@ -401,6 +451,8 @@ def variants(tiles, one_die, moves, max_tiles_per_move, scoring, top, fmt, out_d
     from ludolab.analysis.plots import fig_variants_matrix
     from ludolab.analysis.results import provenance
 
+    _refuse(["scoring"], "does not apply: variants compares every scoring (sum, count, digital, all-or-nothing)")
+    out_dir = _check_out(out_dir)
     rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
     matrix, dis = ba.variants_matrix(rules)
     if fmt == "json":
@@ -423,17 +475,18 @@ def variants(tiles, one_die, moves, max_tiles_per_move, scoring, top, fmt, out_d
           {"variants_matrix": fig_variants_matrix(matrix)}, meta, table_format)
 
 
-@box.command()
+@box.command(short_help="2-6 players: win and tie chances per seat.")
 @box_rules_options
 @click.option("--players", type=click.IntRange(2, 6), default=2, show_default=True, help="Players (2..6).")
 @click.option("--ties-win", is_flag=True, help="A shared lowest score is worth a win when choosing a policy.")
-@click.option("--rounds", type=click.IntRange(min=1), default=None,
+@click.option("--rounds", type=click.IntRange(1, 1000), default=None,
               help="Multi-round game: totals over this many rounds, by simulation (STB-11).")
 @click.option("--elimination", is_flag=True, help="Elimination game by simulation (STB-12).")
-@click.option("--threshold", type=click.IntRange(min=1), default=45, show_default=True,
-              help="Elimination threshold.")
+@click.option("--threshold", type=click.IntRange(1, 10**9), default=45, show_default=True,
+              help="Elimination threshold (with --elimination).")
 @click.option("--policy", "policy_name", default="optimal", show_default=True,
-              help="Policy every seat plays in multi-round and elimination games.")
+              help="Policy every seat plays in multi-round and elimination games (the one-round game is "
+                   "an exact equilibrium).")
 @seed_options(200_000)
 @output_options
 @user_errors
@@ -446,8 +499,16 @@ def match(tiles, one_die, moves, max_tiles_per_move, scoring, players, ties_win,
     from ludolab.sim import box as sbox
 
     rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
+    out_dir = _check_out(out_dir)
     if rounds is not None and elimination:
         raise InputError("give either --rounds R or --elimination, not both")
+    if not elimination:
+        _refuse(["threshold"], "applies only with --elimination")
+    if rounds is None and not elimination:
+        _refuse(["policy_name", "games", "seed", "chunks"],
+                "applies only with --rounds or --elimination (the one-round game is exact)")
+    else:
+        _refuse(["ties_win"], "applies only to the exact one-round game")
     if rounds is None and not elimination:
         sol = sbox.match_exact(rules, players, ties_win)
         df = sol.seats
@@ -462,6 +523,10 @@ def match(tiles, one_die, moves, max_tiles_per_move, scoring, players, ties_win,
                                   progress=_progress(quiet))
         rec = {"rules": rules.label(), "players": players, "mode": df.attrs["mode"], "policy": pol.info["policy"],
                "games": games, "seed": seed}
+        if df.attrs.get("games_cut"):
+            rec["games_cut"] = df.attrs["games_cut"]
+            click.echo(f"note: {df.attrs['games_cut']} games were still running after 1000 rounds and were "
+                       "decided by the lowest total", err=True)
         meta = provenance("box", rules=rules.to_dict(), players=players, games=games, seed=seed, chunks=chunks,
                           policy=pol.info["policy"], command="box match")
         ci = True
@@ -470,15 +535,16 @@ def match(tiles, one_die, moves, max_tiles_per_move, scoring, players, ties_win,
 
 
 # --------------------------------------------------------------- bench/report
-@cli.command()
-@click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
+@cli.command(short_help="Kernel speed against the pure-Python reference.")
+@click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True,
+              help="A table, or JSON records (kernel, per_second, reference_per_second, ratio, ...).")
 @click.option("--games", type=click.IntRange(min=1000), default=5_000_000, show_default=True,
               help="Games for the Monte Carlo kernel timing.")
 @click.option("--reference-seconds", type=click.FloatRange(min=0.1), default=2.0, show_default=True,
               help="Rough time given to each pure-Python reference run.")
 @user_errors
 def bench(fmt, games, reference_seconds):
-    """Speed of every kernel against its pure-Python reference, in the same process."""
+    """Speed of every kernel against its pure-Python reference (same process)."""
     from ludolab.analysis.bench import run_bench
 
     rows = run_bench(games=games, reference_seconds=reference_seconds, progress=(fmt == "table"))
@@ -496,15 +562,17 @@ def bench(fmt, games, reference_seconds):
     click.echo(df.to_string(index=False))
 
 
-@cli.command()
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("ludolab-report"),
+@cli.command(short_help="The main job: a Markdown report with tables and charts.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="ludolab-report",
               show_default=True, help="Folder for report.md, its tables and charts.")
 @click.option("--quick", is_flag=True, help="Fewer simulated games (a smoke run).")
-@click.option("--seed", type=click.IntRange(min=0), default=2026, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=2026, show_default=True,
+              help="Root seed of every simulation in the report.")
 @click.option("--quiet", is_flag=True, help="No progress messages.")
 @user_errors
 def report(out_dir, quick, seed, quiet):
     """The main job: a Markdown report (tables and PNG charts) of every game implemented."""
+    out_dir = _check_out(out_dir)
     from ludolab.analysis.report import build_report
 
     path = build_report(out_dir, quick=quick, seed=seed, log=None if quiet else lambda m: click.echo(m, err=True))
@@ -518,6 +586,9 @@ def main(argv=None):
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         sys.exit(1)
+    except click.exceptions.NoArgsIsHelpError as exc:
+        click.echo(exc.ctx.get_help())
+        sys.exit(0)
     except click.ClickException as exc:
         msg = exc.format_message().strip().splitlines()
         click.echo(f"Error: {' '.join(m.strip() for m in msg)}", err=True)

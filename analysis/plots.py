@@ -111,6 +111,10 @@ def fig_policy_map(grid: pd.DataFrame, title: str = "Optimal policy: tiles to co
     fig, ax = _figure(8.5, max(3.0, 0.16 * grid.shape[0] + 1.5))
     im = plot_policy_map(ax, grid, title)[0]
     cb = fig.colorbar(im, ax=ax, fraction=0.03)
+    from matplotlib.ticker import MaxNLocator
+
+    cb.locator = MaxNLocator(integer=True)
+    cb.update_ticks()
     cb.set_label("tiles covered")
     return fig
 
@@ -153,7 +157,8 @@ def plot_seat_wins(ax, seats: pd.DataFrame, ci: bool = False):
     ax.set_xticks(range(len(groups)), [f"{p} players" for p, _ in groups])
     ax.set_ylabel("P(win outright)")
     ax.set_title("Win probability by seat")
-    ax.legend(fontsize=7)
+    ax.set_ylim(0, float(df["p_win"].max()) * 1.3)
+    ax.legend(fontsize=7, ncol=3, loc="upper right")
     ax.grid(alpha=0.3, axis="y")
     return artists
 
@@ -170,10 +175,13 @@ def plot_variants_matrix(ax, matrix: pd.DataFrame):
     piv = matrix.pivot(index="optimised_for", columns="scored_by", values="cost_pct")
     order = list(dict.fromkeys(matrix["optimised_for"]))
     piv = piv.loc[order, order]
-    im = ax.imshow(piv.to_numpy(), cmap="Reds")
+    vals = piv.to_numpy()
+    im = ax.imshow(vals, cmap="Reds", vmin=0)
+    top = vals.max() if vals.size and vals.max() > 0 else 1.0
     for i in range(piv.shape[0]):
         for j in range(piv.shape[1]):
-            ax.text(j, i, f"{piv.iat[i, j]:.1f}%", ha="center", va="center", fontsize=8)
+            ax.text(j, i, f"{piv.iat[i, j]:.1f}%", ha="center", va="center", fontsize=8,
+                    color="white" if vals[i, j] > 0.55 * top else "black")
     ax.set_xticks(range(len(order)), order, rotation=20)
     ax.set_yticks(range(len(order)), order)
     ax.set_xlabel("scored by")

@@ -102,7 +102,7 @@ def box_section(ctx: ReportContext) -> str:
            ctx.table(cmp_df[["policy", "mean_score", "mc_mean_score", "mc_mean_score_ci_low", "mc_mean_score_ci_high",
                              "diff_vs_first", "diff_vs_first_ci_low", "diff_vs_first_ci_high"]],
                      "box_policy_compare", {**meta, "games": games}),
-           ctx.figure(plots.fig_score_distributions(ba.score_distributions(pols[:5])), "box_score_distributions",
+           ctx.figure(plots.fig_score_distributions(ba.score_distributions(pols)), "box_score_distributions",
                       "Final score distribution by policy")]
 
     ctx.say("box: Monte Carlo check ...")
@@ -154,10 +154,10 @@ def box_section(ctx: ReportContext) -> str:
     n_multi = 20_000 if ctx.quick else 200_000
     rounds = box.simulate_rounds([opt] * 4, n_multi, ctx.seed + 2, rounds=4)
     elim = box.simulate_rounds([opt] * 4, n_multi, ctx.seed + 3, rounds=None, threshold=45)
-    md += [f"\nFour players, each playing the min-expected-score policy, {n_multi:,} simulated games: "
-           "four rounds with totals (left) and elimination at 45 (right).\n",
+    md += [f"\nFour players, each playing the min-expected-score policy, {n_multi:,} simulated games each. "
+           "Four rounds, lowest total wins:\n",
            ctx.table(rounds, "box_multi_round", {**meta, "games": n_multi}),
-           "\n",
+           "\nElimination at 45: a player whose total reaches 45 drops out; the last one left wins:\n",
            ctx.table(elim, "box_elimination", {**meta, "games": n_multi})]
 
     ctx.say("box: policy map ...")

@@ -67,6 +67,9 @@ def terminal_utility(rules: BoxRules, objective: str = "expected-score", target:
         raise ValueError("the objective 'beat' needs a target score (--target T)")
     if isinstance(target, bool) or int(target) != target or target < 0:
         raise ValueError(f"the target must be a whole number >= 0, not {target}")
+    if target == 0 and not ties_win:
+        raise ValueError("no score is below 0, so target 0 cannot be beaten: use a target >= 1 "
+                         "(or --ties-win with target 0 to play to shut)")
     hit = scores <= target if ties_win else scores < target
     return hit.astype(np.float64), 1.0
 
@@ -351,11 +354,30 @@ def _parse_tile_list(text, rules: BoxRules, where: str) -> int:
         raise PolicyError(f"{where}: {exc}") from None
 
 
+def _check_table_rules(path: Path, rules: BoxRules) -> None:
+    side = path.with_name(path.stem + ".meta.json")
+    if not side.is_file():
+        return
+    import json
+
+    try:
+        meta = json.loads(side.read_text()).get("rules") or {}
+    except (ValueError, AttributeError):
+        raise PolicyError(f"{side.name}: cannot read it as JSON") from None
+    mine = rules.to_dict()
+    for key in ("tiles", "one_die", "moves", "max_tiles_per_move"):
+        if key in meta and meta[key] != mine[key]:
+            raise PolicyError(f"policy table {path.name} was made for {key} {meta[key]!r} but the rules here have "
+                              f"{mine[key]!r}: give the same rules options as when it was written")
+
+
 def load_policy_table(rules: BoxRules, path: str | Path) -> Policy:
     """Load a policy table written by ``ludolab box solve --out`` (or by hand).
 
     The CSV has the columns ``open``, ``dice``, ``roll``, ``cover`` (see
-    :func:`policy_table_frame`).  Every row must name a legal move (STB-4,
+    :func:`policy_table_frame`).  When a ``NAME.meta.json`` sidecar sits
+    beside it (as ``ludolab box solve --out`` writes), its rules must match
+    ``rules`` (tiles, one-die rule, moves, tiles per move).  Every row must name a legal move (STB-4,
     STB-5) and a dice count allowed in that state (STB-6).  States and rolls
     the file does not give are played by ``greedy-high``; ``info['filled']``
     counts them (for the dice each state rolls).  A state must have the same
@@ -364,17 +386,24 @@ def load_policy_table(rules: BoxRules, path: str | Path) -> Policy:
     Raises:
         PolicyError: a missing file, a missing column, an unreadable or illegal row.
     """
+    if str(path).strip() in ("", "."):
+        raise PolicyError("table: needs a file name, e.g. table:policy.csv")
     path = Path(path)
+    if path.is_dir():
+        raise PolicyError(f"policy table {str(path)!r} is a folder: give the CSV file inside it")
     if not path.is_file():
         raise PolicyError(f"policy table {str(path)!r} not found: give a CSV written by 'ludolab box solve --out'")
     try:
         df = pd.read_csv(path, dtype=str, keep_default_na=False)
     except Exception as exc:  # pandas raises several kinds
         raise PolicyError(f"policy table {path.name}: cannot read it as CSV ({exc.__class__.__name__})") from None
-    missing = [c for c in ("open", "roll", "cover") if c not in df.columns]
+    missing = [c for c in ("open", "dice", "roll", "cover") if c not in df.columns]
     if missing:
         raise PolicyError(f"policy table {path.name}: missing column(s) {', '.join(missing)}; "
                           f"the columns are {', '.join(TABLE_COLUMNS)}")
+    if len(df) == 0:
+        raise PolicyError(f"policy table {path.name} has no rows: it must give at least one move")
+    _check_table_rules(path, rules)
     base = make_policy(rules, "greedy-high")
     move = base.move.copy()
     dice = base.dice.copy()
@@ -386,20 +415,18 @@ def load_policy_table(rules: BoxRules, path: str | Path) -> Policy:
         s = _parse_tile_list(row.open, rules, where)
         if s == 0:
             raise PolicyError(f"{where}: 'open' is empty; a shut box has no move")
-        d = None
-        if "dice" in df.columns and str(row.dice).strip() != "":
-            dtext = str(row.dice).strip()
-            if dtext not in ("1", "2"):
-                raise PolicyError(f"{where}: dice must be 1 or 2, not {dtext!r}")
-            d = int(dtext)
-            if not allowed[s] & d:
-                raise PolicyError(f"{where}: {d} {'die is' if d == 1 else 'dice are'} not allowed with open "
-                                  f"{rules.format_state(s)} under one-die rule {rules.one_die}")
-            if s in dice_line and dice_line[s][0] != d:
-                raise PolicyError(f"{where}: open {rules.format_state(s)} rolls {d} dice here but "
-                                  f"{dice_line[s][0]} on line {dice_line[s][1]}; a state has one dice choice")
-            dice_line[s] = (d, i)
-            dice[s] = d
+        dtext = str(row.dice).strip()
+        if dtext not in ("1", "2"):
+            raise PolicyError(f"{where}: dice must be 1 or 2, not {dtext!r}")
+        d = int(dtext)
+        if not allowed[s] & d:
+            raise PolicyError(f"{where}: {d} {'die is' if d == 1 else 'dice are'} not allowed with open "
+                              f"{rules.format_state(s)} under one-die rule {rules.one_die}")
+        if s in dice_line and dice_line[s][0] != d:
+            raise PolicyError(f"{where}: open {rules.format_state(s)} rolls {d} here but "
+                              f"{dice_line[s][0]} on line {dice_line[s][1]}; a state has one dice choice")
+        dice_line[s] = (d, i)
+        dice[s] = d
         try:
             o = rules.roll_index(row.roll, d)
         except RulesError as exc:
@@ -414,6 +441,9 @@ def load_policy_table(rules: BoxRules, path: str | Path) -> Policy:
         elif m not in legal:
             raise PolicyError(f"{where}: covering {rules.format_state(m)} is not a legal move for open "
                               f"{rules.format_state(s)} and roll {row.roll}")
+        if given[s, o] and move[s, o] != m:
+            raise PolicyError(f"{where}: open {rules.format_state(s)} and roll {row.roll} already have another "
+                              "move on an earlier line; give one move per state and roll")
         move[s, o] = m
         given[s, o] = True
     oc = rules.outcomes
@@ -614,15 +644,18 @@ def advise(rules: BoxRules, open_tiles, roll=None, objective: str = "expected-sc
     Returns:
         With a roll: DataFrame of every legal move, best first, columns
         ``cover``, ``tiles_left``, ``value`` (value of the state left, under
-        ``objective``), ``best``.  Without: DataFrame of the allowed dice
+        ``objective``), ``best`` (True for every move as good as the first).  Without: DataFrame of the allowed dice
         counts with their values, best first.
 
     Raises:
-        RulesError, ValueError: bad tiles, roll or objective.
+        RulesError, ValueError: bad tiles, objective, or a roll that cannot
+        happen (including dice the one-die rule does not allow there, STB-6).
     """
     s = rules.mask_of(open_tiles)
     if s == 0:
         raise RulesError("the box is already shut: there is nothing to advise")
+    if roll is None and dice is not None:
+        raise RulesError("--dice goes with --roll (the dice the roll was made with)")
     sol = solve(rules, objective, target, ties_win)
     terminal, sense = terminal_utility(rules, objective, target, ties_win)
     oc = rules.outcomes
@@ -639,10 +672,10 @@ def advise(rules: BoxRules, open_tiles, roll=None, objective: str = "expected-sc
                 v += oc.weight[o] / (36.0 if d == 2 else 6.0) * (terminal[s] if m < 0 else sol.value[s ^ m])
             rows.append({"dice": d, "value": v})
         df = pd.DataFrame(rows).sort_values("value", ascending=(sense < 0), kind="stable").reset_index(drop=True)
-        df["best"] = df.index == 0
+        df["best"] = (df["value"] - df["value"].iloc[0]).abs() <= 1e-12
         df.attrs["objective"] = sol.label
         return df
-    o = rules.roll_index(roll, dice)
+    o = rules.roll_index(roll, dice, state=s)
     rows = []
     for m in rules.legal_moves(s, o):
         rows.append({"cover": rules.format_state(m), "tiles_left": rules.format_state(s ^ m),
@@ -650,7 +683,7 @@ def advise(rules: BoxRules, open_tiles, roll=None, objective: str = "expected-sc
     df = pd.DataFrame(rows, columns=["cover", "tiles_left", "value", "_mask"])
     if len(df):
         df = df.sort_values(["value", "_mask"], ascending=[sense < 0, False], kind="stable").reset_index(drop=True)
-    df["best"] = df.index == 0
+    df["best"] = (df["value"] - df["value"].iloc[0]).abs() <= 1e-12 if len(df) else []
     df = df.drop(columns="_mask")
     df.attrs["objective"] = sol.label
     df.attrs["stop_value"] = float(terminal[s])
@@ -763,21 +796,29 @@ def match_exact(rules: BoxRules, players: int = 2, ties_win: bool = False) -> Ma
     return MatchSolution(rules, players, ties_win, seats, domain, policies, p_tie_game)
 
 
+MAX_ROUNDS = 1000
+
+
 def simulate_rounds(policies: list[Policy], games: int, seed: int = 0, rounds: int | None = None,
                     threshold: int | None = 45, chunks: int = DEFAULT_CHUNKS,
-                    progress: bool | None = False) -> pd.DataFrame:
+                    progress: bool | None = False, max_rounds: int = MAX_ROUNDS) -> pd.DataFrame:
     """Multi-round play by simulation: totals over ``rounds`` (STB-11), or,
     with ``rounds=None``, elimination at ``threshold`` (STB-12).
 
     Args:
         policies: one policy per seat (2..6 seats), all for the same rules.
 
+    An elimination game that is still running after ``max_rounds`` rounds
+    is decided by the lowest total then; ``df.attrs['games_cut']`` counts
+    such games.
+
     Returns:
         DataFrame per seat: ``seat``, ``policy``, ``p_win`` and ``p_tie`` with
         95% Wilson CIs, ``mean_total``, and ``mean_rounds`` (game length).
 
     Raises:
-        ValueError: bad seat count, rounds or threshold.
+        ValueError: bad seat count, rounds (1..max_rounds) or threshold, or
+        elimination under a scoring other than sum or count.
     """
     if not 2 <= len(policies) <= 6:
         raise ValueError(f"players must be 2..6, not {len(policies)}")
@@ -785,14 +826,17 @@ def simulate_rounds(policies: list[Policy], games: int, seed: int = 0, rounds: i
     if any(p.rules != rules for p in policies):
         raise ValueError("every seat must play the same rules")
     if rounds is not None:
-        if isinstance(rounds, bool) or int(rounds) != rounds or rounds < 1:
-            raise ValueError(f"rounds must be a whole number >= 1, not {rounds}")
+        if isinstance(rounds, bool) or int(rounds) != rounds or not 1 <= rounds <= max_rounds:
+            raise ValueError(f"rounds must be a whole number 1..{max_rounds}, not {rounds}")
         n_rounds, thr = int(rounds), 0
     else:
         if threshold is None or isinstance(threshold, bool) or int(threshold) != threshold or threshold < 1:
             raise ValueError(f"the elimination threshold must be a whole number >= 1, not {threshold}")
-        if rules.scores.max() == 0:
-            raise ValueError("elimination needs a scoring where an open box scores above 0")
+        if rules.score not in ("sum", "count"):
+            raise ValueError(f"elimination adds up scores against a threshold: use --score sum or count, "
+                             f"not {rules.score}")
+        if threshold > 10**9:
+            raise ValueError(f"the elimination threshold must be 1..1000000000, not {threshold}")
         n_rounds, thr = 0, int(threshold)
     plan = plan_run(games, seed, chunks)
     moves = np.stack([p.move for p in policies])
@@ -801,8 +845,8 @@ def simulate_rounds(policies: list[Policy], games: int, seed: int = 0, rounds: i
     n = len(policies)
 
     def kernel(keys, gms):
-        out = np.zeros((len(keys), n, 4), dtype=np.int64)
-        K._simulate_match(keys, gms, *args, moves, dices, rules.scores, n_rounds, thr, out)
+        out = np.zeros((len(keys), n, 5), dtype=np.int64)
+        K._simulate_match(keys, gms, *args, moves, dices, rules.scores, n_rounds, thr, int(max_rounds), out)
         return out
 
     out = run_chunks(plan, kernel, progress, desc="match").sum(axis=0)
@@ -815,4 +859,5 @@ def simulate_rounds(policies: list[Policy], games: int, seed: int = 0, rounds: i
     df = pd.DataFrame(rows)
     df.attrs.update(plan.provenance())
     df.attrs["mode"] = f"{rounds} rounds" if rounds else f"elimination at {thr}"
+    df.attrs["games_cut"] = int(out[0, 4])
     return df

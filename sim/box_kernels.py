@@ -238,7 +238,7 @@ def _simulate_paired(keys, games, full, dice_allowed, draw_map1, draw_map2,
 @njit(cache=True, parallel=True)
 def _simulate_match(keys, games, full, dice_allowed, draw_map1, draw_map2,
                     cand_start, cand_masks, pol_moves, pol_dices, score_rank,
-                    n_rounds, threshold, out):
+                    n_rounds, threshold, max_rounds, out):
     """Several players (STB-9, STB-11, STB-12), each seat with its own policy.
 
     pol_moves (P, n_states, n_out), pol_dices (P, n_states): one policy per seat;
@@ -246,7 +246,8 @@ def _simulate_match(keys, games, full, dice_allowed, draw_map1, draw_map2,
     n_rounds > 0: that many rounds, totals add up (STB-11); n_rounds == 0:
     elimination at ``threshold`` (STB-12).
     out[c, p, 0] wins, [1] ties (shared lowest), [2] sum of totals,
-    [3] sum of the number of rounds each game lasted.
+    [3] sum of the number of rounds each game lasted; out[c, 0, 4] counts the
+    elimination games stopped at ``max_rounds`` (decided by the lowest total).
     """
     n_seats = pol_moves.shape[0]
     for c in prange(keys.shape[0]):
@@ -277,7 +278,13 @@ def _simulate_match(keys, games, full, dice_allowed, draw_map1, draw_map2,
                 for p in range(n_seats):
                     if alive[p] and not dropped[p]:
                         n_alive += 1
-                if n_alive >= 2 and rounds < 10000:
+                if n_alive >= 2 and rounds >= max_rounds:
+                    out[c, 0, 4] += 1
+                    for p in range(n_seats):
+                        if dropped[p]:
+                            alive[p] = False
+                    break
+                if n_alive >= 2:
                     for p in range(n_seats):
                         if dropped[p]:
                             alive[p] = False

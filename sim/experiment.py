@@ -23,6 +23,8 @@ import numpy as np
 from .rng import chunk_keys
 
 DEFAULT_CHUNKS = 64
+MAX_GAMES = 10**12
+MAX_CHUNKS = 4096
 
 
 @dataclass(frozen=True)
@@ -43,14 +45,15 @@ def plan_run(n_games: int, seed: int, n_chunks: int = DEFAULT_CHUNKS) -> RunPlan
     """Cut ``n_games`` into chunks with their keys.
 
     Raises:
-        ValueError: if ``n_games`` < 1, ``seed`` < 0 or ``n_chunks`` < 1.
+        ValueError: if ``n_games`` is outside 1..MAX_GAMES, ``seed`` < 0 or
+            ``n_chunks`` outside 1..MAX_CHUNKS.
     """
-    if isinstance(n_games, bool) or int(n_games) != n_games or n_games < 1:
-        raise ValueError(f"the number of games must be a whole number >= 1, not {n_games}")
+    if isinstance(n_games, bool) or int(n_games) != n_games or not 1 <= n_games <= MAX_GAMES:
+        raise ValueError(f"the number of games must be a whole number 1..{MAX_GAMES:,}, not {n_games}")
     if isinstance(seed, bool) or int(seed) != seed or seed < 0:
         raise ValueError(f"the seed must be a whole number >= 0, not {seed}")
-    if int(n_chunks) != n_chunks or n_chunks < 1:
-        raise ValueError(f"the number of chunks must be a whole number >= 1, not {n_chunks}")
+    if int(n_chunks) != n_chunks or not 1 <= n_chunks <= MAX_CHUNKS:
+        raise ValueError(f"the number of chunks must be a whole number 1..{MAX_CHUNKS}, not {n_chunks}")
     n_games, n_chunks = int(n_games), int(n_chunks)
     n_chunks = min(n_chunks, n_games)
     base, extra = divmod(n_games, n_chunks)

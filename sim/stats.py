@@ -56,4 +56,6 @@ def wilson_ci(successes: int, n: int, z: float = Z95) -> Estimate:
     z2 = z * z
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return Estimate(p, max(0.0, centre - half), min(1.0, centre + half), math.sqrt(p * (1 - p) / n))
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == n else min(1.0, centre + half)
+    return Estimate(p, low, high, math.sqrt(p * (1 - p) / n))

@@ -70,7 +70,8 @@ def parse_tiles(spec: str | int | tuple | list) -> tuple[int, ...]:
                 raise RulesError(f"tile {t!r} is not a whole number: use {allowed}")
             tiles.append(int(t))
     else:
-        text = str(spec).strip().replace(" ", "")
+        text = re.sub(r"\s*([,-])\s*", r"\1", str(spec).strip())
+        text = re.sub(r"\s+", ",", text)
         if re.fullmatch(r"\d+", text):
             return parse_tiles(int(text))
         if not re.fullmatch(r"\d+(-\d+)?(,\d+(-\d+)?)*", text):
@@ -86,8 +87,8 @@ def parse_tiles(spec: str | int | tuple | list) -> tuple[int, ...]:
                 tiles.append(int(part))
     if len(set(tiles)) != len(tiles):
         raise RulesError(f"tiles {spec!r} repeat a number: each tile appears once")
-    if not tiles:
-        raise RulesError(f"no tiles given: use {allowed}")
+    if len(tiles) < 2:
+        raise RulesError(f"a box needs at least 2 tiles, got {len(tiles)}: use {allowed}")
     bad = [t for t in tiles if not 1 <= t <= 12]
     if bad:
         raise RulesError(f"tile {bad[0]} is out of range: tiles are numbered 1..12")
@@ -139,6 +140,8 @@ class BoxRules:
                 raise RulesError(f"max tiles per move must be a whole number >= 1 (or unlimited), not {k!r}")
             if self.moves == "thai":
                 raise RulesError("--max-tiles-per-move does not apply to thai moves, which always cover one tile (STB-5)")
+            if k > 12:
+                raise RulesError(f"max tiles per move must be 1..12 (or unlimited), not {k}")
             object.__setattr__(self, "max_tiles_per_move", int(k))
 
     # ------------------------------------------------------------------ basics
@@ -163,7 +166,8 @@ class BoxRules:
         """Short human label, e.g. ``tiles 1-9, one-die 789-optional, subset, score sum``."""
         parts = [f"tiles {format_tiles(self.tiles)}", f"one-die {self.one_die}", f"moves {self.moves}"]
         if self.max_tiles_per_move is not None:
-            parts.append(f"at most {self.max_tiles_per_move} tiles/move")
+            k = self.max_tiles_per_move
+            parts.append(f"at most {k} tile{'s' if k != 1 else ''} per move")
         parts.append(f"score {self.score}")
         return ", ".join(parts)
 
@@ -257,46 +261,62 @@ class BoxRules:
         """The flat table of roll outcomes and candidate moves (STB-2, STB-4, STB-5)."""
         return _build_outcomes(self)
 
-    def roll_index(self, roll: str | int, dice: int | None = None) -> int:
+    def roll_index(self, roll: str | int, dice: int | None = None, state: int | None = None) -> int:
         """Index of a roll outcome from its text.
 
         Args:
             roll: a total (``7``) for subset moves, or the dice (``"3+4"``,
-                ``"3,4"``; one die ``"5"`` with ``dice=1``) for thai moves.
-            dice: 1 or 2; ``None`` picks two dice unless only one die can
-                make the roll.
+                ``"3,4"``; one die ``"5"``) for thai moves.
+            dice: 1 or 2; ``None`` infers it: for thai moves from the number
+                of faces, for subset moves one die when ``state`` allows only
+                one (or the total is 1), else two.
+            state: open tiles bitmask; when given, the dice must be allowed
+                there by the one-die rule (STB-6).
 
         Raises:
-            RulesError: if the roll is impossible with those dice.
+            RulesError: if the roll cannot be read or cannot happen.
         """
         oc = self.outcomes
         text = str(roll).strip().replace(" ", "")
         if dice not in (None, 1, 2):
             raise RulesError(f"dice must be 1 or 2, not {dice!r}")
+        allowed = None if state is None else int(self.dice_allowed[state])
         if self.moves == "subset":
             if not re.fullmatch(r"\d+", text):
-                raise RulesError(f"cannot read roll {roll!r}: give the total of the dice, 1..12")
+                raise RulesError(f"cannot read roll {roll!r}: give the total of the dice, 2..12 (1..6 with one die)")
             total = int(text)
+            if not 1 <= total <= 12:
+                raise RulesError(f"roll {total} is impossible: totals run 2..12 with two dice, 1..6 with one die")
+            forced_one = dice is None and allowed == DICE_ONE
             if dice is None:
-                dice = 2 if total >= 2 else 1
-            for k in range(oc.n):
-                if oc.dice[k] == dice and oc.total[k] == total:
-                    return k
-            rng = "1..6" if dice == 1 else "2..12"
-            raise RulesError(f"roll {total} is impossible with {dice} {'die' if dice == 1 else 'dice'}: allowed totals {rng}")
-        parts = re.split(r"[+,]", text)
-        if not all(re.fullmatch(r"\d", p) for p in parts) or len(parts) not in (1, 2):
-            raise RulesError(f"cannot read roll {roll!r}: thai moves need the dice, e.g. 3+4 (or 5 with one die)")
-        faces = sorted(int(p) for p in parts)
-        if not all(1 <= f <= 6 for f in faces):
-            raise RulesError(f"die faces run 1..6, not {roll!r}")
-        want = len(faces)
-        if dice is not None and dice != want:
-            raise RulesError(f"roll {roll!r} names {want} dice but {dice} were asked for")
+                dice = 1 if (total == 1 or allowed == DICE_ONE) else 2
+            want = dice
+        else:
+            parts = re.split(r"[+,]", text)
+            if len(parts) not in (1, 2) or not all(re.fullmatch(r"[1-6]", p) for p in parts):
+                raise RulesError(f"cannot read roll {roll!r}: thai moves need the dice, e.g. 3+4, "
+                                 "or one face 1..6 when rolling one die")
+            faces = sorted(int(p) for p in parts)
+            want = len(faces)
+            if dice is not None and dice != want:
+                raise RulesError(f"roll {roll!r} shows {want} {'die' if want == 1 else 'dice'} "
+                                 f"but --dice {dice} was given")
+        if allowed is not None and not allowed & want:
+            rule = self.one_die
+            only = "one die" if allowed == DICE_ONE else "two dice"
+            raise RulesError(f"with open {self.format_state(state)} the one-die rule {rule} allows only {only}, "
+                             f"so roll {roll!r} with {'one die' if want == 1 else 'two dice'} cannot happen")
         for k in range(oc.n):
-            if oc.dice[k] == want and tuple(oc.faces[k][: want]) == tuple(faces):
+            if oc.dice[k] != want:
+                continue
+            if self.moves == "subset" and oc.total[k] == total:
                 return k
-        raise RulesError(f"roll {roll!r} not found")  # pragma: no cover
+            if self.moves == "thai" and tuple(oc.faces[k][:want]) == tuple(faces):
+                return k
+        if self.moves == "subset" and forced_one:
+            raise RulesError(f"with open {self.format_state(state)} the one-die rule {self.one_die} allows only one "
+                             f"die, so roll {total} cannot happen (faces run 1..6)")
+        raise RulesError(f"roll {total} is impossible with one die: faces run 1..6")
 
     def legal_moves(self, state: int, outcome: int) -> list[int]:
         """Bitmasks of the legal moves for a state and roll outcome (STB-4, STB-5)."""

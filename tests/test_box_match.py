@@ -337,3 +337,17 @@ def test_simulate_rounds_seat_errors():
     other = B.make_policy(BoxRules(tiles="1-5"), "random")
     with pytest.raises(ValueError):
         B.simulate_rounds([pol, other], 10, rounds=2)
+
+
+def test_stb12_elimination_cut_at_max_rounds_is_reported():
+    """STB-12: an elimination game still running after max_rounds is decided by the
+    lowest total, and the number of such games is reported, never hidden."""
+    rules = BoxRules()
+    pol = B.make_policy(rules, "optimal")
+    df = B.simulate_rounds([pol, pol], 200, seed=1, rounds=None, threshold=10**9, max_rounds=5)
+    assert df.attrs["games_cut"] == 200
+    assert (df["mean_rounds"] == 5).all()
+    ok = B.simulate_rounds([pol, pol], 200, seed=1, rounds=None, threshold=45)
+    assert ok.attrs["games_cut"] == 0
+    with pytest.raises(ValueError, match="sum or count"):
+        B.simulate_rounds([B.make_policy(rules.replace(score="digital"), "optimal")] * 2, 10, rounds=None)

@@ -264,17 +264,51 @@ def test_policy_table_missing_column(tmp_path, drop):
         B.load_policy_table(BoxRules(), _write(tmp_path, df))
 
 
-def test_policy_table_without_dice_column_and_thai_rolls(tmp_path):
-    """STB-5/STB-6: the dice column is optional; thai tables name the dice of the roll."""
+def test_policy_table_needs_dice_column_and_reads_thai_rolls(tmp_path):
+    """STB-5/STB-6: the dice column is required (a state has one dice choice);
+    thai tables name the dice of the roll."""
     rules = BoxRules(moves="thai", one_die="always-optional")
+    no_dice = pd.DataFrame([{"open": "3 4 7", "roll": "3+4", "cover": "7"}])
+    with pytest.raises(B.PolicyError, match="missing column.*dice"):
+        B.load_policy_table(rules, _write(tmp_path, no_dice, "nodice.csv"))
     df = pd.DataFrame([
-        {"open": "3 4 7", "roll": "3+4", "cover": "7"},
-        {"open": "3 4 7", "roll": "4", "cover": "4"},
+        {"open": "3 4 7", "dice": "2", "roll": "3+4", "cover": "7"},
+        {"open": "3 4", "dice": "1", "roll": "4", "cover": "4"},
     ])
     pol = B.load_policy_table(rules, _write(tmp_path, df))
-    s = rules.mask_of([3, 4, 7])
-    assert pol.move[s, rules.roll_index("3+4")] == rules.mask_of([7])
-    assert pol.move[s, rules.roll_index("4", dice=1)] == rules.mask_of([4])
-    bad = pd.DataFrame([{"open": "3 4 7", "roll": "3+4", "cover": "3 4"}])
+    assert pol.move[rules.mask_of([3, 4, 7]), rules.roll_index("3+4")] == rules.mask_of([7])
+    assert pol.move[rules.mask_of([3, 4]), rules.roll_index("4", dice=1)] == rules.mask_of([4])
+    assert pol.dice[rules.mask_of([3, 4])] == 1
+    mixed = pd.DataFrame([
+        {"open": "3 4 7", "dice": "2", "roll": "3+4", "cover": "7"},
+        {"open": "3 4 7", "dice": "1", "roll": "4", "cover": "4"},
+    ])
+    with pytest.raises(B.PolicyError, match="one dice choice"):
+        B.load_policy_table(rules, _write(tmp_path, mixed, "mixed.csv"))
+    bad = pd.DataFrame([{"open": "3 4 7", "dice": "2", "roll": "3+4", "cover": "3 4"}])
     with pytest.raises(B.PolicyError, match="not a legal move"):
         B.load_policy_table(rules, _write(tmp_path, bad, "bad.csv"))
+
+
+def test_policy_table_refuses_duplicates_empty_and_other_rules(tmp_path):
+    """A table gives one move per state and roll, has rows, and is read with the
+    rules it was written for (its .meta.json sidecar)."""
+    rules = BoxRules(one_die="never")
+    dup = pd.DataFrame([
+        {"open": "1 2 3 4", "dice": "2", "roll": "5", "cover": "1 4"},
+        {"open": "1 2 3 4", "dice": "2", "roll": "5", "cover": "2 3"},
+    ])
+    with pytest.raises(B.PolicyError, match="already have another move"):
+        B.load_policy_table(rules, _write(tmp_path, dup, "dup.csv"))
+    empty = pd.DataFrame(columns=["open", "dice", "roll", "cover"])
+    with pytest.raises(B.PolicyError, match="no rows"):
+        B.load_policy_table(rules, _write(tmp_path, empty, "empty.csv"))
+    from ludolab.analysis.results import save_table
+
+    table = B.policy_table_frame(B.solve(rules).policy())
+    save_table(table, tmp_path, "nine", "csv", {"rules": rules.to_dict()})
+    assert B.load_policy_table(rules, tmp_path / "nine.csv").info["filled"] == 0
+    with pytest.raises(B.PolicyError, match="made for tiles"):
+        B.load_policy_table(BoxRules(tiles=12, one_die="never"), tmp_path / "nine.csv")
+    with pytest.raises(B.PolicyError, match="is a folder"):
+        B.load_policy_table(rules, tmp_path)

@@ -387,7 +387,7 @@ def _brute_force_moves(rules, state, outcome):
 
 @st.composite
 def rulesets(draw):
-    tiles = draw(st.lists(st.integers(1, 12), min_size=1, max_size=7, unique=True))
+    tiles = draw(st.lists(st.integers(1, 12), min_size=2, max_size=7, unique=True))
     moves = draw(st.sampled_from(MOVE_STYLES))
     k = None if moves == "thai" else draw(st.sampled_from([None, 1, 2, 3]))
     return BoxRules(tiles=tiles, one_die=draw(st.sampled_from(ONE_DIE_RULES)), moves=moves,

@@ -137,8 +137,8 @@ def test_stb8_all_or_nothing_expected_score_is_one_minus_p_shut():
 
 
 def test_stb_o3_beat_values_bracket():
-    """STB-O3/STB-10: P(score < T) <= P(score <= T) = P(score < T + 1), and beat 0 is impossible
-    while beat above the full sum is certain."""
+    """STB-O3/STB-10: P(score < T) <= P(score <= T) = P(score < T + 1); beating 0 is impossible
+    (and refused), at most 0 is shutting, and beating above the full sum is certain."""
     r = BoxRules()
     lt = B.solve(r, "beat", target=10).value
     le = B.solve(r, "beat", target=10, ties_win=True).value
@@ -146,9 +146,10 @@ def test_stb_o3_beat_values_bracket():
     assert (lt <= le + 1e-15).all()
     assert np.allclose(le, lt11, atol=1e-15)
     assert np.allclose(B.solve(r, "beat", target=46).value, 1.0)
-    beat0 = B.solve(r, "beat", target=0).value
-    assert beat0[0] == 0.0 and (beat0 == 0.0).all()  # strictly below 0 is impossible, even shut
+    with pytest.raises(ValueError, match="target 0 cannot be beaten"):
+        B.solve(r, "beat", target=0)
     shut = B.solve(r, "shut").value
+    assert np.allclose(B.solve(r, "beat", target=0, ties_win=True).value, shut, atol=1e-15)
     assert np.allclose(B.solve(r, "beat", target=1).value, shut, atol=1e-15)
 
 

@@ -395,6 +395,31 @@ ERROR_CASES = [
     (("box", "match", "--players", "7"), ["--players", "7"]),
     (("box", "frobnicate"), ["frobnicate"]),
     (("frobnicate",), ["frobnicate"]),
+    # STB-6: a roll the one-die rule makes impossible in that state
+    (("box", "advise", "--open", "1,2,3,4,5,6,7,8,9", "--roll", "1"), ["789-optional", "two dice"]),
+    (("box", "advise", "--open", "1,2", "--roll", "5", "--one-die", "never", "--dice", "1"), ["never"]),
+    (("box", "advise", "--open", "1,2,3", "--roll", "8", "--one-die", "789-forced"), ["789-forced", "8"]),
+    (("box", "advise", "--open", "1,2,3", "--roll", "0"), ["0", "2..12"]),
+    (("box", "advise", "--open", "1,2,4", "--dice", "1"), ["--dice", "--roll"]),
+    # options that do not apply are refused, not ignored
+    (("box", "match", "--policy", "random"), ["--policy"]),
+    (("box", "match", "--threshold", "30"), ["--threshold", "--elimination"]),
+    (("box", "match", "--games", "5"), ["--games"]),
+    (("box", "match", "--rounds", "2", "--ties-win"), ["--ties-win"]),
+    (("box", "solve", "--ties-win"), ["--ties-win", "beat"]),
+    (("box", "evaluate", "--policy", "greedy-high", "--objective", "shut"), ["--objective", "optimal"]),
+    (("box", "solve", "--table-format", "parquet"), ["--table-format", "--out"]),
+    (("box", "variants", "--score", "digital"), ["--score"]),
+    (("box", "match", "--score", "digital", "--elimination"), ["digital"]),
+    (("box", "solve", "--objective", "beat", "--target", "0"), ["target 0"]),
+    # sizes beyond what the tool allows
+    (("box", "simulate", "--games", str(2**70)), ["--games"]),
+    (("box", "simulate", "--chunks", "100000"), ["--chunks"]),
+    (("box", "match", "--rounds", "5000"), ["--rounds"]),
+    (("box", "solve", "--max-tiles-per-move", "13"), ["--max-tiles-per-move"]),
+    (("box", "solve", "--tiles", "1-1"), ["at least 2 tiles"]),
+    (("box", "solve", "--out", ""), ["--out"]),
+    (("box", "evaluate", "--policy", "table:"), ["file name"]),
 ]
 
 
@@ -408,7 +433,7 @@ def test_bad_input_is_one_error_line(capsys, args, names):
 @pytest.mark.parametrize("content, names", [
     ("a,b,c\n1,2,3\n", ["missing column", "open", "roll", "cover"]),
     ("open,dice,roll,cover\n1 2 3,2,7,3 4\n", ["line 2", "3,4", "1,2,3", "7"]),
-    ("open,roll,cover\n1 2 3,7,3 4\n", ["line 2", "3,4"]),
+    ("open,roll,cover\n1 2 3,7,3 4\n", ["missing column", "dice"]),
     ("open,dice,roll,cover\n1 2 3,2,6,\n", ["line 2", "may not be empty"]),
     ("open,dice,roll,cover\n1 2 13,2,7,3 4\n", ["line 2", "13"]),
 ], ids=["wrong-columns", "illegal-cover", "illegal-cover-no-dice", "empty-cover-with-legal-move", "bad-tile"])
@@ -453,3 +478,30 @@ def test_main_success_exit_code_zero(capsys):
     out, err = capsys.readouterr()
     assert exc.value.code == 0
     assert json.loads(out)["states"] == 16
+
+
+def test_bare_commands_show_help(capsys):
+    """`ludolab` and `ludolab box` alone print the help, not an error."""
+    for args in ([], ["box"]):
+        with pytest.raises(SystemExit) as exc:
+            main(args)
+        assert exc.value.code == 0
+        out = capsys.readouterr().out
+        assert "Usage:" in out and "Commands:" in out and "\n" in out.strip()
+
+
+def test_advise_flags_every_tied_best_move():
+    """STB-O3: moves of equal value are all marked best, and the advice names them."""
+    res = CliRunner().invoke(cli, ["box", "advise", "--objective", "beat", "--target", "3", "--open", "1,2,3,4",
+                                   "--roll", "5", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    d = json.loads(res.output)
+    assert [r["best"] for r in d["rows"]] == [True, True]
+    assert "as good" in d["advice"]
+
+
+def test_tiles_with_spaces():
+    """STB-1: tiles may be separated by spaces."""
+    res = CliRunner().invoke(cli, ["box", "solve", "--tiles", "1 2 3", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["rules"].startswith("tiles 1-3")
