@@ -456,12 +456,13 @@ def variants(tiles, one_die, moves, max_tiles_per_move, scoring, top, fmt, out_d
     rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
     matrix, dis = ba.variants_matrix(rules)
     if fmt == "json":
-        emit(fmt, {"rules": rules.label(), "matrix": matrix.to_dict("records"),
+        emit(fmt, {"rules": rules.label(with_score=False), "matrix": matrix.to_dict("records"),
                    "disagreements": dis.head(top).to_dict("records")})
     elif fmt == "csv":
         emit(fmt, None, matrix)
     else:
-        click.echo(f"Scoring variants ({rules.label()}): expected score of the policy optimised for one scoring")
+        click.echo(f"Scoring variants ({rules.label(with_score=False)}): expected score of the policy optimised "
+                   "for one scoring (rows) under each scoring (columns)")
         piv = matrix.pivot(index="optimised_for", columns="scored_by", values="expected_score")
         order = list(dict.fromkeys(matrix["optimised_for"]))
         click.echo(piv.loc[order, order].to_string(float_format=lambda x: f"{x:.6g}"))

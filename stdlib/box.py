@@ -162,13 +162,14 @@ class BoxRules:
         """A copy with some fields changed (validated again)."""
         return dataclasses.replace(self, **changes)
 
-    def label(self) -> str:
-        """Short human label, e.g. ``tiles 1-9, one-die 789-optional, subset, score sum``."""
+    def label(self, with_score: bool = True) -> str:
+        """Short human label, e.g. ``tiles 1-9, one-die 789-optional, moves subset, score sum``."""
         parts = [f"tiles {format_tiles(self.tiles)}", f"one-die {self.one_die}", f"moves {self.moves}"]
         if self.max_tiles_per_move is not None:
             k = self.max_tiles_per_move
             parts.append(f"at most {k} tile{'s' if k != 1 else ''} per move")
-        parts.append(f"score {self.score}")
+        if with_score:
+            parts.append(f"score {self.score}")
         return ", ".join(parts)
 
     def to_dict(self) -> dict:
