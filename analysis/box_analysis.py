@@ -171,11 +171,11 @@ def match_table(rules: BoxRules, players=(2, 3, 4), ties_win: bool = False) -> p
 
 def decision_states(solution: box.Solution, limit: int | None = 40) -> pd.DataFrame:
     """The optimal policy map where it matters: (state, roll) with more than one
-    legal move, for the dice the policy rolls, most visited first.
+    legal move, for the dice the policy rolls, most often met first.
 
     Returns:
         DataFrame: ``open``, ``roll``, ``cover``, ``choices`` (legal moves),
-        ``visit`` (P(the state is reached) under the policy).
+        ``p_meet`` (P(the state is reached, then this roll) under the policy).
     """
     rules = solution.rules
     oc = rules.outcomes
@@ -188,11 +188,12 @@ def decision_states(solution: box.Solution, limit: int | None = 40) -> pd.DataFr
             legal = rules.legal_moves(s, o)
             if len(legal) < 2:
                 continue
+            p_roll = oc.weight[o] / (36.0 if oc.dice[o] == 2 else 6.0)
             rows.append({"open": rules.format_state(s), "roll": oc.label[o],
                          "cover": rules.format_state(int(solution.move[s, o])), "choices": len(legal),
-                         "visit": float(visit[s]), "_s": s})
-    df = pd.DataFrame(rows, columns=["open", "roll", "cover", "choices", "visit", "_s"])
-    df = df.sort_values(["visit", "_s"], ascending=[False, False], kind="stable").drop(columns="_s")
+                         "p_meet": float(visit[s]) * p_roll, "_s": s})
+    df = pd.DataFrame(rows, columns=["open", "roll", "cover", "choices", "p_meet", "_s"])
+    df = df.sort_values(["p_meet", "_s"], ascending=[False, False], kind="stable").drop(columns="_s")
     if limit is not None:
         df = df.head(limit)
     return df.reset_index(drop=True)

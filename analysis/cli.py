@@ -37,6 +37,8 @@ def user_errors(fn):
             raise
         except ValueError as exc:
             raise InputError(str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__) from None
+        except BrokenPipeError:
+            raise
         except OSError as exc:
             where = f" {exc.filename!r}" if getattr(exc, "filename", None) else ""
             raise InputError(f"cannot use{where}: {exc.strerror or exc}") from None
@@ -248,8 +250,12 @@ def _policy(rules, name, objective, target, ties_win):
     from ludolab.sim import box as sbox
 
     pol = sbox.make_policy(rules, name, objective, target, ties_win)
-    if name == "optimal":
-        pol.info["policy"] = f"optimal ({sbox.objective_label(objective, target, ties_win)})"
+    if name in ("optimal", "worst"):
+        label = sbox.objective_label(objective, target, ties_win, adversarial=(name == "worst"))
+        pol.info["policy"] = f"{name} ({label})"
+    if "filled" in pol.info and pol.info["filled"]:
+        click.echo(f"note: {pol.info['policy']} leaves {pol.info['filled']} (state, roll) entries that the policy "
+                   "meets unset; greedy-high plays them", err=True)
     return pol
 
 
@@ -366,7 +372,8 @@ def evaluate(tiles, one_die, moves, max_tiles_per_move, scoring, objective, targ
     d2 = dist.copy()
     d2.insert(0, "policy", rec["policy"])
     meta = provenance("box", rules=rules.to_dict(), policy=rec["policy"], command="box evaluate")
-    _save(out_dir, {"distribution": dist}, {"distribution": fig_score_distributions(d2)}, meta, table_format)
+    _save(out_dir, {"evaluate_distribution": dist}, {"evaluate_distribution": fig_score_distributions(d2)}, meta,
+          table_format)
 
 
 @box.command(short_help="Monte Carlo of a policy with 95% confidence intervals.")
@@ -402,10 +409,10 @@ def simulate(tiles, one_die, moves, max_tiles_per_move, scoring, objective, targ
 
         dist = pd.concat([ev.distribution().rename("exact"), res.distribution().rename("simulated")], axis=1)
         dist = dist.fillna(0.0).reset_index()
-        meta = provenance("box", rules=rules.to_dict(), policy=rec["policy"], games=games, seed=seed, chunks=chunks,
-                          command="box simulate")
-        _save(out_dir, {"simulation": pd.DataFrame([rec]), "distribution": dist},
-              {"distribution": fig_mc_distribution(ev.distribution(), res.distribution(), res.games)}, meta,
+        meta = provenance("box", rules=rules.to_dict(), policy=rec["policy"], games=games, seed=seed,
+                          chunks=res.provenance["chunks"], command="box simulate")
+        _save(out_dir, {"simulate_summary": pd.DataFrame([rec]), "simulate_distribution": dist},
+              {"simulate_distribution": fig_mc_distribution(ev.distribution(), res.distribution(), res.games)}, meta,
               table_format)
 
 
@@ -434,7 +441,8 @@ def compare(tiles, one_die, moves, max_tiles_per_move, scoring, objective, targe
     first = df["policy"].iloc[0]
     emit(fmt, {"rules": rules.label(), "games": games, "seed": seed, "paired_against": first} if fmt != "csv" else None,
          df, title="Policy comparison (diff_vs_first: paired, same dice for every policy)")
-    meta = provenance("box", rules=rules.to_dict(), games=games, seed=seed, chunks=chunks, command="box compare")
+    meta = provenance("box", rules=rules.to_dict(), games=games, seed=seed, chunks=min(chunks, games),
+                      command="box compare")
     _save(out_dir, {"compare": df}, {"distributions": fig_score_distributions(ba.score_distributions(pols))}, meta,
           table_format)
 
@@ -511,12 +519,13 @@ def match(tiles, one_die, moves, max_tiles_per_move, scoring, players, ties_win,
     else:
         _refuse(["ties_win"], "applies only to the exact one-round game")
     if rounds is None and not elimination:
-        sol = sbox.match_exact(rules, players, ties_win)
+        sol = sbox.match_exact(rules, players, ties_win, keep_policies=False)
         df = sol.seats
         rec = {"rules": rules.label(), "players": players, "mode": "one round, exact equilibrium",
                "p_game_tied": sol.p_tie_game}
         meta = provenance("box", rules=rules.to_dict(), players=players, ties_win=ties_win, command="box match")
         ci = False
+        stem = "match"
     else:
         pol = _policy(rules, policy_name, "expected-score", None, False)
         df = sbox.simulate_rounds([pol] * players, games, seed, rounds=rounds,
@@ -528,20 +537,21 @@ def match(tiles, one_die, moves, max_tiles_per_move, scoring, players, ties_win,
             rec["games_cut"] = df.attrs["games_cut"]
             click.echo(f"note: {df.attrs['games_cut']} games were still running after 1000 rounds and were "
                        "decided by the lowest total", err=True)
-        meta = provenance("box", rules=rules.to_dict(), players=players, games=games, seed=seed, chunks=chunks,
-                          policy=pol.info["policy"], command="box match")
+        meta = provenance("box", rules=rules.to_dict(), players=players, games=games, seed=seed,
+                          chunks=min(chunks, games), policy=pol.info["policy"], command="box match")
         ci = True
+        stem = "match_rounds" if rounds else "match_elimination"
     emit(fmt, rec if fmt != "csv" else None, df, title="Match")
-    _save(out_dir, {"match": df}, {"seat_wins": fig_seat_wins(df, ci)}, meta, table_format)
+    _save(out_dir, {stem: df}, {f"{stem}_seat_wins": fig_seat_wins(df, ci)}, meta, table_format)
 
 
 # --------------------------------------------------------------- bench/report
 @cli.command(short_help="Kernel speed against the pure-Python reference.")
 @click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True,
               help="A table, or JSON records (kernel, per_second, reference_per_second, ratio, ...).")
-@click.option("--games", type=click.IntRange(min=1000), default=5_000_000, show_default=True,
+@click.option("--games", type=click.IntRange(1000, 10**9), default=5_000_000, show_default=True,
               help="Games for the Monte Carlo kernel timing.")
-@click.option("--reference-seconds", type=click.FloatRange(min=0.1), default=2.0, show_default=True,
+@click.option("--reference-seconds", type=click.FloatRange(0.1, 60.0), default=2.0, show_default=True,
               help="Rough time given to each pure-Python reference run.")
 @user_errors
 def bench(fmt, games, reference_seconds):
@@ -594,7 +604,11 @@ def main(argv=None):
         msg = exc.format_message().strip().splitlines()
         click.echo(f"Error: {' '.join(m.strip() for m in msg)}", err=True)
         sys.exit(exc.exit_code)
-    except BrokenPipeError:  # e.g. piped into head
+    except BrokenPipeError:  # e.g. piped into head: stop quietly
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
         sys.exit(0)
     sys.exit(rv if isinstance(rv, int) else 0)
 

@@ -188,8 +188,7 @@ def heuristic_gap(row):
     s = rules.mask_of(int(t) for t in row.open.split(","))
     o = next(k for k in range(oc.n) if oc.label[k] == row.roll and oc.dice[k] == sol.dice[s])
     m_opt, m_h = int(sol.move[s, o]), int(heur_pol.move[s, o])
-    p_roll = oc.weight[o] / (36.0 if oc.dice[o] == 2 else 6.0)
-    return pd.Series({"heuristic_cover": rules.format_state(m_h), "p_meet": row.visit * p_roll,
+    return pd.Series({"heuristic_cover": rules.format_state(m_h),
                       "loss": float(sol.value[s ^ m_h] - sol.value[s ^ m_opt])})
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ludolab.stdlib.box import DICE_BOTH, DICE_ONE, DICE_TWO, BoxRules, RulesError
+from ludolab.stdlib.box import DICE_BOTH, DICE_ONE, BoxRules, RulesError
 
 from . import box_kernels as K
 from .experiment import DEFAULT_CHUNKS, plan_run, run_chunks
@@ -281,7 +281,7 @@ def make_policy(rules: BoxRules, name: str, objective: str = "expected-score", t
         pol = solve(rules, objective, target, ties_win, adversarial=(name == "worst")).policy()
         pol.info["policy"] = name
         return pol
-    if name.startswith("table:") or name.endswith(".csv"):
+    if name.startswith("table:") or name.endswith((".csv", ".parquet")):
         return load_policy_table(rules, name.removeprefix("table:"))
     if name not in POLICY_NAMES:
         raise PolicyError(f"unknown policy {name!r}: allowed are {', '.join(POLICY_NAMES + ('worst',))} "
@@ -367,8 +367,14 @@ def _check_table_rules(path: Path, rules: BoxRules) -> None:
     mine = rules.to_dict()
     for key in ("tiles", "one_die", "moves", "max_tiles_per_move"):
         if key in meta and meta[key] != mine[key]:
-            raise PolicyError(f"policy table {path.name} was made for {key} {meta[key]!r} but the rules here have "
-                              f"{mine[key]!r}: give the same rules options as when it was written")
+            def show(v):
+                if v is None:
+                    return "unlimited"
+                return ",".join(map(str, v)) if isinstance(v, list) else str(v)
+
+            raise PolicyError(f"policy table {path.name} was made for {key.replace('_', ' ')} {show(meta[key])} "
+                              f"but the rules here have {show(mine[key])}: give the same rules options as when "
+                              "it was written")
 
 
 def load_policy_table(rules: BoxRules, path: str | Path) -> Policy:
@@ -394,9 +400,13 @@ def load_policy_table(rules: BoxRules, path: str | Path) -> Policy:
     if not path.is_file():
         raise PolicyError(f"policy table {str(path)!r} not found: give a CSV written by 'ludolab box solve --out'")
     try:
-        df = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except Exception as exc:  # pandas raises several kinds
-        raise PolicyError(f"policy table {path.name}: cannot read it as CSV ({exc.__class__.__name__})") from None
+        if path.suffix == ".parquet":
+            df = pd.read_parquet(path).astype(str).replace({"nan": "", "None": ""})
+        else:
+            df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except Exception as exc:  # pandas and pyarrow raise several kinds
+        kind = "Parquet" if path.suffix == ".parquet" else "CSV"
+        raise PolicyError(f"policy table {path.name}: cannot read it as {kind} ({exc.__class__.__name__})") from None
     missing = [c for c in ("open", "dice", "roll", "cover") if c not in df.columns]
     if missing:
         raise PolicyError(f"policy table {path.name}: missing column(s) {', '.join(missing)}; "
@@ -532,7 +542,8 @@ class SimResult:
     def mean(self, scoring: str | None = None) -> Estimate:
         """Mean score with its 95% confidence interval."""
         sc = (self.policy.rules.scores if scoring is None else self.policy.rules.scores_under(scoring)).astype(float)
-        return mean_ci(self.games, float(self.counts @ sc), float(self.counts @ (sc * sc)))
+        return mean_ci(self.games, float(self.counts @ sc), float(self.counts @ (sc * sc)),
+                       bounds=(float(sc.min()), float(sc.max())))
 
     def p_shut(self) -> Estimate:
         """P(shut) with its 95% Wilson interval."""
@@ -619,8 +630,9 @@ def compare(policies: list[Policy], games: int, seed: int = 0, chunks: int = DEF
     rows = []
     for a, pol in enumerate(policies):
         ev = evaluate(pol)
-        mc = mean_ci(n, sums[a, k], sums[a, a])
-        diff = mean_ci(n, sums[a, k] - sums[0, k], sums[a, a] - 2 * sums[a, 0] + sums[0, 0])
+        span = float(scores.max() - scores.min())
+        mc = mean_ci(n, sums[a, k], sums[a, a], bounds=(float(scores.min()), float(scores.max())))
+        diff = mean_ci(n, sums[a, k] - sums[0, k], sums[a, a] - 2 * sums[a, 0] + sums[0, 0], bounds=(-span, span))
         rows.append({
             "policy": pol.info.get("policy", pol.name),
             "mean_score": ev.mean(), "sd_score": ev.sd(), "p_shut": ev.p_shut,
@@ -712,7 +724,8 @@ class MatchSolution:
     p_tie_game: float
 
 
-def match_exact(rules: BoxRules, players: int = 2, ties_win: bool = False) -> MatchSolution:
+def match_exact(rules: BoxRules, players: int = 2, ties_win: bool = False,
+                keep_policies: bool = True) -> MatchSolution:
     """Exact win and tie probabilities of a one-round match by backward induction.
 
     Players take one turn each in seat order (STB-9).  Each seat knows the
@@ -721,7 +734,8 @@ def match_exact(rules: BoxRules, players: int = 2, ties_win: bool = False) -> Ma
     beat-target policy, STB-10).  A shut box wins at once; ties lose unless
     ``ties_win`` (then a shared lowest score is worth a win to the seat
     choosing its policy; probabilities reported are still of sole wins and
-    ties).
+    ties).  With ``keep_policies=False`` the per-(seat, best score) tables are
+    not kept (they take memory for 12 tiles with many distinct scores).
 
     Raises:
         ValueError: players outside 2..6.
@@ -761,7 +775,8 @@ def match_exact(rules: BoxRules, players: int = 2, ties_win: bool = False) -> Ma
             px = np.bincount(idx_of_state, weights=final, minlength=nb)
             dist[(j, b)] = px
             mean[(j, b)] = float(px @ domain)
-            policies[(j, b)] = pol
+            if keep_policies:
+                policies[(j, b)] = pol
             if b != none:
                 L[j][b] = px[b:].sum() * L[j + 1][b]
                 M[j][b] = px[b + 1:].sum() * M[j + 1][b]
@@ -858,6 +873,6 @@ def simulate_rounds(policies: list[Policy], games: int, seed: int = 0, rounds: i
                      "mean_total": out[p, 2] / plan.n_games, "mean_rounds": out[p, 3] / plan.n_games})
     df = pd.DataFrame(rows)
     df.attrs.update(plan.provenance())
-    df.attrs["mode"] = f"{rounds} rounds" if rounds else f"elimination at {thr}"
+    df.attrs["mode"] = (f"{rounds} round{'s' if rounds != 1 else ''}" if rounds else f"elimination at {thr}")
     df.attrs["games_cut"] = int(out[0, 4])
     return df

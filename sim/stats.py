@@ -30,8 +30,15 @@ class Estimate:
         return {prefix: self.value, f"{prefix}_ci_low": self.low, f"{prefix}_ci_high": self.high}
 
 
-def mean_ci(n: int, total: float, total_sq: float, z: float = Z95) -> Estimate:
+def mean_ci(n: int, total: float, total_sq: float, z: float = Z95,
+            bounds: tuple[float, float] | None = None) -> Estimate:
     """Mean and CI from the count, the sum and the sum of squares of a sample.
+
+    Args:
+        bounds: the range the quantity can take; the interval is clipped to it.
+
+    Returns:
+        The estimate; with a single observation the interval is unknown (NaN).
 
     Raises:
         ValueError: if n < 1.
@@ -39,9 +46,14 @@ def mean_ci(n: int, total: float, total_sq: float, z: float = Z95) -> Estimate:
     if n < 1:
         raise ValueError("a mean needs at least one observation")
     m = total / n
-    var = max(total_sq / n - m * m, 0.0) * (n / (n - 1) if n > 1 else 0.0)
+    if n == 1:
+        return Estimate(m, math.nan, math.nan, math.nan)
+    var = max(total_sq / n - m * m, 0.0) * n / (n - 1)
     se = math.sqrt(var / n)
-    return Estimate(m, m - z * se, m + z * se, se)
+    low, high = m - z * se, m + z * se
+    if bounds is not None:
+        low, high = max(low, bounds[0]), min(high, bounds[1])
+    return Estimate(m, low, high, se)
 
 
 def wilson_ci(successes: int, n: int, z: float = Z95) -> Estimate:

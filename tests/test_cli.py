@@ -313,12 +313,12 @@ def test_solve_out_writes_tables_charts_and_provenance(tmp_path):
 
 @pytest.mark.parametrize("args, files, fields", [
     (("box", "simulate", "--games", "2000", "--seed", "5", "--quiet"),
-     ("simulation.csv", "distribution.csv", "distribution.png"), {"games": 2000, "seed": 5, "command": "box simulate"}),
+     ("simulate_summary.csv", "simulate_distribution.csv", "simulate_distribution.png"), {"games": 2000, "seed": 5, "command": "box simulate"}),
     (("box", "compare", "--policy", "optimal", "--policy", "random", "--games", "2000", "--quiet"),
      ("compare.csv", "distributions.png"), {"games": 2000, "command": "box compare"}),
-    (("box", "match", "--players", "2"), ("match.csv", "seat_wins.png"), {"players": 2, "command": "box match"}),
+    (("box", "match", "--players", "2"), ("match.csv", "match_seat_wins.png"), {"players": 2, "command": "box match"}),
     (("box", "match", "--players", "3", "--rounds", "2", "--games", "2000", "--quiet"),
-     ("match.csv", "seat_wins.png"), {"players": 3, "games": 2000, "command": "box match"}),
+     ("match_rounds.csv", "match_rounds_seat_wins.png"), {"players": 3, "games": 2000, "command": "box match"}),
 ], ids=["simulate", "compare", "match-exact", "match-rounds"])
 def test_out_writes_tables_with_sidecars(tmp_path, args, files, fields):
     out = tmp_path / "out"
@@ -339,9 +339,9 @@ def test_out_writes_tables_with_sidecars(tmp_path, args, files, fields):
 def test_out_parquet_keeps_provenance_in_attrs(tmp_path):
     out = tmp_path / "pq"
     run("box", "simulate", "--games", "2000", "--seed", "7", "--quiet", "--out", out, "--table-format", "parquet")
-    assert (out / "simulation.parquet").is_file() and (out / "distribution.parquet").is_file()
+    assert (out / "simulate_summary.parquet").is_file() and (out / "simulate_distribution.parquet").is_file()
     assert not list(out.glob("*.csv")) and not list(out.glob("*.meta.json"))
-    df = pd.read_parquet(out / "simulation.parquet")
+    df = pd.read_parquet(out / "simulate_summary.parquet")
     assert int(df["games"].iloc[0]) == 2000
     attrs = df.attrs
     assert attrs["game"] == "box"
@@ -349,7 +349,7 @@ def test_out_parquet_keeps_provenance_in_attrs(tmp_path):
     assert attrs["command"] == "box simulate"
     assert attrs["rules"]["one_die"] == "789-optional"
     assert VERSION_KEYS <= set(attrs["versions"])
-    assert pd.read_parquet(out / "distribution.parquet").attrs["seed"] == 7
+    assert pd.read_parquet(out / "simulate_distribution.parquet").attrs["seed"] == 7
 
 
 @pytest.mark.parametrize("rule_args, objective_args, key", [

@@ -160,8 +160,10 @@ def test_mean_ci_known_values():
     assert e.se == pytest.approx(math.sqrt(5 / 12), abs=1e-12)
     assert e.low == pytest.approx(2.5 - Z95 * math.sqrt(5 / 12), abs=1e-12)
     assert e.high == pytest.approx(2.5 + Z95 * math.sqrt(5 / 12), abs=1e-12)
-    one = mean_ci(1, 7.0, 49.0)
-    assert (one.value, one.low, one.high, one.se) == (7.0, 7.0, 7.0, 0.0)
+    one = mean_ci(1, 7.0, 49.0)  # one observation: no interval
+    assert one.value == 7.0 and math.isnan(one.low) and math.isnan(one.high) and math.isnan(one.se)
+    clipped = mean_ci(2, 0.0 + 17.0, 17.0**2, bounds=(0.0, 45.0))  # scores 0 and 17
+    assert clipped.low == 0.0 and clipped.high <= 45.0
     const = mean_ci(100, 300.0, 900.0)
     assert const.se == 0.0 and const.low == const.high == 3.0
     with pytest.raises(ValueError):
