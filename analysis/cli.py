@@ -322,10 +322,13 @@ def advise(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target
 
     _check_objective(objective, target, ties_win)
     rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
-    text = open_tiles.strip()
-    if not text or not all(p.strip().isdigit() for p in text.split(",")):
-        raise InputError(f"cannot read --open {open_tiles!r}: give the open tiles as numbers separated by commas, e.g. 1,2,3,4,5")
-    tiles_open = [int(p) for p in text.split(",")]
+    import re
+
+    parts = [p for p in re.split(r"[\s,]+", open_tiles.strip()) if p]
+    if not parts or not all(p.isdigit() for p in parts) or re.search(r",\s*,", open_tiles):
+        raise InputError(f"cannot read --open {open_tiles!r}: give the open tiles as numbers separated by commas, "
+                         "e.g. 1,2,3,4,5")
+    tiles_open = [int(p) for p in parts]
     df = sbox.advise(rules, tiles_open, roll, objective, target, ties_win, None if dice is None else int(dice))
     label = df.attrs.get("objective")
     if roll is None:

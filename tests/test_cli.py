@@ -505,3 +505,13 @@ def test_tiles_with_spaces():
     res = CliRunner().invoke(cli, ["box", "solve", "--tiles", "1 2 3", "--format", "json"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.output)["rules"].startswith("tiles 1-3")
+
+
+def test_open_tiles_with_spaces_and_bad_separators(capsys):
+    """--open reads tiles separated by commas or spaces; an empty item is refused."""
+    res = CliRunner().invoke(cli, ["box", "advise", "--open", "1 2 3 4 5", "--roll", "7", "--objective", "shut",
+                                   "--format", "json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["rows"][0]["cover"] == "3,4"
+    line = run_error(capsys, "box", "advise", "--open", "1,2,,3", "--roll", "3")
+    assert "1,2,,3" in line
