@@ -9,7 +9,8 @@ import pandas as pd
 from ludolab.sim import box
 from ludolab.stdlib.box import ONE_DIE_RULES, SCORINGS, BoxRules
 
-HEURISTICS = ("greedy-high", "fewest-tiles", "most-tiles", "most-options", "random")
+#: Every named policy but the optimal one, in catalogue order.
+HEURISTICS = tuple(name for name in box.POLICY_NAMES if name != "optimal")
 
 
 def optimal_values(tile_counts=(9, 10, 12), one_die_rules=ONE_DIE_RULES, base: BoxRules | None = None) -> pd.DataFrame:

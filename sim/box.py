@@ -24,7 +24,8 @@ from .experiment import DEFAULT_CHUNKS, plan_run, run_chunks
 from .stats import Estimate, mean_ci, wilson_ci
 
 OBJECTIVES = ("expected-score", "shut", "beat")
-POLICY_NAMES = ("optimal", "random", "greedy-high", "fewest-tiles", "most-tiles", "most-options")
+#: The named policies of the catalogue (besides ``worst`` and policy tables).
+POLICY_NAMES = ("optimal", "greedy-high", "fewest-tiles", "most-tiles", "most-options", "random")
 
 
 class PolicyError(ValueError):

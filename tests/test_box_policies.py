@@ -15,7 +15,7 @@ from ludolab.sim import box as B
 from ludolab.sim import box_reference as R
 from ludolab.stdlib.box import BoxRules
 
-CATALOGUE = ("random", "greedy-high", "fewest-tiles", "most-tiles", "most-options", "optimal", "worst")
+CATALOGUE = B.POLICY_NAMES + ("worst",)
 
 RULESETS = {
     "default": BoxRules(),
