@@ -37,13 +37,15 @@ def optimal_values(tile_counts=(9, 10, 12), one_die_rules=ONE_DIE_RULES, base: B
 
 
 def catalogue(rules: BoxRules, names=("optimal",) + HEURISTICS, objective: str = "expected-score",
-              target: int | None = None) -> list[box.Policy]:
-    """Policies from the catalogue, each labelled (``optimal`` gets its objective)."""
+              target: int | None = None, ties_win: bool = False) -> list[box.Policy]:
+    """Policies from the catalogue (see :func:`ludolab.sim.box.make_policy`), each
+    labelled in ``info['policy']``: ``optimal`` and ``worst`` with their objective."""
     out = []
     for name in names:
-        pol = box.make_policy(rules, name, objective, target)
-        if name == "optimal":
-            pol.info["policy"] = f"optimal ({box.objective_label(objective, target)})"
+        pol = box.make_policy(rules, name, objective, target, ties_win)
+        if name in ("optimal", "worst"):
+            label = box.objective_label(objective, target, ties_win, adversarial=(name == "worst"))
+            pol.info["policy"] = f"{name} ({label})"
         out.append(pol)
     return out
 
@@ -53,7 +55,7 @@ def policy_summary(policies: list[box.Policy], targets=(5, 10)) -> pd.DataFrame:
     rows = []
     for pol in policies:
         ev = box.evaluate(pol)
-        row = {"policy": pol.info.get("policy", pol.name), "mean_score": ev.mean(), "sd_score": ev.sd(),
+        row = {"policy": pol.label, "mean_score": ev.mean(), "sd_score": ev.sd(),
                "p_shut": ev.p_shut}
         for t in targets:
             row[f"p_below_{t}"] = ev.p_below(t)
@@ -66,7 +68,7 @@ def score_distributions(policies: list[box.Policy]) -> pd.DataFrame:
     parts = []
     for pol in policies:
         d = box.evaluate(pol).distribution().reset_index()
-        d.insert(0, "policy", pol.info.get("policy", pol.name))
+        d.insert(0, "policy", pol.label)
         parts.append(d)
     return pd.concat(parts, ignore_index=True)
 

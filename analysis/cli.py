@@ -247,14 +247,11 @@ def box():
 
 
 def _policy(rules, name, objective, target, ties_win):
-    from ludolab.sim import box as sbox
+    from ludolab.analysis.box_analysis import catalogue
 
-    pol = sbox.make_policy(rules, name, objective, target, ties_win)
-    if name in ("optimal", "worst"):
-        label = sbox.objective_label(objective, target, ties_win, adversarial=(name == "worst"))
-        pol.info["policy"] = f"{name} ({label})"
+    pol = catalogue(rules, (name,), objective, target, ties_win)[0]
     if "filled" in pol.info and pol.info["filled"]:
-        click.echo(f"note: {pol.info['policy']} leaves {pol.info['filled']} (state, roll) entries that the policy "
+        click.echo(f"note: {pol.label} leaves {pol.info['filled']} (state, roll) entries that the policy "
                    "meets unset; greedy-high plays them", err=True)
     return pol
 
@@ -369,7 +366,7 @@ def evaluate(tiles, one_die, moves, max_tiles_per_move, scoring, objective, targ
     pol = _policy(rules, policy_name, objective, target, ties_win)
     ev = sbox.evaluate(pol)
     dist = ev.distribution().reset_index()
-    rec = {"rules": rules.label(), "policy": pol.info.get("policy", pol.name), "mean_score": ev.mean(),
+    rec = {"rules": rules.label(), "policy": pol.label, "mean_score": ev.mean(),
            "sd_score": ev.sd(), "p_shut": ev.p_shut}
     emit(fmt, rec, dist, title="Exact evaluation")
     d2 = dist.copy()
@@ -401,7 +398,7 @@ def simulate(tiles, one_die, moves, max_tiles_per_move, scoring, objective, targ
     res = sbox.simulate(pol, games, seed, chunks, progress=_progress(quiet))
     ev = sbox.evaluate(pol)
     m, p = res.mean(), res.p_shut()
-    rec = {"rules": rules.label(), "policy": pol.info.get("policy", pol.name), "games": res.games, "seed": seed,
+    rec = {"rules": rules.label(), "policy": pol.label, "games": res.games, "seed": seed,
            "chunks": res.provenance["chunks"],
            "mean_score": m.value, "mean_score_ci_low": m.low, "mean_score_ci_high": m.high,
            "p_shut": p.value, "p_shut_ci_low": p.low, "p_shut_ci_high": p.high,
@@ -534,14 +531,14 @@ def match(tiles, one_die, moves, max_tiles_per_move, scoring, players, ties_win,
         df = sbox.simulate_rounds([pol] * players, games, seed, rounds=rounds,
                                   threshold=threshold if elimination else None, chunks=chunks,
                                   progress=_progress(quiet))
-        rec = {"rules": rules.label(), "players": players, "mode": df.attrs["mode"], "policy": pol.info["policy"],
+        rec = {"rules": rules.label(), "players": players, "mode": df.attrs["mode"], "policy": pol.label,
                "games": games, "seed": seed}
         if df.attrs.get("games_cut"):
             rec["games_cut"] = df.attrs["games_cut"]
             click.echo(f"note: {df.attrs['games_cut']} games were still running after 1000 rounds and were "
                        "decided by the lowest total", err=True)
         meta = provenance("box", rules=rules.to_dict(), players=players, games=games, seed=seed,
-                          chunks=min(chunks, games), policy=pol.info["policy"], command="box match")
+                          chunks=min(chunks, games), policy=pol.label, command="box match")
         ci = True
         stem = "match_rounds" if rounds else "match_elimination"
     emit(fmt, rec if fmt != "csv" else None, df, title="Match")

@@ -108,6 +108,11 @@ class Policy:
     dice: np.ndarray
     info: dict = field(default_factory=dict)
 
+    @property
+    def label(self) -> str:
+        """Name shown in tables: ``info['policy']`` when set, else ``name``."""
+        return self.info.get("policy", self.name)
+
 
 @dataclass
 class Solution:
@@ -635,7 +640,7 @@ def compare(policies: list[Policy], games: int, seed: int = 0, chunks: int = DEF
         mc = mean_ci(n, sums[a, k], sums[a, a], bounds=(float(scores.min()), float(scores.max())))
         diff = mean_ci(n, sums[a, k] - sums[0, k], sums[a, a] - 2 * sums[a, 0] + sums[0, 0], bounds=(-span, span))
         rows.append({
-            "policy": pol.info.get("policy", pol.name),
+            "policy": pol.label,
             "mean_score": ev.mean(), "sd_score": ev.sd(), "p_shut": ev.p_shut,
             **mc.as_dict("mc_mean_score"), **diff.as_dict("diff_vs_first"),
         })
@@ -750,6 +755,7 @@ def match_exact(rules: BoxRules, players: int = 2, ties_win: bool = False,
     nb = len(domain)
     none = nb
     idx_of_state = np.searchsorted(domain, scores)
+    assert domain[0] == 0 and scores[0] == 0  # a shut box scores 0 (STB-8): index 0 is "shut"
     # L[j][b] = P(no seat from j on scores < domain[b]); M: <=
     L = np.ones((players + 1, nb))
     M = np.ones((players + 1, nb))
@@ -767,8 +773,6 @@ def match_exact(rules: BoxRules, players: int = 2, ties_win: bool = False,
                     u_idx[i] = M[j + 1][i] + tv * (L[j + 1][i] - M[j + 1][i])
                 elif i == b:
                     u_idx[i] = tv * L[j + 1][b]
-            if domain[0] != 0:  # no state scores 0 other than shut
-                raise AssertionError("score domain must start at 0")
             terminal = u_idx[idx_of_state]
             value, move, dice = solve_utility(rules, terminal, 1.0)
             pol = Policy("match", rules, move, dice, {"seat": j + 1, "best": None if b == none else int(domain[b])})
@@ -868,7 +872,7 @@ def simulate_rounds(policies: list[Policy], games: int, seed: int = 0, rounds: i
     out = run_chunks(plan, kernel, progress, desc="match").sum(axis=0)
     rows = []
     for p in range(n):
-        rows.append({"seat": p + 1, "policy": policies[p].info.get("policy", policies[p].name),
+        rows.append({"seat": p + 1, "policy": policies[p].label,
                      **wilson_ci(int(out[p, 0]), plan.n_games).as_dict("p_win"),
                      **wilson_ci(int(out[p, 1]), plan.n_games).as_dict("p_tie"),
                      "mean_total": out[p, 2] / plan.n_games, "mean_rounds": out[p, 3] / plan.n_games})
