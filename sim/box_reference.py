@@ -121,8 +121,12 @@ def evaluate_exact(policy, one=Fraction(1)) -> list:
     return final
 
 
-def play_turn(rules: BoxRules, policy, st: int):
-    """One turn from the full box on the stream state ``st``; returns (final state, st)."""
+def play_turn(rules: BoxRules, policy, st: int, steps: list | None = None):
+    """One turn from the full box on the stream state ``st``; returns (final state, st).
+
+    With a ``steps`` list, every roll is appended to it as
+    ``(state, dice, outcome, move or None when the turn ends, legal moves)``.
+    """
     oc = rules.outcomes
     allowed = rules.dice_allowed
     s = rules.full
@@ -141,14 +145,16 @@ def play_turn(rules: BoxRules, policy, st: int):
             u, st = py_next_below(st, 6)
             o = int(oc.draw_map1[u])
         m = int(policy.move[s, o])
-        if m == RANDOM_MOVE:
-            legal = rules.legal_moves(s, o)
-            if not legal:
-                break
+        legal = rules.legal_moves(s, o) if (m == RANDOM_MOVE or steps is not None) else None
+        if m == RANDOM_MOVE and legal:
             j, st = py_next_below(st, len(legal))
             m = legal[j]
-        elif m < 0:
+        if m < 0:
+            if steps is not None:
+                steps.append((s, d, o, None, legal))
             break
+        if steps is not None:
+            steps.append((s, d, o, m, legal))
         s ^= m
     return s, st
 

@@ -18,7 +18,9 @@ from ludolab.sim import box as B
 from ludolab.sim import box_reference as R
 from ludolab.sim.experiment import plan_run
 from ludolab.sim.stats import Z95
-from ludolab.stdlib.box import MOVE_STYLES, ONE_DIE_RULES, SCORINGS, BoxRules
+from ludolab.stdlib.box import BoxRules
+
+from box_strategies import rulesets
 
 TWIN_CASES = [
     (BoxRules(), "optimal"),
@@ -170,54 +172,17 @@ def test_compare_errors():
 
 
 # ----------------------------------------------------- conformance playouts
-@st.composite
-def small_rulesets(draw):
-    tiles = draw(st.lists(st.integers(1, 12), min_size=2, max_size=8, unique=True))
-    moves = draw(st.sampled_from(MOVE_STYLES))
-    k = None if moves == "thai" else draw(st.sampled_from([None, 1, 2, 3]))
-    return BoxRules(tiles=tiles, one_die=draw(st.sampled_from(ONE_DIE_RULES)), moves=moves,
-                    max_tiles_per_move=k, score=draw(st.sampled_from(SCORINGS)))
 
 
 def _playout(rules, policy, st_):
-    """Step-by-step twin of box_reference.play_turn that records every step."""
-    from ludolab.sim.rng import py_next_below
-
-    oc = rules.outcomes
-    s = rules.full
+    """One turn of the reference engine, recording every step."""
     steps = []
-    while s:
-        d = int(policy.dice[s])
-        if d == 0:
-            if rules.dice_allowed[s] == 3:
-                u, st_ = py_next_below(st_, 2)
-                d = 1 + u
-            else:
-                d = int(rules.dice_allowed[s])
-        if d == 2:
-            u, st_ = py_next_below(st_, 36)
-            o = int(oc.draw_map2[u])
-        else:
-            u, st_ = py_next_below(st_, 6)
-            o = int(oc.draw_map1[u])
-        legal = rules.legal_moves(s, o)
-        m = int(policy.move[s, o])
-        if m == -2:
-            if not legal:
-                steps.append((s, d, o, None, legal))
-                break
-            j, st_ = py_next_below(st_, len(legal))
-            m = legal[j]
-        elif m < 0:
-            steps.append((s, d, o, None, legal))
-            break
-        steps.append((s, d, o, m, legal))
-        s ^= m
-    return s, st_, steps
+    final, st_ = R.play_turn(rules, policy, st_, steps)
+    return final, st_, steps
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(rules=small_rulesets(), name=st.sampled_from(["random", "greedy-high", "most-tiles", "optimal"]),
+@given(rules=rulesets(max_tiles=8), name=st.sampled_from(["random", "greedy-high", "most-tiles", "optimal"]),
        seed=st.integers(0, 2**32))
 def test_stb3_stb7_random_playouts_conform(rules, name, seed):
     """STB-3..STB-8 conformance: every step plays a legal move with an allowed dice count, tiles only
