@@ -15,7 +15,7 @@ from typing import Callable
 
 import pandas as pd
 
-from .results import provenance, save_figure, save_table, versions
+from .results import _atomic_write, provenance, save_figure, save_table, versions
 
 
 @dataclass
@@ -198,8 +198,5 @@ def build_report(out_dir: str | Path = "ludolab-report", quick: bool = False, se
             "sidecar.\n")
     tail = f"\n---\nBuilt in {time.perf_counter() - t0:.1f} s.\n"
     path = out_dir / "report.md"
-    out_dir.mkdir(parents=True, exist_ok=True)
-    tmp = out_dir / ".report.md.tmp"
-    tmp.write_text(head + "\n" + "\n\n".join(parts) + tail)
-    tmp.replace(path)
+    _atomic_write(path, lambda tmp: Path(tmp).write_text(head + "\n" + "\n\n".join(parts) + tail))
     return path
