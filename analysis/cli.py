@@ -157,9 +157,18 @@ def _check_out(out_dir):
         return None
     if str(out_dir).strip() == "":
         raise InputError("--out needs a folder name")
+    import os
+
     path = Path(out_dir)
     if path.exists() and not path.is_dir():
         raise InputError(f"--out {str(out_dir)!r} is a file: give a folder")
+    # checked before any work: the nearest existing folder must take new files
+    base = path.absolute()
+    while not base.exists():
+        base = base.parent
+    if not base.is_dir() or not os.access(base, os.W_OK | os.X_OK):
+        why = "it lies under a file" if not base.is_dir() else f"{str(base)!r} is not writable"
+        raise InputError(f"cannot write to --out {str(out_dir)!r}: {why}")
     return path
 
 

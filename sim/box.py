@@ -360,16 +360,47 @@ def _parse_tile_list(text, rules: BoxRules, where: str) -> int:
         raise PolicyError(f"{where}: {exc}") from None
 
 
+def _read_table(path: Path) -> pd.DataFrame:
+    """The rows of a policy table as strings; every CSV row must have one field per column."""
+    shape = f"a header {','.join(TABLE_COLUMNS)} and one row per state and roll, tiles separated by spaces"
+    if path.suffix == ".parquet":
+        try:
+            return pd.read_parquet(path).astype(str).replace({"nan": "", "None": ""})
+        except Exception:  # pyarrow raises several kinds
+            raise PolicyError(f"policy table {path.name} is not a readable Parquet file: give one written by "
+                              "'ludolab box solve --out DIR --table-format parquet'") from None
+    import csv
+
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            reader = csv.reader(f)
+            rows = [(reader.line_num, r) for r in reader if r]
+    except (UnicodeDecodeError, csv.Error):
+        raise PolicyError(f"policy table {path.name} is not a text CSV file: it needs {shape}") from None
+    if not rows:
+        raise PolicyError(f"policy table {path.name} is empty: it needs {shape}")
+    header = [h.strip() for h in rows[0][1]]
+    for line, r in rows[1:]:
+        if len(r) != len(header):
+            raise PolicyError(f"policy table {path.name} line {line}: {len(r)} fields where the header has "
+                              f"{len(header)}; separate tiles with spaces, e.g. 1 2 4")
+    return pd.DataFrame([r for _, r in rows[1:]], columns=header, dtype=str)
+
+
 def _check_table_rules(path: Path, rules: BoxRules) -> None:
     side = path.with_name(path.stem + ".meta.json")
     if not side.is_file():
         return
     import json
 
+    fix = "fix it or delete it"
     try:
-        meta = json.loads(side.read_text()).get("rules") or {}
-    except (ValueError, AttributeError):
-        raise PolicyError(f"{side.name}: cannot read it as JSON") from None
+        meta = json.loads(side.read_text())
+    except (ValueError, UnicodeDecodeError):
+        raise PolicyError(f"{side.name} beside the policy table is not JSON: {fix}") from None
+    meta = meta.get("rules", {}) if isinstance(meta, dict) else None
+    if not isinstance(meta, dict):
+        raise PolicyError(f"{side.name} beside the policy table has no readable 'rules' record: {fix}")
     mine = rules.to_dict()
     for key in ("tiles", "one_die", "moves", "max_tiles_per_move"):
         if key in meta and meta[key] != mine[key]:
@@ -405,14 +436,7 @@ def load_policy_table(rules: BoxRules, path: str | Path) -> Policy:
         raise PolicyError(f"policy table {str(path)!r} is a folder: give the CSV file inside it")
     if not path.is_file():
         raise PolicyError(f"policy table {str(path)!r} not found: give a CSV written by 'ludolab box solve --out'")
-    try:
-        if path.suffix == ".parquet":
-            df = pd.read_parquet(path).astype(str).replace({"nan": "", "None": ""})
-        else:
-            df = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except Exception as exc:  # pandas and pyarrow raise several kinds
-        kind = "Parquet" if path.suffix == ".parquet" else "CSV"
-        raise PolicyError(f"policy table {path.name}: cannot read it as {kind} ({exc.__class__.__name__})") from None
+    df = _read_table(path)
     missing = [c for c in ("open", "dice", "roll", "cover") if c not in df.columns]
     if missing:
         raise PolicyError(f"policy table {path.name}: missing column(s) {', '.join(missing)}; "

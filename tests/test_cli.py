@@ -515,3 +515,31 @@ def test_open_tiles_with_spaces_and_bad_separators(capsys):
     assert json.loads(res.output)["rows"][0]["cover"] == "3,4"
     line = run_error(capsys, "box", "advise", "--open", "1,2,,3", "--roll", "3")
     assert "1,2,,3" in line
+
+
+def test_policy_csv_row_with_extra_fields_is_refused(tmp_path, capsys):
+    """A row with more fields than the header (tiles written with commas) is refused,
+    not shifted into other columns."""
+    bad = tmp_path / "wide.csv"
+    bad.write_text("open,dice,roll,cover\n4,5,9,2,9,9\n")
+    line = run_error(capsys, "box", "evaluate", "--policy", f"table:{bad}")
+    assert "line 2" in line and "6 fields" in line and "spaces" in line
+
+
+def test_policy_sidecar_without_rules_record_is_refused(tmp_path, capsys):
+    """A .meta.json beside a table must hold a rules record (or be absent)."""
+    out = tmp_path / "t"
+    assert CliRunner().invoke(cli, ["box", "solve", "--out", str(out)]).exit_code == 0
+    for text in ("[1, 2]", '{"rules": "x"}', "not json"):
+        (out / "policy.meta.json").write_text(text)
+        line = run_error(capsys, "box", "evaluate", "--policy", f"table:{out / 'policy.csv'}")
+        assert "policy.meta.json" in line and "delete it" in line
+
+
+def test_out_under_a_file_is_refused_before_any_work(tmp_path, capsys):
+    """--out that cannot be created is refused up front: nothing is printed on stdout."""
+    blocker = tmp_path / "afile"
+    blocker.write_text("keep me")
+    line = run_error(capsys, "box", "simulate", "--games", "100", "--out", str(blocker / "sub"))
+    assert "--out" in line and "under a file" in line
+    assert blocker.read_text() == "keep me"
