@@ -15,8 +15,8 @@
 # # Shut the Box: how should I play, and how much does it matter?
 #
 # This notebook answers a player's questions with ludolab's own solver, simulator,
-# tables and charts (`ludolab.sim.box`, `ludolab.analysis.box_analysis`,
-# `ludolab.analysis.plots`). Clause ids such as `STB-6` refer to the rules in
+# tables and charts (`ludolab.sim.box`, `ludolab.analysis.box`,
+# `ludolab.analysis.box_plots`). Clause ids such as `STB-6` refer to the rules in
 # `seeds/shut_the_box.md`.
 #
 # Values called *exact* come from dynamic programming over every set of open tiles.
@@ -33,8 +33,8 @@ import os
 import pandas as pd
 from IPython.display import display
 
-from ludolab.analysis import box_analysis as ba
-from ludolab.analysis import plots
+from ludolab.analysis import box as ba
+from ludolab.analysis import box_plots as plots
 from ludolab.sim import box
 from ludolab.stdlib.box import BoxRules
 

@@ -192,9 +192,9 @@ def _play_turn(st, full, dice_allowed, draw_map1, draw_map2, cand_start, cand_ma
 
 
 @njit(cache=True)
-def _simulate_chunk(key, n_games, full, dice_allowed, draw_map1, draw_map2,
+def _simulate_chunk(key, start, stop, full, dice_allowed, draw_map1, draw_map2,
                     cand_start, cand_masks, pol_move, pol_dice, counts):
-    for g in range(n_games):
+    for g in range(start, stop):
         st = game_state(key, g)
         s, st = _play_turn(st, full, dice_allowed, draw_map1, draw_map2,
                            cand_start, cand_masks, pol_move, pol_dice)
@@ -202,20 +202,21 @@ def _simulate_chunk(key, n_games, full, dice_allowed, draw_map1, draw_map2,
 
 
 @njit(cache=True, parallel=True)
-def _simulate(keys, games, full, dice_allowed, draw_map1, draw_map2,
+def _simulate(keys, starts, stops, full, dice_allowed, draw_map1, draw_map2,
               cand_start, cand_masks, pol_move, pol_dice, counts):
-    """Monte Carlo of one turn per game; counts[c, s] = games of chunk c ending in s.
+    """Monte Carlo of one turn per game; counts[c, s] += games g in starts[c]..stops[c]-1
+    of chunk c ending in s (the runner's kernel contract, :mod:`ludolab.sim.runner`).
 
-    One chunk per prange iteration; each chunk owns its stream, so the result
-    does not depend on the number of threads.
+    One chunk per prange iteration; each game owns its stream, so the result
+    does not depend on the number of threads or on how the games are sliced.
     """
     for c in prange(keys.shape[0]):
-        _simulate_chunk(keys[c], games[c], full, dice_allowed, draw_map1, draw_map2,
+        _simulate_chunk(keys[c], starts[c], stops[c], full, dice_allowed, draw_map1, draw_map2,
                         cand_start, cand_masks, pol_move, pol_dice, counts[c])
 
 
 @njit(cache=True, parallel=True)
-def _simulate_paired(keys, games, full, dice_allowed, draw_map1, draw_map2,
+def _simulate_paired(keys, starts, stops, full, dice_allowed, draw_map1, draw_map2,
                      cand_start, cand_masks, pol_moves, pol_dices, scores, sums):
     """Common random numbers: game g of a chunk is played by every policy with
     the same stream.  sums[c, a, b] accumulates score_a * score_b, and
@@ -223,7 +224,7 @@ def _simulate_paired(keys, games, full, dice_allowed, draw_map1, draw_map2,
     n_pol = pol_moves.shape[0]
     for c in prange(keys.shape[0]):
         x = np.empty(n_pol)
-        for g in range(games[c]):
+        for g in range(starts[c], stops[c]):
             for a in range(n_pol):
                 st = game_state(keys[c], g)
                 s, st = _play_turn(st, full, dice_allowed, draw_map1, draw_map2,
@@ -236,7 +237,7 @@ def _simulate_paired(keys, games, full, dice_allowed, draw_map1, draw_map2,
 
 
 @njit(cache=True, parallel=True)
-def _simulate_match(keys, games, full, dice_allowed, draw_map1, draw_map2,
+def _simulate_match(keys, starts, stops, full, dice_allowed, draw_map1, draw_map2,
                     cand_start, cand_masks, pol_moves, pol_dices, score_rank,
                     n_rounds, threshold, max_rounds, out):
     """Several players (STB-9, STB-11, STB-12), each seat with its own policy.
@@ -254,7 +255,7 @@ def _simulate_match(keys, games, full, dice_allowed, draw_map1, draw_map2,
         total = np.zeros(n_seats, dtype=np.int64)
         alive = np.zeros(n_seats, dtype=np.bool_)
         dropped = np.zeros(n_seats, dtype=np.bool_)
-        for g in range(games[c]):
+        for g in range(starts[c], stops[c]):
             st = game_state(keys[c], g)
             total[:] = 0
             alive[:] = True

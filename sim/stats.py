@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 Z95 = 1.959963984540054
 
 
@@ -71,3 +73,35 @@ def wilson_ci(successes: int, n: int, z: float = Z95) -> Estimate:
     low = 0.0 if successes == 0 else max(0.0, centre - half)
     high = 1.0 if successes == n else min(1.0, centre + half)
     return Estimate(p, low, high, math.sqrt(p * (1 - p) / n))
+
+
+def paired_diff_ci(n: int, sum_d: float, sum_d2: float, z: float = Z95,
+                   bounds: tuple[float, float] | None = None) -> Estimate:
+    """Mean of paired differences (common random numbers) with its CI.
+
+    Args:
+        n: number of paired games; sum_d: sum over games of (x_b - x_a);
+        sum_d2: sum of squares of those differences; bounds: the range a
+            difference can take (the interval is clipped to it).
+
+    Returns:
+        The mean difference; the CI is NaN for a single game.
+
+    Raises:
+        ValueError: if n < 1.
+    """
+    return mean_ci(n, sum_d, sum_d2, z, bounds)
+
+
+def paired_from_moments(n: int, sums: "np.ndarray", a: int, b: int,
+                        bounds: tuple[float, float] | None = None) -> Estimate:
+    """Paired difference x_b - x_a from a moment matrix.
+
+    Args:
+        sums: float (k, k + 1): ``sums[i, j]`` = sum of x_i * x_j over games,
+            ``sums[i, k]`` = sum of x_i (what the paired kernels accumulate).
+        a, b: the two policies (rows).
+    """
+    k = sums.shape[0]
+    return paired_diff_ci(n, float(sums[b, k] - sums[a, k]),
+                          float(sums[b, b] - 2 * sums[a, b] + sums[a, a]), bounds=bounds)

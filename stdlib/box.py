@@ -22,6 +22,8 @@ from functools import cached_property
 
 import numpy as np
 
+from .errors import LudolabError
+
 ONE_DIE_RULES = (
     "never",
     "789-optional",
@@ -39,7 +41,7 @@ DICE_TWO = 2
 DICE_BOTH = 3
 
 
-class RulesError(ValueError):
+class RulesError(LudolabError):
     """An invalid ruleset or rules argument; the message names what is allowed."""
 
 

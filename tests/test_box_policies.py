@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ludolab.analysis import box_tables as T
+from ludolab.analysis.box import catalogue
 from ludolab.sim import box as B
 from ludolab.sim import box_reference as R
 from ludolab.stdlib.box import BoxRules
@@ -157,16 +159,16 @@ def test_policy_table_round_trip_moves_and_dice(tmp_path, one_die, moves, k, nam
     every entry the policy plays; the exact evaluation is unchanged."""
     rules = BoxRules(one_die=one_die, moves=moves, max_tiles_per_move=k)
     pol = B.make_policy(rules, name)
-    df = B.policy_table_frame(pol)
+    df = T.policy_table_frame(pol)
     assert list(df.columns) == ["open", "dice", "roll", "cover"]
-    loaded = B.load_policy_table(rules, _write(tmp_path, df))
+    loaded = T.load_policy_table(rules, _write(tmp_path, df))
     used = _played(rules, pol)
     assert (loaded.move[used] == pol.move[used]).all()
     assert (loaded.dice[1:] == pol.dice[1:]).all()
     assert loaded.info["rows"] == len(df)
     assert np.array_equal(B.evaluate(loaded).final, B.evaluate(pol).final)
     # also through make_policy("table:...")
-    again = B.make_policy(rules, f"table:{tmp_path / 'pol.csv'}")
+    again = catalogue(rules, (f"table:{tmp_path / 'pol.csv'}",))[0]
     assert (again.move[used] == pol.move[used]).all()
 
 
@@ -176,7 +178,7 @@ def test_policy_table_round_trip_nothing_filled(tmp_path, one_die, moves, k, nam
     loading it fills nothing from greedy-high: info['filled'] == 0."""
     rules = BoxRules(one_die=one_die, moves=moves, max_tiles_per_move=k)
     pol = B.make_policy(rules, name)
-    loaded = B.load_policy_table(rules, _write(tmp_path, B.policy_table_frame(pol)))
+    loaded = T.load_policy_table(rules, _write(tmp_path, T.policy_table_frame(pol)))
     unplayed = int((~_played(rules, pol)[1:]).sum())
     assert loaded.info["filled"] == 0, (
         f"filled={loaded.info['filled']} although the CSV gives every played (state, roll); "
@@ -187,7 +189,7 @@ def test_policy_table_value_after_column():
     """STB-O1: value_after is the solver value of the state the move leaves (NaN when no move)."""
     rules = BoxRules(tiles="1-6")
     sol = B.solve(rules)
-    df = B.policy_table_frame(sol.policy(), sol.value)
+    df = T.policy_table_frame(sol.policy(), sol.value)
     assert "value_after" in df.columns
     row = df[(df["open"] == "1 2 3 4 5 6") & (df["roll"] == "7")].iloc[0]
     cover = [int(t) for t in row["cover"].split()]
@@ -198,7 +200,7 @@ def test_policy_table_value_after_column():
 def test_policy_table_random_is_marked():
     """STB-6 always-optional: the random policy writes 'random' for every roll of both dice counts."""
     rules = BoxRules(tiles="1-4", one_die="always-optional")
-    df = B.policy_table_frame(B.make_policy(rules, "random"))
+    df = T.policy_table_frame(B.make_policy(rules, "random"))
     assert (df["cover"] == "random").all()
     assert len(df) == (rules.n_states - 1) * rules.outcomes.n
 
@@ -207,7 +209,7 @@ def test_policy_table_partial_is_filled_with_greedy_high(tmp_path):
     """STB-4: a table giving only some rows: the rest is played by greedy-high, counted in info['filled']."""
     rules = BoxRules(one_die="never")
     df = pd.DataFrame([{"open": "1 2 3 4 5 6 7 8 9", "dice": 2, "roll": "9", "cover": "2 3 4"}])
-    pol = B.load_policy_table(rules, _write(tmp_path, df))
+    pol = T.load_policy_table(rules, _write(tmp_path, df))
     o = rules.roll_index(9)
     greedy = B.make_policy(rules, "greedy-high")
     assert pol.move[rules.full, o] == rules.mask_of([2, 3, 4])
@@ -244,16 +246,16 @@ def test_policy_table_malformed_rows_raise(tmp_path, change, pattern):
     row = {**_base_row(), **change}
     path = _write(tmp_path, pd.DataFrame([_base_row(), row]))
     with pytest.raises(B.PolicyError, match=pattern) as exc:
-        B.load_policy_table(rules, path)
+        T.load_policy_table(rules, path)
     assert "line 3" in str(exc.value)
 
 
 def test_policy_table_missing_file(tmp_path):
     """A missing policy file raises PolicyError saying it was not found."""
     with pytest.raises(B.PolicyError, match="not found"):
-        B.load_policy_table(BoxRules(), tmp_path / "nope.csv")
+        T.load_policy_table(BoxRules(), tmp_path / "nope.csv")
     with pytest.raises(B.PolicyError, match="not found"):
-        B.make_policy(BoxRules(), f"table:{tmp_path / 'nope.csv'}")
+        catalogue(BoxRules(), (f"table:{tmp_path / 'nope.csv'}",))
 
 
 @pytest.mark.parametrize("drop", ["open", "roll", "cover"])
@@ -261,7 +263,7 @@ def test_policy_table_missing_column(tmp_path, drop):
     """A table without one of the required columns raises PolicyError naming the column."""
     df = pd.DataFrame([_base_row()]).drop(columns=drop)
     with pytest.raises(B.PolicyError, match=f"missing column.*{drop}"):
-        B.load_policy_table(BoxRules(), _write(tmp_path, df))
+        T.load_policy_table(BoxRules(), _write(tmp_path, df))
 
 
 def test_policy_table_needs_dice_column_and_reads_thai_rolls(tmp_path):
@@ -270,12 +272,12 @@ def test_policy_table_needs_dice_column_and_reads_thai_rolls(tmp_path):
     rules = BoxRules(moves="thai", one_die="always-optional")
     no_dice = pd.DataFrame([{"open": "3 4 7", "roll": "3+4", "cover": "7"}])
     with pytest.raises(B.PolicyError, match="missing column.*dice"):
-        B.load_policy_table(rules, _write(tmp_path, no_dice, "nodice.csv"))
+        T.load_policy_table(rules, _write(tmp_path, no_dice, "nodice.csv"))
     df = pd.DataFrame([
         {"open": "3 4 7", "dice": "2", "roll": "3+4", "cover": "7"},
         {"open": "3 4", "dice": "1", "roll": "4", "cover": "4"},
     ])
-    pol = B.load_policy_table(rules, _write(tmp_path, df))
+    pol = T.load_policy_table(rules, _write(tmp_path, df))
     assert pol.move[rules.mask_of([3, 4, 7]), rules.roll_index("3+4")] == rules.mask_of([7])
     assert pol.move[rules.mask_of([3, 4]), rules.roll_index("4", dice=1)] == rules.mask_of([4])
     assert pol.dice[rules.mask_of([3, 4])] == 1
@@ -284,10 +286,10 @@ def test_policy_table_needs_dice_column_and_reads_thai_rolls(tmp_path):
         {"open": "3 4 7", "dice": "1", "roll": "4", "cover": "4"},
     ])
     with pytest.raises(B.PolicyError, match="one dice choice"):
-        B.load_policy_table(rules, _write(tmp_path, mixed, "mixed.csv"))
+        T.load_policy_table(rules, _write(tmp_path, mixed, "mixed.csv"))
     bad = pd.DataFrame([{"open": "3 4 7", "dice": "2", "roll": "3+4", "cover": "3 4"}])
     with pytest.raises(B.PolicyError, match="not a legal move"):
-        B.load_policy_table(rules, _write(tmp_path, bad, "bad.csv"))
+        T.load_policy_table(rules, _write(tmp_path, bad, "bad.csv"))
 
 
 def test_policy_table_refuses_duplicates_empty_and_other_rules(tmp_path):
@@ -299,16 +301,16 @@ def test_policy_table_refuses_duplicates_empty_and_other_rules(tmp_path):
         {"open": "1 2 3 4", "dice": "2", "roll": "5", "cover": "2 3"},
     ])
     with pytest.raises(B.PolicyError, match="already have another move"):
-        B.load_policy_table(rules, _write(tmp_path, dup, "dup.csv"))
+        T.load_policy_table(rules, _write(tmp_path, dup, "dup.csv"))
     empty = pd.DataFrame(columns=["open", "dice", "roll", "cover"])
     with pytest.raises(B.PolicyError, match="no rows"):
-        B.load_policy_table(rules, _write(tmp_path, empty, "empty.csv"))
+        T.load_policy_table(rules, _write(tmp_path, empty, "empty.csv"))
     from ludolab.analysis.results import save_table
 
-    table = B.policy_table_frame(B.solve(rules).policy())
+    table = T.policy_table_frame(B.solve(rules).policy())
     save_table(table, tmp_path, "nine", "csv", {"rules": rules.to_dict()})
-    assert B.load_policy_table(rules, tmp_path / "nine.csv").info["filled"] == 0
+    assert T.load_policy_table(rules, tmp_path / "nine.csv").info["filled"] == 0
     with pytest.raises(B.PolicyError, match="made for tiles"):
-        B.load_policy_table(BoxRules(tiles=12, one_die="never"), tmp_path / "nine.csv")
+        T.load_policy_table(BoxRules(tiles=12, one_die="never"), tmp_path / "nine.csv")
     with pytest.raises(B.PolicyError, match="is a folder"):
-        B.load_policy_table(rules, tmp_path)
+        T.load_policy_table(rules, tmp_path)

@@ -71,21 +71,6 @@ def test_chunk_keys_differ_and_are_reproducible():
         rng.chunk_keys(1, 0)
 
 
-# --------------------------------------------------------------- run_chunks
-def _kernel(keys, games):
-    return np.stack([keys.astype(np.float64) % 1000, games.astype(np.float64)], axis=1)
-
-
-def test_run_chunks_batches_give_the_same_stack():
-    """run_chunks: with a progress bar (batches of chunks) the stacked result is identical."""
-    plan = E.plan_run(1000, 3, 37)
-    quiet = E.run_chunks(plan, _kernel, progress=False)
-    loud = E.run_chunks(plan, _kernel, progress=True)
-    assert quiet.shape == (37, 2)
-    assert np.array_equal(quiet, loud)
-    assert quiet[:, 1].sum() == 1000
-
-
 def test_show_progress(monkeypatch):
     """show_progress: explicit on/off wins; None means 'stderr is a terminal and not CI'."""
     assert E.show_progress(True) is True

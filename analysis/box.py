@@ -1,0 +1,408 @@
+"""Shut the Box analyses: experiments as tidy tables (the questions the CLI, the report and
+the notebook answer), the report section and the benchmark entries.  Clause ids
+refer to ``seeds/shut_the_box.md``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ludolab.sim import box
+from ludolab.stdlib.box import ONE_DIE_RULES, SCORINGS, BoxRules
+
+#: Every named policy but the optimal one, in catalogue order.
+HEURISTICS = tuple(name for name in box.POLICY_NAMES if name != "optimal")
+
+
+def optimal_values(tile_counts=(9, 10, 12), one_die_rules=ONE_DIE_RULES, base: BoxRules | None = None) -> pd.DataFrame:
+    """Optimal start values for every one-die rule and tile count (STB-6, STB-O1, STB-O2).
+
+    Returns:
+        DataFrame: ``tiles``, ``one_die``, ``min_expected_score``,
+        ``max_p_shut``, ``min_p_shut`` (adversarial) and
+        ``max_expected_score`` (adversarial).
+    """
+    base = base or BoxRules()
+    rows = []
+    for n in tile_counts:
+        for rule in one_die_rules:
+            r = base.replace(tiles=tuple(range(1, n + 1)), one_die=rule)
+            rows.append({
+                "tiles": n, "one_die": rule,
+                "min_expected_score": box.solve(r, "expected-score").start_value,
+                "max_p_shut": box.solve(r, "shut").start_value,
+                "min_p_shut": box.solve(r, "shut", adversarial=True).start_value,
+                "max_expected_score": box.solve(r, "expected-score", adversarial=True).start_value,
+            })
+    return pd.DataFrame(rows)
+
+
+def catalogue(rules: BoxRules, names=("optimal",) + HEURISTICS, objective: str = "expected-score",
+              target: int | None = None, ties_win: bool = False) -> list[box.Policy]:
+    """Policies from the catalogue (see :func:`ludolab.sim.box.make_policy`) or policy
+    table files (``table:FILE.csv``, :func:`ludolab.analysis.box_tables.load_policy_table`),
+    each labelled in ``info['policy']``: ``optimal`` and ``worst`` with their objective.
+
+    Raises:
+        PolicyError: an unknown name or an unusable table.
+    """
+    out = []
+    for name in names:
+        if name.startswith("table:") or name.endswith((".csv", ".parquet")):
+            from .box_tables import load_policy_table
+
+            out.append(load_policy_table(rules, name.removeprefix("table:")))
+            continue
+        pol = box.make_policy(rules, name, objective, target, ties_win)
+        if name in ("optimal", "worst"):
+            label = box.objective_label(objective, target, ties_win, adversarial=(name == "worst"))
+            pol.info["policy"] = f"{name} ({label})"
+        out.append(pol)
+    return out
+
+
+def policy_summary(policies: list[box.Policy], targets=(5, 10)) -> pd.DataFrame:
+    """Exact summary per policy: mean and sd of the score, P(shut), P(score < T)."""
+    rows = []
+    for pol in policies:
+        ev = box.evaluate(pol)
+        row = {"policy": pol.label, "mean_score": ev.mean(), "sd_score": ev.sd(),
+               "p_shut": ev.p_shut}
+        for t in targets:
+            row[f"p_below_{t}"] = ev.p_below(t)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def score_distributions(policies: list[box.Policy]) -> pd.DataFrame:
+    """Tidy exact score distributions: ``policy``, ``score``, ``probability``."""
+    parts = []
+    for pol in policies:
+        d = box.evaluate(pol).distribution().reset_index()
+        d.insert(0, "policy", pol.label)
+        parts.append(d)
+    return pd.concat(parts, ignore_index=True)
+
+
+def variants_matrix(rules: BoxRules, scorings=SCORINGS) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """What playing for the wrong scoring costs (STB-8).
+
+    For each scoring A, the policy that minimises the expected A-score is
+    evaluated exactly under every scoring B.
+
+    Returns:
+        ``(matrix, disagreements)``.  ``matrix`` is tidy: ``optimised_for``,
+        ``scored_by``, ``expected_score`` (under B), ``best`` (B's optimum),
+        ``cost`` (expected - best, >= 0) and ``cost_pct``.
+        ``disagreements``: the (state, roll) pairs where the two policies
+        choose differently, weighted by how often policy A meets them:
+        ``optimised_for``, ``scored_by``, ``open``, ``roll``, ``cover_a``,
+        ``cover_b``, ``p_meet`` (P(state reached under A) x P(roll)),
+        ``loss`` (value lost under B by A's move), ``weighted_loss`` and
+        ``weighted_loss_pct`` (in % of B's best expected score, so scorings
+        of different scales compare); sorted by the latter, largest first.
+    """
+    sols = {a: box.solve(rules.replace(score=a), "expected-score") for a in scorings}
+    evs = {a: box.evaluate(sols[a].policy()) for a in scorings}
+    best = {b: evs[b].mean(b) for b in scorings}
+    rows = []
+    for a in scorings:
+        for b in scorings:
+            e = evs[a].mean(b)
+            rows.append({"optimised_for": a, "scored_by": b, "expected_score": e, "best": best[b],
+                         "cost": max(e - best[b], 0.0),
+                         "cost_pct": 100.0 * max(e - best[b], 0.0) / best[b] if best[b] else 0.0})
+    matrix = pd.DataFrame(rows)
+    oc = rules.outcomes
+    dis = []
+    for a in scorings:
+        visit = evs[a].visit
+        pa = sols[a]
+        for b in scorings:
+            if a == b:
+                continue
+            pb = sols[b]
+            diff = np.argwhere(pa.move != pb.move)
+            for s, o in diff:
+                if s == 0 or not (rules.dice_allowed[s] & oc.dice[o]) or pa.dice[s] != oc.dice[o]:
+                    continue
+                p_meet = visit[s] * oc.weight[o] / (36.0 if oc.dice[o] == 2 else 6.0)
+                if p_meet <= 0:
+                    continue
+                ma, mb = int(pa.move[s, o]), int(pb.move[s, o])
+                loss = pb.value[s ^ ma] - pb.value[s ^ mb]
+                if loss <= 1e-12:
+                    continue
+                dis.append({"optimised_for": a, "scored_by": b, "open": rules.format_state(int(s)),
+                            "roll": oc.label[o], "cover_a": rules.format_state(ma), "cover_b": rules.format_state(mb),
+                            "p_meet": p_meet, "loss": loss, "weighted_loss": p_meet * loss,
+                            "weighted_loss_pct": 100.0 * p_meet * loss / best[b] if best[b] else 0.0})
+    cols = ["optimised_for", "scored_by", "open", "roll", "cover_a", "cover_b", "p_meet", "loss", "weighted_loss",
+            "weighted_loss_pct"]
+    dis = pd.DataFrame(dis, columns=cols)
+    if len(dis):
+        dis = dis.sort_values("weighted_loss_pct", ascending=False, kind="stable").reset_index(drop=True)
+    return matrix, dis
+
+
+def beat_curve(rules: BoxRules, targets=None, one_die_rules=ONE_DIE_RULES, ties_win: bool = False) -> pd.DataFrame:
+    """P(score < T) against T for each one-die rule (STB-O3, STB-6).
+
+    For each T the beat-T policy is solved; the min-expected-score policy's
+    P(score < T) is given beside it.
+
+    Returns:
+        DataFrame: ``one_die``, ``target``, ``p_beat`` (optimal for T),
+        ``p_beat_min_mean`` (under the min E[score] policy).
+    """
+    if targets is None:
+        targets = range(1, int(rules.scores.max()) + 2)
+    rows = []
+    for rule in one_die_rules:
+        r = rules.replace(one_die=rule)
+        ev = box.evaluate(box.solve(r, "expected-score").policy())
+        for t in targets:
+            p = box.solve(r, "beat", target=int(t), ties_win=ties_win).start_value
+            rows.append({"one_die": rule, "target": int(t), "p_beat": p,
+                         "p_beat_min_mean": ev.p_below(int(t), ties_win)})
+    return pd.DataFrame(rows)
+
+
+def match_table(rules: BoxRules, players=(2, 3, 4), ties_win: bool = False) -> pd.DataFrame:
+    """Exact one-round match equilibria (STB-9, STB-10) for several player counts.
+
+    Returns:
+        DataFrame: ``players``, ``seat``, ``p_win``, ``p_tie``, ``p_play``,
+        ``expected_score``.
+    """
+    parts = []
+    for p in players:
+        df = box.match_exact(rules, p, ties_win).seats.copy()
+        df.insert(0, "players", p)
+        parts.append(df)
+    return pd.concat(parts, ignore_index=True)
+
+
+def decision_states(solution: box.Solution, limit: int | None = 40) -> pd.DataFrame:
+    """The optimal policy map where it matters: (state, roll) with more than one
+    legal move, for the dice the policy rolls, most often met first.
+
+    Returns:
+        DataFrame: ``open``, ``roll``, ``cover``, ``choices`` (legal moves),
+        ``p_meet`` (P(the state is reached, then this roll) under the policy).
+    """
+    rules = solution.rules
+    oc = rules.outcomes
+    visit = box.evaluate(solution.policy()).visit
+    rows = []
+    for s in range(1, rules.n_states):
+        for o in range(oc.n):
+            if oc.dice[o] != solution.dice[s]:
+                continue
+            legal = rules.legal_moves(s, o)
+            if len(legal) < 2:
+                continue
+            p_roll = oc.weight[o] / (36.0 if oc.dice[o] == 2 else 6.0)
+            rows.append({"open": rules.format_state(s), "roll": oc.label[o],
+                         "cover": rules.format_state(int(solution.move[s, o])), "choices": len(legal),
+                         "p_meet": float(visit[s]) * p_roll, "_s": s})
+    df = pd.DataFrame(rows, columns=["open", "roll", "cover", "choices", "p_meet", "_s"])
+    df = df.sort_values(["p_meet", "_s"], ascending=[False, False], kind="stable").drop(columns="_s")
+    if limit is not None:
+        df = df.head(limit)
+    return df.reset_index(drop=True)
+
+
+# ------------------------------------------------------------------ report
+def report_section(ctx) -> str:
+    """Shut the Box: optimal values, policies, scoring variants, targets, matches."""
+    from ludolab.analysis import box_plots as plots
+    from ludolab.analysis.results import provenance
+
+    rules = BoxRules()
+    games = 100_000 if ctx.quick else 2_000_000
+    meta = provenance("box", rules=rules.to_dict(), seed=ctx.seed)
+    md = ["# Shut the Box\n",
+          f"Default rules: {rules.label()} (clauses in `seeds/shut_the_box.md`). "
+          "Values marked exact come from dynamic programming over every set of open tiles; "
+          f"simulated values use {games:,} games with root seed {ctx.seed} and carry 95% confidence intervals.\n"]
+
+    ctx.say("box: optimal values for every one-die rule ...")
+    ov = optimal_values((9, 10, 12))
+    md += ["## Optimal play for every one-die rule\n",
+           "Best expected score and best chance to shut, with the worst play (adversarial) as a bound. "
+           "Exact, for 9, 10 and 12 tiles.\n",
+           ctx.table(ov, "box_optimal_values", {**meta, "what": "optimal start values"})]
+    exact_rows = []
+    for rule in ("never", "789-optional", "le6-forced"):
+        sol = box.solve(rules.replace(one_die=rule), "shut", exact=True)
+        v = sol.start_value_exact
+        exact_rows.append({"one_die": rule, "max_p_shut": f"{v.numerator}/{v.denominator}",
+                           "decimal": float(v)})
+    md += ["\nExact fractions for the chance to shut 1-9 (these reproduce the published values: "
+           "466473281/6530347008 with two dice always, 956177159/9795520512 with a one-die rule).\n",
+           ctx.table(pd.DataFrame(exact_rows), "box_exact_p_shut", meta, ".10f")]
+
+    ctx.say("box: policy comparison ...")
+    pols = catalogue(rules)
+    cmp_df = box.compare(pols, games, ctx.seed)
+    summ = policy_summary(pols)
+    md += ["\n## How much the policy matters\n",
+           "Exact summary of each policy (9 tiles): mean and standard deviation of the score, chance to shut, "
+           "chance of a score below 5 and below 10.\n",
+           ctx.table(summ, "box_policy_summary", meta),
+           f"\nPaired Monte Carlo over the same {games:,} dice sequences (common random numbers): "
+           "`diff_vs_first` is the mean extra score against the optimal policy, with its 95% CI.\n",
+           ctx.table(cmp_df[["policy", "mean_score", "mc_mean_score", "mc_mean_score_ci_low", "mc_mean_score_ci_high",
+                             "diff_vs_first", "diff_vs_first_ci_low", "diff_vs_first_ci_high"]],
+                     "box_policy_compare", {**meta, "games": games}),
+           ctx.figure(plots.fig_score_distributions(score_distributions(pols)), "box_score_distributions",
+                      "Final score distribution by policy")]
+
+    ctx.say("box: Monte Carlo check ...")
+    opt = pols[0]
+    sim = box.simulate(opt, games, ctx.seed + 1)
+    ev = box.evaluate(opt)
+    m, p = sim.mean(), sim.p_shut()
+    chk = pd.DataFrame([
+        {"quantity": "mean score", "exact": ev.mean(), "simulated": m.value, "ci_low": m.low, "ci_high": m.high,
+         "inside": m.contains(ev.mean())},
+        {"quantity": "P(shut)", "exact": ev.p_shut, "simulated": p.value, "ci_low": p.low, "ci_high": p.high,
+         "inside": p.contains(ev.p_shut)}])
+    md += ["\n### Simulation against the exact values\n",
+           ctx.table(chk, "box_mc_check", {**meta, "games": games, "seed": ctx.seed + 1}, ".6g"),
+           ctx.figure(plots.fig_mc_distribution(ev.distribution(), sim.distribution(), sim.games), "box_mc_distribution",
+                      "Simulated against exact score distribution")]
+
+    ctx.say("box: scoring variants ...")
+    matrix, dis = variants_matrix(rules)
+    piv = matrix.pivot(index="optimised_for", columns="scored_by", values="cost_pct")
+    order = list(dict.fromkeys(matrix["optimised_for"]))
+    piv = piv.loc[order, order].reset_index()
+    md += ["\n## Playing for the wrong scoring\n",
+           "Each row is the policy that minimises the expected score under one scoring; each column scores it under "
+           "another. Cells: how far above the best possible expected score for the column (in %).\n",
+           ctx.table(piv, "box_variants_cost_pct", meta, ".3g"),
+           ctx.figure(plots.fig_variants_matrix(matrix), "box_variants_matrix", "Cost of playing for the wrong scoring"),
+           "\nWhere the policies disagree most (weighted by how often the row's policy meets the situation):\n",
+           ctx.table(dis, "box_variants_disagreements", meta, ".4g", rows=10)]
+
+    ctx.say("box: chance to beat a target ...")
+    curve = beat_curve(rules)
+    pick = curve[curve["target"].isin([5, 10, 15, 20])].pivot(index="target", columns="one_die", values="p_beat")
+    md += ["\n## Chance to beat a target\n",
+           "The best chance of a score strictly below T, playing for that T, for each one-die rule.\n",
+           ctx.table(pick.reset_index(), "box_beat_targets", meta),
+           ctx.figure(plots.fig_beat_curve(curve), "box_beat_curve", "P(score < T) against T")]
+
+    ctx.say("box: matches ...")
+    mt = match_table(rules, (2, 3, 4, 5, 6))
+    two = mt[mt["players"] == 2].drop(columns="players")
+    md += ["\n## The two-player game\n",
+           "Exact equilibrium of one round: the second player knows the score to beat and plays for it; the first "
+           "player plays to maximise the chance to win against that reply. A shut box wins at once.\n",
+           ctx.table(two, "box_match_2p", meta),
+           "\nWin probability by seat for 2 to 6 players (exact):\n",
+           ctx.table(mt, "box_match_seats", meta, rows=None),
+           ctx.figure(plots.fig_seat_wins(mt), "box_seat_wins", "Win probability by seat")]
+    n_multi = 20_000 if ctx.quick else 200_000
+    rounds = box.simulate_rounds([opt] * 4, n_multi, ctx.seed + 2, rounds=4)
+    elim = box.simulate_rounds([opt] * 4, n_multi, ctx.seed + 3, rounds=None, threshold=45)
+    md += [f"\nFour players, each playing the min-expected-score policy, {n_multi:,} simulated games each. "
+           "Four rounds, lowest total wins:\n",
+           ctx.table(rounds, "box_multi_round", {**meta, "games": n_multi}),
+           "\nElimination at 45: a player whose total reaches 45 drops out; the last one left wins:\n",
+           ctx.table(elim, "box_elimination", {**meta, "games": n_multi})]
+
+    ctx.say("box: policy map ...")
+    small = BoxRules(tiles=tuple(range(1, 7)))
+    sol6 = box.solve(small)
+    sol9 = box.solve(rules)
+    md += ["\n## The optimal policy\n",
+           "For tiles 1-6, the tiles to cover for every set of open tiles and roll (x: the roll cannot be covered).\n",
+           ctx.figure(plots.fig_policy_map(plots.policy_map_frame(sol6)), "box_policy_map_6",
+                      "Optimal policy map, tiles 1-6"),
+           "\nFor 1-9, the situations with a real choice that the optimal player meets most often:\n",
+           ctx.table(decision_states(sol9, 15), "box_decisions_9", meta)]
+    return "\n".join(md)
+
+
+# ------------------------------------------------------------------- bench
+def bench(games: int, reference_seconds: float, say) -> list[dict]:
+    """Shut the Box: Monte Carlo, exact DP (12 tiles), exact evaluation, multi-round matches."""
+    import numba
+
+    from ludolab.analysis.bench import calibrate, record, time_call, with_threads
+    from ludolab.sim import box_reference as ref
+    from ludolab.sim.experiment import plan_run
+
+    threads = numba.get_num_threads()
+    rows = []
+    r9 = BoxRules()
+    r12 = BoxRules(tiles=tuple(range(1, 13)))
+    pol = box.solve(r9).policy()
+
+    # warm every kernel once (compilation or cache load is not timed)
+    say("warming the kernels ...")
+    box.simulate(pol, 1000, 1)
+    box.evaluate(pol)
+    box.simulate_rounds([pol, pol], 100, 1, rounds=3)
+    box.solve(r12)
+
+    # 1. Monte Carlo, one turn per game
+    say(f"box.simulate: {games:,} games ...")
+    t_all = time_call(lambda: box.simulate(pol, games, 1))
+    t_one = with_threads(1, lambda: time_call(lambda: box.simulate(pol, games, 1)))
+    n_ref = calibrate(lambda n: ref.simulate(pol, *_plan_arrays(plan_run(n, 1, 8))), reference_seconds, 500)
+    plan = plan_run(n_ref, 1, 8)
+    say(f"reference simulate: {n_ref:,} games ...")
+    t_ref = time_call(lambda: ref.simulate(pol, plan.keys, plan.games))
+    rows.append(record("box.simulate (9 tiles, optimal table)", "games", games / t_all, threads,
+                       games / t_one, n_ref / t_ref))
+
+    # 2. exact DP, 12 tiles
+    say("box.solve: 12 tiles ...")
+    t_all = time_call(lambda: box.solve(r12, "expected-score"), 0.5)
+    t_one = with_threads(1, lambda: time_call(lambda: box.solve(r12, "expected-score"), 0.5))
+    term = r12.scores.astype(float).tolist()
+    say("reference solve: 12 tiles ...")
+    t_ref = time_call(lambda: ref.solve_values(r12, term, -1, 0.0))
+    rec = record("box.solve (12 tiles, expected score)", "solves", 1 / t_all, threads, 1 / t_one, 1 / t_ref)
+    rec["ms_each"] = 1000 * t_one
+    rows.append(rec)
+
+    # 3. exact evaluation (forward pass), 9 tiles
+    say("box.evaluate ...")
+    t_one = time_call(lambda: box.evaluate(pol), 0.5)
+    t_ref = time_call(lambda: ref.evaluate_exact(pol, one=1.0), min(reference_seconds, 0.5))
+    rec = record("box.evaluate (9 tiles, score distribution)", "evaluations", 1 / t_one, threads, 1 / t_one,
+                 1 / t_ref)
+    rec["ms_each"] = 1000 * t_one
+    rows.append(rec)
+
+    # 4. multi-round match, 2 players x 3 rounds
+    n_match = max(10_000, games // 6)
+    say(f"box.simulate_rounds: {n_match:,} matches ...")
+    t_all = time_call(lambda: box.simulate_rounds([pol, pol], n_match, 1, rounds=3))
+    t_one = with_threads(1, lambda: time_call(lambda: box.simulate_rounds([pol, pol], n_match, 1, rounds=3)))
+    from ludolab.sim.rng import py_game_state
+
+    def ref_match(n_ref):
+        for g in range(n_ref):
+            st = py_game_state(12345, g)
+            tot = [0, 0]
+            for _ in range(3):
+                for p in range(2):
+                    s, st = ref.play_turn(r9, pol, st)
+                    tot[p] += int(r9.scores[s])
+
+    n_ref = calibrate(ref_match, reference_seconds, 100)
+    t_ref = time_call(lambda: ref_match(n_ref))
+    rows.append(record("box.simulate_rounds (2 players, 3 rounds)", "matches", n_match / t_all, threads,
+                       n_match / t_one, n_ref / t_ref))
+    return rows
+
+
+def _plan_arrays(plan):
+    """(keys, games) of a run plan, as the reference simulator takes them."""
+    return plan.keys, plan.games

@@ -1,0 +1,371 @@
+"""``ludolab box``: Shut the Box from the command line (rules clauses STB-n in seeds/shut_the_box.md)."""
+
+from __future__ import annotations
+
+import click
+
+from .cli_common import (FORMATS, InputError, check_out, emit, given, output_options, progress_flag, refuse,
+                         save_outputs, seed_options, user_errors)
+
+ONE_DIE = ("never", "789-optional", "789-forced", "le6-optional", "le6-forced", "always-optional")
+SCORES = ("sum", "count", "digital", "all-or-nothing")
+
+
+def box_rules_options(fn):
+    """--tiles, --one-die, --moves, --max-tiles-per-move, --score (STB-1, STB-4..STB-8)."""
+    opts = [
+        click.option("--tiles", default="9", show_default=True,
+                     help="Tile count 2..12, a range like 4-9, or a list like 1,3,5,7,9,11 (STB-1)."),
+        click.option("--one-die", type=click.Choice(ONE_DIE), default="789-optional", show_default=True,
+                     help="When one die may (or must) be rolled (STB-6)."),
+        click.option("--moves", type=click.Choice(("subset", "thai")), default="subset", show_default=True,
+                     help="subset: any tiles adding up to the roll; thai: one tile equal to a die or the total."),
+        click.option("--max-tiles-per-move", type=click.IntRange(1, 12), default=None,
+                     help="At most K tiles per move (default: no limit) (STB-4)."),
+        click.option("--score", "scoring", type=click.Choice(SCORES), default="sum", show_default=True,
+                     help="Scoring of the open tiles (STB-8)."),
+    ]
+    for o in reversed(opts):
+        fn = o(fn)
+    return fn
+
+
+def objective_options(fn):
+    """--objective, --target, --ties-win (STB-O1..O3)."""
+    opts = [
+        click.option("--objective", type=click.Choice(("expected-score", "shut", "beat")), default="expected-score",
+                     show_default=True, help="What the optimal policy plays for."),
+        click.option("--target", type=click.IntRange(0, 10**15), default=None,
+                     help="Score to beat, for --objective beat (a score strictly below T wins)."),
+        click.option("--ties-win", is_flag=True, help="With --objective beat, a score equal to T also counts."),
+    ]
+    for o in reversed(opts):
+        fn = o(fn)
+    return fn
+
+
+def make_rules(tiles, one_die, moves, max_tiles_per_move, scoring):
+    from ludolab.stdlib.box import BoxRules, parse_tiles
+
+    return BoxRules(tiles=parse_tiles(tiles), one_die=one_die, moves=moves,
+                    max_tiles_per_move=max_tiles_per_move, score=scoring)
+
+
+def _check_objective(objective, target, ties_win=False, policies=None):
+    if objective == "beat" and target is None:
+        raise InputError("--objective beat needs --target T (the score to beat)")
+    if objective != "beat" and target is not None:
+        raise InputError("--target applies only to --objective beat")
+    if ties_win and objective != "beat":
+        raise InputError("--ties-win applies only to --objective beat")
+    if policies is not None and not any(p in ("optimal", "worst") for p in policies):
+        refuse(["objective", "target", "ties_win"],
+                "applies only to the policies optimal and worst, which play for an objective")
+
+
+@click.group(name="box", short_help="Shut the Box: solve, advise, evaluate, simulate, compare, variants, match.")
+def group():
+    """Shut the Box: exact solver, policies, simulation, advice, variants, matches."""
+
+
+def _policy(rules, name, objective, target, ties_win):
+    from ludolab.analysis.box import catalogue
+
+    pol = catalogue(rules, (name,), objective, target, ties_win)[0]
+    if "filled" in pol.info and pol.info["filled"]:
+        click.echo(f"note: {pol.label} leaves {pol.info['filled']} (state, roll) entries that the policy "
+                   "meets unset; greedy-high plays them", err=True)
+    return pol
+
+
+@group.command(short_help="Solve exactly: value of every state, optimal moves and dice.")
+@box_rules_options
+@objective_options
+@click.option("--adversarial", is_flag=True,
+              help="Solve for the worst play instead (the other bound: how much decisions matter).")
+@click.option("--exact", is_flag=True, help="Also give the value as an exact fraction p/q.")
+@output_options
+@user_errors
+def solve(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target, ties_win, adversarial, exact,
+          fmt, out_dir, table_format, quiet):
+    """Solve the game exactly (dynamic programming over every set of open tiles)."""
+    from ludolab.analysis.results import provenance
+    from ludolab.sim import box as sbox
+
+    _check_objective(objective, target, ties_win)
+    out_dir = check_out(out_dir)
+    rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
+    sol = sbox.solve(rules, objective, target, ties_win, adversarial, exact)
+    full = rules.full
+    dice_note = {1: "one die", 2: "two dice"}[int(sol.dice[full])]
+    rec = {"rules": rules.label(), "objective": sol.label, "value": sol.start_value}
+    if exact:
+        v = sol.start_value_exact
+        rec["value_exact"] = f"{v.numerator}/{v.denominator}"
+    rec["start_dice"] = dice_note
+    rec["states"] = rules.n_states
+    emit(fmt, rec, title="Shut the Box, exact solution")
+    if out_dir is not None:
+        import pandas as pd
+
+        from ludolab.analysis.box_plots import fig_policy_map, policy_map_frame
+        from ludolab.analysis import box as ba
+
+        values = pd.DataFrame({"open": [rules.format_state(s) for s in range(rules.n_states)],
+                               "score": rules.scores, "value": sol.value, "dice": sol.dice})
+        if exact:
+            values["value_exact"] = [f"{v.numerator}/{v.denominator}" for v in sol.value_exact]
+        from ludolab.analysis.box_tables import policy_table_frame
+
+        table = policy_table_frame(sol.policy(), sol.value)
+        meta = provenance("box", rules=rules.to_dict(), objective=sol.label, command="box solve")
+        if rules.n_tiles <= 6:
+            grid = policy_map_frame(sol)
+        else:
+            top = ba.decision_states(sol, None)
+            states = list(dict.fromkeys(rules.mask_of([int(t) for t in o.split(",")]) for o in top["open"]))
+            grid = policy_map_frame(sol, states[:40])
+        save_outputs(out_dir, {"values": values, "policy": table}, {"policy_map": fig_policy_map(grid)}, meta, table_format)
+
+
+@group.command(short_help="Every legal move for a roll, best first; or one die or two.")
+@box_rules_options
+@objective_options
+@click.option("--open", "open_tiles", required=True, help="The open tiles, e.g. 1,2,3,4,5.")
+@click.option("--roll", default=None, help="The roll: a total (7), or the dice (3+4) for thai moves; omit it for the dice choice.")
+@click.option("--dice", type=click.Choice(("1", "2")), default=None, help="Dice the roll was made with (default: two unless the total needs one).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+              help="How the advice is printed.")
+@user_errors
+def advise(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target, ties_win, open_tiles, roll, dice, fmt):
+    """Advice at the table: every legal move with its value, best first, or the dice choice before a roll."""
+    from ludolab.sim import box as sbox
+
+    _check_objective(objective, target, ties_win)
+    rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
+    import re
+
+    parts = [p for p in re.split(r"[\s,]+", open_tiles.strip()) if p]
+    if not parts or not all(p.isdigit() for p in parts) or re.search(r",\s*,", open_tiles):
+        raise InputError(f"cannot read --open {open_tiles!r}: give the open tiles as numbers separated by commas, "
+                         "e.g. 1,2,3,4,5")
+    tiles_open = [int(p) for p in parts]
+    df = sbox.advise(rules, tiles_open, roll, objective, target, ties_win, None if dice is None else int(dice))
+    label = df.attrs.get("objective")
+    if roll is None:
+        rec = {"open": rules.format_state(rules.mask_of(tiles_open)), "objective": label,
+               "advice": f"roll {'one die' if df['dice'].iloc[0] == 1 else 'two dice'}"}
+        if len(df) == 1:
+            rec["advice"] += " (the only choice under --one-die " + rules.one_die + ")"
+        emit(fmt, rec, df, title="Before the roll")
+        return
+    rec = {"open": rules.format_state(rules.mask_of(tiles_open)), "roll": roll, "objective": label}
+    if len(df) == 0:
+        rec["advice"] = "no legal move: the turn ends"
+        rec["value"] = df.attrs.get("stop_value")
+        emit(fmt, rec, None if fmt == "table" else df, title="No legal move")
+        return
+    best = df[df["best"]]["cover"].tolist()
+    rec["advice"] = f"cover {best[0]}" + (f" (as good: {'; '.join(best[1:])})" if len(best) > 1 else "")
+    emit(fmt, rec, df, title="Legal moves, best first")
+
+
+@group.command(short_help="Exact distribution of the final score under a policy.")
+@box_rules_options
+@objective_options
+@click.option("--policy", "policy_name", default="optimal", show_default=True,
+              help="optimal, worst, random, greedy-high, fewest-tiles, most-tiles, most-options, or table:FILE.csv")
+@output_options
+@user_errors
+def evaluate(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target, ties_win, policy_name,
+             fmt, out_dir, table_format, quiet):
+    """Exact evaluation of a policy: the whole distribution of the final score."""
+    from ludolab.analysis.box_plots import fig_score_distributions
+    from ludolab.analysis.results import provenance
+    from ludolab.sim import box as sbox
+
+    _check_objective(objective, target, ties_win, [policy_name])
+    out_dir = check_out(out_dir)
+    rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
+    pol = _policy(rules, policy_name, objective, target, ties_win)
+    ev = sbox.evaluate(pol)
+    dist = ev.distribution().reset_index()
+    rec = {"rules": rules.label(), "policy": pol.label, "mean_score": ev.mean(),
+           "sd_score": ev.sd(), "p_shut": ev.p_shut}
+    emit(fmt, rec, dist, title="Exact evaluation")
+    d2 = dist.copy()
+    d2.insert(0, "policy", rec["policy"])
+    meta = provenance("box", rules=rules.to_dict(), policy=rec["policy"], command="box evaluate")
+    save_outputs(out_dir, {"evaluate_distribution": dist}, {"evaluate_distribution": fig_score_distributions(d2)}, meta,
+          table_format)
+
+
+@group.command(short_help="Monte Carlo of a policy with 95% confidence intervals.")
+@box_rules_options
+@objective_options
+@click.option("--policy", "policy_name", default="optimal", show_default=True,
+              help="optimal, worst, random, greedy-high, fewest-tiles, most-tiles, most-options, or table:FILE.csv")
+@seed_options(1_000_000)
+@output_options
+@user_errors
+def simulate(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target, ties_win, policy_name,
+             games, seed, chunks, fmt, out_dir, table_format, quiet):
+    """Monte Carlo of a policy, with 95% confidence intervals (and the exact values beside them)."""
+    from ludolab.analysis.box_plots import fig_mc_distribution
+    from ludolab.analysis.results import provenance
+    from ludolab.sim import box as sbox
+
+    _check_objective(objective, target, ties_win, [policy_name])
+    out_dir = check_out(out_dir)
+    rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
+    pol = _policy(rules, policy_name, objective, target, ties_win)
+    res = sbox.simulate(pol, games, seed, chunks, progress=progress_flag(quiet))
+    ev = sbox.evaluate(pol)
+    m, p = res.mean(), res.p_shut()
+    rec = {"rules": rules.label(), "policy": pol.label, "games": res.games, "seed": seed,
+           "chunks": res.provenance["chunks"],
+           "mean_score": m.value, "mean_score_ci_low": m.low, "mean_score_ci_high": m.high,
+           "p_shut": p.value, "p_shut_ci_low": p.low, "p_shut_ci_high": p.high,
+           "exact_mean_score": ev.mean(), "exact_p_shut": ev.p_shut}
+    emit(fmt, rec, title="Monte Carlo")
+    if out_dir is not None:
+        import pandas as pd
+
+        dist = pd.concat([ev.distribution().rename("exact"), res.distribution().rename("simulated")], axis=1)
+        dist = dist.fillna(0.0).reset_index()
+        meta = provenance("box", rules=rules.to_dict(), policy=rec["policy"], games=games, seed=seed,
+                          chunks=res.provenance["chunks"], command="box simulate")
+        save_outputs(out_dir, {"simulate_summary": pd.DataFrame([rec]), "simulate_distribution": dist},
+              {"simulate_distribution": fig_mc_distribution(ev.distribution(), res.distribution(), res.games)}, meta,
+              table_format)
+
+
+@group.command(short_help="Compare policies, exactly and by paired Monte Carlo.")
+@box_rules_options
+@objective_options
+@click.option("--policy", "policy_names", multiple=True,
+              help="A policy to compare (repeat the option); default: optimal and every heuristic.")
+@seed_options(200_000)
+@output_options
+@user_errors
+def compare(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target, ties_win, policy_names,
+            games, seed, chunks, fmt, out_dir, table_format, quiet):
+    """Compare policies: exact values, and paired Monte Carlo differences (common random numbers)."""
+    from ludolab.analysis import box as ba
+    from ludolab.analysis.box_plots import fig_score_distributions
+    from ludolab.analysis.results import provenance
+    from ludolab.sim import box as sbox
+
+    names = policy_names or ("optimal",) + ba.HEURISTICS
+    _check_objective(objective, target, ties_win, names)
+    out_dir = check_out(out_dir)
+    rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
+    pols = [_policy(rules, n, objective, target, ties_win) for n in names]
+    df = sbox.compare(pols, games, seed, chunks, progress=progress_flag(quiet))
+    first = df["policy"].iloc[0]
+    emit(fmt, {"rules": rules.label(), "games": games, "seed": seed, "paired_against": first} if fmt != "csv" else None,
+         df, title="Policy comparison (diff_vs_first: paired, same dice for every policy)")
+    meta = provenance("box", rules=rules.to_dict(), games=games, seed=seed, chunks=min(chunks, games),
+                      command="box compare")
+    save_outputs(out_dir, {"compare": df}, {"distributions": fig_score_distributions(ba.score_distributions(pols))}, meta,
+          table_format)
+
+
+@group.command(short_help="What playing for the wrong scoring costs.")
+@box_rules_options
+@click.option("--top", type=click.IntRange(min=1), default=10, show_default=True,
+              help="How many disagreements to list.")
+@output_options
+@user_errors
+def variants(tiles, one_die, moves, max_tiles_per_move, scoring, top, fmt, out_dir, table_format, quiet):
+    """Scoring variants: what the policy optimal for one scoring costs under every other."""
+    from ludolab.analysis import box as ba
+    from ludolab.analysis.box_plots import fig_variants_matrix
+    from ludolab.analysis.results import provenance
+
+    refuse(["scoring"], "does not apply: variants compares every scoring (sum, count, digital, all-or-nothing)")
+    out_dir = check_out(out_dir)
+    rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
+    matrix, dis = ba.variants_matrix(rules)
+    if fmt == "json":
+        emit(fmt, {"rules": rules.label(with_score=False), "matrix": matrix.to_dict("records"),
+                   "disagreements": dis.head(top).to_dict("records")})
+    elif fmt == "csv":
+        emit(fmt, None, matrix)
+    else:
+        click.echo(f"Scoring variants ({rules.label(with_score=False)}): expected score of the policy optimised "
+                   "for one scoring (rows) under each scoring (columns)")
+        piv = matrix.pivot(index="optimised_for", columns="scored_by", values="expected_score")
+        order = list(dict.fromkeys(matrix["optimised_for"]))
+        click.echo(piv.loc[order, order].to_string(float_format=lambda x: f"{x:.6g}"))
+        click.echo("\nCost (% above the best for the column's scoring)")
+        piv = matrix.pivot(index="optimised_for", columns="scored_by", values="cost_pct")
+        click.echo(piv.loc[order, order].to_string(float_format=lambda x: f"{x:.3g}"))
+        click.echo(f"\nWhere the policies disagree most (top {top}, weighted by how often it happens)")
+        click.echo(dis.head(top).to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+    meta = provenance("box", rules=rules.to_dict(), command="box variants")
+    save_outputs(out_dir, {"variants_matrix": matrix, "variants_disagreements": dis},
+          {"variants_matrix": fig_variants_matrix(matrix)}, meta, table_format)
+
+
+@group.command(short_help="2-6 players: win and tie chances per seat.")
+@box_rules_options
+@click.option("--players", type=click.IntRange(2, 6), default=2, show_default=True, help="Players (2..6).")
+@click.option("--ties-win", is_flag=True, help="A shared lowest score is worth a win when choosing a policy.")
+@click.option("--rounds", type=click.IntRange(1, 1000), default=None,
+              help="Multi-round game: totals over this many rounds, by simulation (STB-11).")
+@click.option("--elimination", is_flag=True, help="Elimination game by simulation (STB-12).")
+@click.option("--threshold", type=click.IntRange(1, 10**9), default=45, show_default=True,
+              help="Elimination threshold (with --elimination).")
+@click.option("--policy", "policy_name", default="optimal", show_default=True,
+              help="Policy every seat plays in multi-round and elimination games (the one-round game is "
+                   "an exact equilibrium).")
+@seed_options(200_000)
+@output_options
+@user_errors
+def match(tiles, one_die, moves, max_tiles_per_move, scoring, players, ties_win, rounds, elimination, threshold,
+          policy_name, games, seed, chunks, fmt, out_dir, table_format, quiet):
+    """Several players: exact win and tie probabilities per seat for one round
+    (later seats play to beat the score so far), or multi-round / elimination by simulation."""
+    from ludolab.analysis.box_plots import fig_seat_wins
+    from ludolab.analysis.results import provenance
+    from ludolab.sim import box as sbox
+
+    rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
+    out_dir = check_out(out_dir)
+    if rounds is not None and elimination:
+        raise InputError("give either --rounds R or --elimination, not both")
+    if not elimination:
+        refuse(["threshold"], "applies only with --elimination")
+    if rounds is None and not elimination:
+        refuse(["policy_name", "games", "seed", "chunks"],
+                "applies only with --rounds or --elimination (the one-round game is exact)")
+    else:
+        refuse(["ties_win"], "applies only to the exact one-round game")
+    if rounds is None and not elimination:
+        sol = sbox.match_exact(rules, players, ties_win, keep_policies=False)
+        df = sol.seats
+        rec = {"rules": rules.label(), "players": players, "mode": "one round, exact equilibrium",
+               "p_game_tied": sol.p_tie_game}
+        meta = provenance("box", rules=rules.to_dict(), players=players, ties_win=ties_win, command="box match")
+        ci = False
+        stem = "match"
+    else:
+        pol = _policy(rules, policy_name, "expected-score", None, False)
+        df = sbox.simulate_rounds([pol] * players, games, seed, rounds=rounds,
+                                  threshold=threshold if elimination else None, chunks=chunks,
+                                  progress=progress_flag(quiet))
+        rec = {"rules": rules.label(), "players": players, "mode": df.attrs["mode"], "policy": pol.label,
+               "games": games, "seed": seed}
+        if df.attrs.get("games_cut"):
+            rec["games_cut"] = df.attrs["games_cut"]
+            click.echo(f"note: {df.attrs['games_cut']} games were still running after 1000 rounds and were "
+                       "decided by the lowest total", err=True)
+        meta = provenance("box", rules=rules.to_dict(), players=players, games=games, seed=seed,
+                          chunks=min(chunks, games), policy=pol.label, command="box match")
+        ci = True
+        stem = "match_rounds" if rounds else "match_elimination"
+    emit(fmt, rec if fmt != "csv" else None, df, title="Match")
+    save_outputs(out_dir, {stem: df}, {f"{stem}_seat_wins": fig_seat_wins(df, ci)}, meta, table_format)
+
+

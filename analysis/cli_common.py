@@ -1,0 +1,196 @@
+"""Pieces every game's command line shares: errors, option bundles, printing, saving.
+
+Bad input reaches the user as one line, ``Error: ...``, naming what is wrong
+and what is allowed, on stderr with exit code 2 and no traceback.  Exactly
+these count as bad input: :class:`~ludolab.stdlib.errors.LudolabError` (raised
+by the library in the game's terms), click's usage errors, and files that
+cannot be read or written.  Any other exception is a bug and shows as one.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from pathlib import Path
+
+import click
+
+from ludolab.stdlib.errors import LudolabError
+
+FORMATS = ("table", "json", "csv")
+
+
+class InputError(click.ClickException):
+    """Bad input: shown as one ``Error:`` line, exit code 2."""
+
+    exit_code = 2
+
+
+def user_errors(fn):
+    """Turn the library's :class:`LudolabError` and unusable files into one-line CLI errors."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except click.ClickException:
+            raise
+        except LudolabError as exc:
+            raise InputError(str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__) from None
+        except BrokenPipeError:
+            raise
+        except (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError) as exc:
+            where = f" {exc.filename!r}" if getattr(exc, "filename", None) else ""
+            raise InputError(f"cannot use{where}: {exc.strerror or exc}") from None
+
+    return wrapper
+
+
+def seed_options(default_games: int):
+    """--games (default ``default_games``), --seed, --chunks."""
+
+    def deco(fn):
+        opts = [
+            click.option("--games", type=click.IntRange(1, 10**12), default=default_games, show_default=True,
+                         help="Number of simulated games."),
+            click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+                         help="Root seed; the same seed gives the same numbers on any thread count."),
+            click.option("--chunks", type=click.IntRange(1, 4096), default=64, show_default=True,
+                         help="Chunks the run is cut into (part of what the seed means)."),
+        ]
+        for o in reversed(opts):
+            fn = o(fn)
+        return fn
+
+    return deco
+
+
+def output_options(fn):
+    """--format, --out, --table-format, --quiet."""
+    opts = [
+        click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+                     help="How results are printed."),
+        click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+                     help="Also write tables (with provenance) and PNG charts to this folder."),
+        click.option("--table-format", type=click.Choice(("csv", "parquet")), default="csv", show_default=True,
+                     help="File format of tables written with --out."),
+        click.option("--quiet", is_flag=True, help="No progress bar."),
+    ]
+    for o in reversed(opts):
+        fn = o(fn)
+    return fn
+
+
+def given(name: str) -> bool:
+    """Whether the option ``name`` was given on the command line (not a default)."""
+    from click.core import ParameterSource
+
+    src = click.get_current_context().get_parameter_source(name)
+    return src in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+
+
+def refuse(names, why: str):
+    """Refuse options that do not apply here, naming them as the user typed them."""
+    ctx = click.get_current_context()
+    for name in names:
+        if given(name):
+            flag = next((p.opts[0] for p in ctx.command.params if p.name == name), f"--{name}")
+            raise InputError(f"{flag} {why}")
+
+
+def check_out(out_dir):
+    """Validate --out (a folder name, not empty) and return it as a Path (or None)."""
+    if out_dir is None:
+        if "table_format" in click.get_current_context().params:
+            refuse(["table_format"], "applies only with --out DIR")
+        return None
+    if str(out_dir).strip() == "":
+        raise InputError("--out needs a folder name")
+    import os
+
+    path = Path(out_dir)
+    if path.exists() and not path.is_dir():
+        raise InputError(f"--out {str(out_dir)!r} is a file: give a folder")
+    # checked before any work: the nearest existing folder must take new files
+    base = path.absolute()
+    while not base.exists():
+        base = base.parent
+    if not base.is_dir() or not os.access(base, os.W_OK | os.X_OK):
+        why = "it lies under a file" if not base.is_dir() else f"{str(base)!r} is not writable"
+        raise InputError(f"cannot write to --out {str(out_dir)!r}: {why}")
+    return path
+
+
+# -------------------------------------------------------------- printing
+def _clean(v):
+    import numpy as np
+
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating, float)):
+        v = float(v)
+        return None if math.isnan(v) else v
+    if isinstance(v, np.bool_):
+        return bool(v)
+    return v
+
+
+def emit(fmt: str, record: dict | None = None, table=None, title: str | None = None):
+    """Print a result: a record (key -> value) and/or a DataFrame.
+
+    table: text; json: the record, with the table under ``rows`` (or a list of
+    rows when there is no record); csv: the table (or the record as one row).
+    """
+    import pandas as pd
+
+    if fmt == "json":
+        rows = None if table is None else [{k: _clean(v) for k, v in r.items()} for r in table.to_dict("records")]
+        if record is None:
+            payload = rows
+        else:
+            payload = {k: _clean(v) for k, v in record.items()}
+            if rows is not None:
+                payload["rows"] = rows
+        click.echo(json.dumps(payload, indent=2, default=str))
+        return
+    if fmt == "csv":
+        df = table if table is not None else pd.DataFrame([record])
+        click.echo(df.to_csv(index=False), nl=False)
+        return
+    if title:
+        click.echo(title)
+    if record:
+        width = max(len(k) for k in record)
+        for k, v in record.items():
+            v = _clean(v)
+            if isinstance(v, float):
+                v = f"{v:.10g}"
+            click.echo(f"  {k:<{width}}  {v}")
+    if table is not None:
+        if record:
+            click.echo("")
+        click.echo(table.to_string(index=False, float_format=lambda x: f"{x:.6g}"))
+
+
+def save_outputs(out_dir, tables: dict, figures: dict, meta: dict, table_format: str):
+    if out_dir is None:
+        return
+    from ludolab.analysis.results import save_figure, save_table
+
+    written = []
+    try:
+        for name, df in tables.items():
+            written += save_table(df, out_dir, name, table_format, meta)
+        for name, fig in figures.items():
+            written.append(save_figure(fig, out_dir, name))
+    except OSError as exc:
+        raise InputError(f"cannot write to --out {str(out_dir)!r}: {exc.strerror or exc}") from None
+    click.echo(f"wrote {len(written)} files to {out_dir}", err=True)
+
+
+def progress_flag(quiet):
+    """The ``progress`` argument of a run: off with --quiet, else only on a terminal."""
+    return False if quiet else None
+
+

@@ -1,0 +1,266 @@
+"""Shut the Box solved and evaluated exactly: objectives, the dynamic programme over
+every set of open tiles, and the forward pass that gives any policy's whole score
+distribution.  Clause ids (``STB-n``, ``STB-On``) refer to ``seeds/shut_the_box.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+
+from ludolab.stdlib.box import BoxRules
+from ludolab.stdlib.errors import LudolabError
+
+from . import box_kernels as K
+
+OBJECTIVES = ("expected-score", "shut", "beat")
+
+
+# ---------------------------------------------------------------- objectives
+def terminal_utility(rules: BoxRules, objective: str = "expected-score", target: int | None = None,
+                     ties_win: bool = False) -> tuple[np.ndarray, float]:
+    """Utility of ending a turn in each state, and the sense of the objective.
+
+    Args:
+        rules: the ruleset (its ``score`` rule is used, STB-8).
+        objective: ``expected-score`` (STB-O1, minimise), ``shut`` (STB-O2,
+            maximise the probability to shut) or ``beat`` (STB-O3, maximise
+            P(score < target); with ``ties_win`` P(score <= target)).
+        target: the score to beat, required for ``beat``.
+
+    Returns:
+        ``(terminal, sense)``: float64 array (n_states,), and +1.0 (maximise)
+        or -1.0 (minimise).
+
+    Raises:
+        LudolabError: unknown objective, missing or negative target.
+    """
+    if objective not in OBJECTIVES:
+        raise LudolabError(f"unknown objective {objective!r}: allowed are {', '.join(OBJECTIVES)}")
+    scores = rules.scores
+    if objective == "expected-score":
+        if target is not None:
+            raise LudolabError("a target score applies only to the objective 'beat'")
+        return scores.astype(np.float64), -1.0
+    if objective == "shut":
+        if target is not None:
+            raise LudolabError("a target score applies only to the objective 'beat'")
+        u = np.zeros(rules.n_states)
+        u[0] = 1.0
+        return u, 1.0
+    if target is None:
+        raise LudolabError("the objective 'beat' needs a target score T")
+    if isinstance(target, bool) or int(target) != target or target < 0:
+        raise LudolabError(f"the target must be a whole number >= 0, not {target}")
+    if target == 0 and not ties_win:
+        raise LudolabError("no score is below 0, so target 0 cannot be beaten: use a target >= 1 "
+                         "(or count a tie with the target as a win, to play to shut)")
+    hit = scores <= target if ties_win else scores < target
+    return hit.astype(np.float64), 1.0
+
+
+def objective_label(objective: str, target: int | None = None, ties_win: bool = False,
+                    adversarial: bool = False) -> str:
+    """Human label: ``min E[score]``, ``max P(shut)``, ``max P(score < 10)``, ..."""
+    if objective == "expected-score":
+        text = "max E[score]" if adversarial else "min E[score]"
+    elif objective == "shut":
+        text = "min P(shut)" if adversarial else "max P(shut)"
+    else:
+        op = "<=" if ties_win else "<"
+        text = f"{'min' if adversarial else 'max'} P(score {op} {target})"
+    return text
+
+
+# ------------------------------------------------------------------- policies
+@dataclass
+class Policy:
+    """A policy compiled to a lookup table (what the kernels play).
+
+    Attributes:
+        name: catalogue name (``optimal``, ``greedy-high``, ...).
+        rules: the ruleset the table is for.
+        move: int16 (n_states, n_outcomes): tiles to cover (bitmask), -1 when
+            no move is legal, -2 for a uniformly random legal move.
+        dice: int8 (n_states,): dice to roll (1 or 2), 0 for random.
+        info: provenance (objective, target, source file, ...).
+    """
+
+    name: str
+    rules: BoxRules
+    move: np.ndarray
+    dice: np.ndarray
+    info: dict = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """Name shown in tables: ``info['policy']`` when set, else ``name``."""
+        return self.info.get("policy", self.name)
+
+
+@dataclass
+class Solution:
+    """Result of :func:`solve`.
+
+    Attributes:
+        value: float64 (n_states,): the value of every state (expected score,
+            P(shut) or P(beat) from that state on, under optimal play).
+        move: int16 (n_states, n_outcomes): the optimal move for every
+            (state, roll outcome); -1 where no move is legal.
+        dice: int8 (n_states,): the optimal number of dice in every state.
+        value_exact: list of Fraction (n_states,) when solved with ``exact``.
+    """
+
+    rules: BoxRules
+    objective: str
+    target: int | None
+    ties_win: bool
+    adversarial: bool
+    value: np.ndarray
+    move: np.ndarray
+    dice: np.ndarray
+    value_exact: list | None = None
+
+    @property
+    def start_value(self) -> float:
+        """Value of the start state (every tile open)."""
+        return float(self.value[self.rules.full])
+
+    @property
+    def start_value_exact(self) -> Fraction | None:
+        return None if self.value_exact is None else self.value_exact[self.rules.full]
+
+    @property
+    def label(self) -> str:
+        return objective_label(self.objective, self.target, self.ties_win, self.adversarial)
+
+    def policy(self) -> Policy:
+        """The optimal (or, adversarial, the worst) policy as a table."""
+        name = "worst" if self.adversarial else "optimal"
+        return Policy(name, self.rules, self.move.copy(), self.dice.copy(),
+                      {"objective": self.objective, "target": self.target, "ties_win": self.ties_win,
+                       "adversarial": self.adversarial})
+
+
+def _kernel_args(rules: BoxRules):
+    oc = rules.outcomes
+    return oc, rules.dice_allowed
+
+
+def solve_utility(rules: BoxRules, terminal: np.ndarray, sense: float):
+    """Dynamic programming over all 2^N states for a general terminal utility.
+
+    Args:
+        terminal: float64 (n_states,): utility of a turn ending in each state.
+        sense: +1.0 maximise the expected utility, -1.0 minimise it.
+
+    Returns:
+        ``(value, move, dice)`` as in :class:`Solution`.
+    """
+    oc, allowed = _kernel_args(rules)
+    n = rules.n_states
+    value = np.zeros(n)
+    move = np.zeros((n, oc.n), dtype=np.int16)
+    dice = np.zeros(n, dtype=np.int8)
+    K._solve(n, oc.dice, oc.weight.astype(np.float64), oc.cand_start, oc.cand_masks, allowed,
+             np.ascontiguousarray(terminal, dtype=np.float64), float(sense), value, move, dice)
+    return value, move, dice
+
+
+def solve(rules: BoxRules, objective: str = "expected-score", target: int | None = None,
+          ties_win: bool = False, adversarial: bool = False, exact: bool = False) -> Solution:
+    """Solve Shut the Box exactly for one objective (STB-O1..STB-O4).
+
+    Args:
+        rules: the ruleset.
+        objective: ``expected-score``, ``shut`` or ``beat`` (see
+            :func:`terminal_utility`); ``target`` and ``ties_win`` for beat.
+        adversarial: play the worst moves and dice instead (STB-O4).
+        exact: also compute the value of every state as a Fraction with the
+            pure-Python reference solver (slow for 12 tiles: seconds).
+
+    Returns:
+        :class:`Solution` with the value of every state, the optimal move for
+        every (state, roll) and the dice choice for every state.
+
+    Raises:
+        LudolabError: see :func:`terminal_utility`.
+    """
+    terminal, sense = terminal_utility(rules, objective, target, ties_win)
+    if adversarial:
+        sense = -sense
+    value, move, dice = solve_utility(rules, terminal, sense)
+    sol = Solution(rules, objective, target, ties_win, adversarial, value, move, dice)
+    if exact:
+        from .box_reference import solve_exact
+
+        sol.value_exact = solve_exact(rules, objective, target, ties_win, adversarial)
+    return sol
+
+
+# ----------------------------------------------------------- exact evaluation
+@dataclass
+class Evaluation:
+    """Exact distribution of the end of a turn under a policy (forward pass).
+
+    Attributes:
+        final: float64 (n_states,): probability that the turn ends with open
+            tiles s; ``final[0]`` is the probability to shut the box.
+        visit: float64 (n_states,): probability that the turn reaches state s.
+    """
+
+    policy: Policy
+    final: np.ndarray
+    visit: np.ndarray
+
+    @property
+    def rules(self) -> BoxRules:
+        return self.policy.rules
+
+    def _scores(self, scoring: str | None) -> np.ndarray:
+        return self.rules.scores if scoring is None else self.rules.scores_under(scoring)
+
+    def mean(self, scoring: str | None = None) -> float:
+        """Expected score (under the ruleset's scoring, or another one, STB-8)."""
+        return float(self.final @ self._scores(scoring))
+
+    def sd(self, scoring: str | None = None) -> float:
+        sc = self._scores(scoring).astype(np.float64)
+        m = self.final @ sc
+        return float(math.sqrt(max(self.final @ (sc * sc) - m * m, 0.0)))
+
+    @property
+    def p_shut(self) -> float:
+        return float(self.final[0])
+
+    def p_below(self, target: int, ties_win: bool = False, scoring: str | None = None) -> float:
+        """P(score < target), or P(score <= target) with ``ties_win`` (STB-10)."""
+        sc = self._scores(scoring)
+        return float(self.final[(sc <= target) if ties_win else (sc < target)].sum())
+
+    def distribution(self, scoring: str | None = None) -> pd.Series:
+        """P(score = x) for every reachable score x, indexed by x."""
+        sc = self._scores(scoring)
+        s = pd.Series(self.final).groupby(sc).sum()
+        s.index.name = "score"
+        s.name = "probability"
+        return s[s > 0]
+
+
+def evaluate(policy: Policy) -> Evaluation:
+    """Exact evaluation of any policy: the whole distribution of the final state.
+
+    Returns:
+        :class:`Evaluation` (mean, sd, P(shut), P(score < T), distribution).
+    """
+    rules = policy.rules
+    oc, allowed = _kernel_args(rules)
+    final = np.zeros(rules.n_states)
+    visit = np.zeros(rules.n_states)
+    K._evaluate(rules.full, oc.dice, oc.weight.astype(np.float64), oc.cand_start, oc.cand_masks, allowed,
+                policy.move, policy.dice, final, visit)
+    return Evaluation(policy, final, visit)

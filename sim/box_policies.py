@@ -1,0 +1,123 @@
+"""The Shut the Box policy catalogue: every named policy compiled to a move table.
+
+A heuristic is a key on (state, move) that the chosen legal move maximises,
+with ties going to the move with the highest tiles; its dice choice is the
+count with the higher chance that the next roll can be covered (STB-6).
+Policy tables read from files are :mod:`ludolab.analysis.box_tables`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ludolab.stdlib.box import DICE_BOTH, DICE_ONE, BoxRules
+from ludolab.stdlib.errors import LudolabError
+
+from . import box_kernels as K
+from .box_exact import Policy, solve
+
+POLICY_NAMES = ("optimal", "greedy-high", "fewest-tiles", "most-tiles", "most-options", "random")
+
+
+class PolicyError(LudolabError):
+    """An unknown policy name or a malformed / illegal policy table."""
+
+
+def _coverable(rules: BoxRules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """P(next roll can be covered) with two dice, with one die, and the number
+    of (outcome, legal move) pairs weighted by probability, per state."""
+    oc = rules.outcomes
+    n = rules.n_states
+    cov = {1: np.zeros(n), 2: np.zeros(n)}
+    ways = {1: np.zeros(n), 2: np.zeros(n)}
+    states = np.arange(n)
+    for o in range(oc.n):
+        d = int(oc.dice[o])
+        p = oc.weight[o] / (36.0 if d == 2 else 6.0)
+        cands = oc.cand_masks[oc.cand_start[o]:oc.cand_start[o + 1]]
+        legal = np.zeros(n, dtype=np.int64)
+        for m in cands:
+            legal += (states & m) == m
+        cov[d] += p * (legal > 0)
+        ways[d] += p * legal
+    return cov[1], cov[2], ways
+
+
+def _heuristic_dice(rules: BoxRules) -> np.ndarray:
+    """Dice choice of the heuristic policies: the count with the higher chance
+    that the next roll can be covered; two dice on a tie (STB-6)."""
+    cov1, cov2, _ = _coverable(rules)
+    allowed = rules.dice_allowed
+    dice = np.where(allowed == DICE_ONE, 1, 2).astype(np.int8)
+    both = allowed == DICE_BOTH
+    dice[both & (cov1 > cov2 + 1e-12)] = 1
+    return dice
+
+
+def _heuristic_table(rules: BoxRules, key) -> np.ndarray:
+    """Move table choosing, among legal moves, the one maximising ``key(state, move)``;
+    ties go to the move with the highest tiles (the largest bitmask)."""
+    oc = rules.outcomes
+    n = rules.n_states
+    move = np.full((n, oc.n), K.NO_MOVE, dtype=np.int16)
+    for s in range(1, n):
+        for o in range(oc.n):
+            best, best_key = K.NO_MOVE, None
+            for m in oc.cand_masks[oc.cand_start[o]:oc.cand_start[o + 1]]:
+                m = int(m)
+                if m & s != m:
+                    continue
+                k = (key(s, m), m)
+                if best_key is None or k > best_key:
+                    best, best_key = m, k
+            move[s, o] = best
+    return move
+
+
+def make_policy(rules: BoxRules, name: str, objective: str = "expected-score", target: int | None = None,
+                ties_win: bool = False) -> Policy:
+    """A policy from the catalogue, compiled to a table.
+
+    Args:
+        name: ``optimal`` (for ``objective``/``target``), ``worst`` (the
+            adversarial policy), ``random`` (a uniformly random legal move and
+            dice count), ``greedy-high`` (cover the highest tile possible),
+            ``fewest-tiles``, ``most-tiles``, ``most-options`` (leave the
+            state where the next roll is most likely coverable, then with the
+            most ways to cover it).  Policy tables from files (``table:FILE``)
+            are loaded by :func:`ludolab.analysis.box_tables.load_policy_table`.  The heuristics
+            choose the dice count with the higher chance to cover the next
+            roll, and break ties towards the highest tiles.
+
+    Raises:
+        PolicyError: unknown name; LudolabError: bad objective or target.
+    """
+    if name in ("optimal", "worst"):
+        pol = solve(rules, objective, target, ties_win, adversarial=(name == "worst")).policy()
+        pol.info["policy"] = name
+        return pol
+    if name.startswith("table:") or name.endswith((".csv", ".parquet")):
+        raise PolicyError(f"{name!r} is a policy table file: load it with "
+                          "ludolab.analysis.box_tables.load_policy_table")
+    if name not in POLICY_NAMES:
+        raise PolicyError(f"unknown policy {name!r}: allowed are {', '.join(POLICY_NAMES + ('worst',))} "
+                          "or table:FILE.csv")
+    if name == "random":
+        oc = rules.outcomes
+        move = np.full((rules.n_states, oc.n), K.RANDOM_MOVE, dtype=np.int16)
+        dice = np.zeros(rules.n_states, dtype=np.int8)
+        return Policy("random", rules, move, dice, {"policy": "random"})
+    dice = _heuristic_dice(rules)
+    if name == "greedy-high":
+        move = _heuristic_table(rules, lambda s, m: 0)
+    elif name == "fewest-tiles":
+        move = _heuristic_table(rules, lambda s, m: -m.bit_count())
+    elif name == "most-tiles":
+        move = _heuristic_table(rules, lambda s, m: m.bit_count())
+    else:  # most-options
+        cov1, cov2, ways = _coverable(rules)
+        cov = np.where(dice == 1, cov1, cov2)
+        w = np.where(dice == 1, ways[1], ways[2])
+        cov[0], w[0] = 2.0, 1e9  # shutting the box beats everything
+        move = _heuristic_table(rules, lambda s, m: (round(float(cov[s ^ m]), 12), round(float(w[s ^ m]), 12)))
+    return Policy(name, rules, move, dice, {"policy": name})

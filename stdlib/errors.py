@@ -1,0 +1,50 @@
+"""The project's error for bad input.
+
+Every problem a user can cause (rules, policy names, policy tables, hand
+records, deck files, counts out of range) is raised as a subclass of
+:class:`LudolabError`, with a message in the game's own terms that names what
+is wrong and what is allowed.  The command line turns exactly these into one
+``Error:`` line and exit code 2; any other exception is a bug and is shown as
+one.  ``LudolabError`` derives from ``ValueError`` so callers that catch
+``ValueError`` keep working.
+"""
+
+from __future__ import annotations
+
+
+class LudolabError(ValueError):
+    """Bad input: the message says what is wrong and what is allowed."""
+
+
+class UnknownNameError(LudolabError):
+    """An unknown game, policy, variant or other name; the message lists the valid ones."""
+
+
+def unknown(kind: str, name: str, allowed) -> UnknownNameError:
+    """An :class:`UnknownNameError` for ``name`` of ``kind``, listing ``allowed``.
+
+    Example: ``raise unknown("policy", "gready", ["greedy", "random"])`` gives
+    ``unknown policy 'gready': allowed are greedy, random``.
+    """
+    return UnknownNameError(f"unknown {kind} {name!r}: allowed are {', '.join(map(str, allowed))}")
+
+
+def whole_number(value, what: str, low: int | None = None, high: int | None = None) -> int:
+    """``value`` as an int, refusing bools, fractions and values outside [low, high].
+
+    Raises:
+        LudolabError: naming ``what`` and the allowed range.
+    """
+    rng = (f"{low:,}..{high:,}" if low is not None and high is not None else
+           f">= {low:,}" if low is not None else f"<= {high:,}" if high is not None else "")
+    ok = not isinstance(value, bool)
+    try:
+        ok = ok and int(value) == value
+    except (TypeError, ValueError):
+        ok = False
+    if ok:
+        v = int(value)
+        ok = (low is None or v >= low) and (high is None or v <= high)
+    if not ok:
+        raise LudolabError(f"{what} must be a whole number {rng}, not {value!r}".replace("  ", " "))
+    return int(value)
