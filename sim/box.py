@@ -80,3 +80,100 @@ def advise(rules: BoxRules, open_tiles, roll=None, objective: str = "expected-sc
     df.attrs["objective"] = sol.label
     df.attrs["stop_value"] = float(terminal[s])
     return df
+
+
+# -------------------------------------------------------------- conformance
+def _trace_record(rules: BoxRules, g: int, steps, final: int) -> dict:
+    """One game as a JSON-able record: every roll with the open tiles, dice, roll and cover."""
+    oc = rules.outcomes
+    rolls = [{"open": list(rules.tiles_of(s)), "dice": int(d), "roll": str(oc.label[o]),
+              "cover": None if m is None or m < 0 else list(rules.tiles_of(m))} for s, d, o, m in steps]
+    return {"game": g, "rules": rules.to_dict(), "rolls": rolls, "final_open": list(rules.tiles_of(final)),
+            "score": int(rules.scores[final])}
+
+
+def _conformance_play(seed: int, games: int, engine: str) -> list:
+    """Games 0..games-1 of one chunk under the random policy (random dice and moves), as records."""
+    import numpy as np
+
+    from . import box_kernels as K
+    from . import box_reference as R
+    from .box_montecarlo import _sim_args
+    from .experiment import plan_run
+    from .rng import py_game_state
+
+    rules = BoxRules()
+    pol = make_policy(rules, "random")
+    key = int(plan_run(games, seed, 1).keys[0])
+    out = []
+    if engine == "kernel":
+        trace = np.zeros((games, 64, 4), dtype=np.int64)
+        n_steps = np.zeros(games, dtype=np.int64)
+        final = np.zeros(games, dtype=np.int64)
+        K._trace_games(np.uint64(key), 0, games, *_sim_args(rules), pol.move, pol.dice, trace, n_steps, final)
+        for g in range(games):
+            steps = [(int(s), int(d), int(o), int(m)) for s, d, o, m in trace[g, :n_steps[g]]]
+            out.append(_trace_record(rules, g, steps, int(final[g])))
+    elif engine == "reference":
+        for g in range(games):
+            steps: list = []
+            s, _ = R.play_turn(rules, pol, py_game_state(key, g), steps)
+            out.append(_trace_record(rules, g, [(s0, d, o, m) for s0, d, o, m, _ in steps], s))
+    else:
+        raise ValueError(f"engine must be 'kernel' or 'reference', not {engine!r}")
+    return out
+
+
+def _conformance_check(rec: dict) -> None:
+    """Invariants of one turn (STB-3..STB-8): covered tiles were open and add up to the roll,
+    the dice were allowed, the turn ends exactly when no move is legal, the score is the open sum."""
+    from ludolab.stdlib.box import parse_tiles
+
+    rules = BoxRules(tiles=parse_tiles(rec["rules"]["tiles"]), one_die=rec["rules"]["one_die"])
+    s = rules.full
+    for k, r in enumerate(rec["rolls"]):
+        assert rules.mask_of(r["open"]) == s, f"roll {k}: open tiles {r['open']} are not what is left"
+        assert rules.dice_allowed[s] & r["dice"], f"roll {k}: {r['dice']} dice not allowed with {r['open']} (STB-6)"
+        o = rules.roll_index(r["roll"], r["dice"], state=s)
+        legal = rules.legal_moves(s, o)
+        if r["cover"] is None:
+            assert not legal, f"roll {k}: the turn ended though {len(legal)} moves were legal (STB-7)"
+            assert k == len(rec["rolls"]) - 1, f"roll {k}: play went on after the turn ended"
+            break
+        m = rules.mask_of(r["cover"])
+        assert m in legal, f"roll {k}: covering {r['cover']} is not legal for roll {r['roll']} (STB-4)"
+        assert sum(r["cover"]) == int(r["roll"]), f"roll {k}: cover {r['cover']} does not add up to {r['roll']}"
+        s ^= m
+    assert rules.mask_of(rec["final_open"]) == s, "the final open tiles are not what is left"
+    assert rec["score"] == sum(rec["final_open"]), "the score is not the sum of the open tiles (STB-8)"
+    assert 0 <= rec["score"] <= sum(rules.tiles), "score out of bounds"
+
+
+def _conformance_playthrough(seed: int) -> str:
+    """Three turns of the optimal policy (min expected score, default rules), roll by roll."""
+    from . import box_reference as R
+    from .experiment import plan_run
+    from .rng import py_game_state
+
+    rules = BoxRules()
+    pol = solve(rules).policy()
+    key = int(plan_run(3, seed, 1).keys[0])
+    oc = rules.outcomes
+    lines = [f"Shut the Box, {rules.label()}; policy: optimal (min E[score]); seed {seed}"]
+    for g in range(3):
+        steps: list = []
+        s, _ = R.play_turn(rules, pol, py_game_state(key, g), steps)
+        lines.append(f"turn {g + 1}")
+        for s0, d, o, m, _legal in steps:
+            act = "no move: the turn ends" if m is None else f"cover {rules.format_state(m)}"
+            lines.append(f"  open {rules.format_state(s0)}; {'one die' if d == 1 else 'two dice'} roll "
+                         f"{oc.label[o]}: {act}")
+        lines.append(f"  final open {rules.format_state(s) or '(shut)'}: score {int(rules.scores[s])}")
+    return "\n".join(lines) + "\n"
+
+
+def conformance():
+    """The hooks of the shared conformance harness (:class:`ludolab.sim.conformance.Conformance`)."""
+    from .conformance import Conformance
+
+    return Conformance(_conformance_play, _conformance_check, _conformance_playthrough)

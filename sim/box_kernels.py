@@ -161,9 +161,15 @@ def _evaluate(full, out_dice, out_weight, cand_start, cand_masks, dice_allowed,
 
 @njit(cache=True)
 def _play_turn(st, full, dice_allowed, draw_map1, draw_map2, cand_start, cand_masks,
-               pol_move, pol_dice):
-    """One turn from the full box with the stream state st; returns (final state, st)."""
+               pol_move, pol_dice, trace):
+    """One turn from the full box with the stream state st; returns (final state, st, steps).
+
+    trace: int64 (max_steps, 4); when it has rows, roll k is written to
+    ``trace[k] = (open tiles, dice, outcome, tiles covered or -1 when the turn
+    ends)``; pass an empty array (0, 4) to play without a record.
+    """
     s = full
+    n = 0
     while s != 0:
         d = pol_dice[s]
         if d == 0:
@@ -182,22 +188,46 @@ def _play_turn(st, full, dice_allowed, draw_map1, draw_map2, cand_start, cand_ma
         if m == RANDOM_MOVE:
             k = _count_legal(s, o, cand_start, cand_masks)
             if k == 0:
-                break
-            j, st = next_below(st, k)
-            m = _nth_legal(s, o, j, cand_start, cand_masks)
-        elif m < 0:
+                m = NO_MOVE
+            else:
+                j, st = next_below(st, k)
+                m = _nth_legal(s, o, j, cand_start, cand_masks)
+        if n < trace.shape[0]:
+            trace[n, 0] = s
+            trace[n, 1] = d
+            trace[n, 2] = o
+            trace[n, 3] = m if m >= 0 else NO_MOVE
+        n += 1
+        if m < 0:
             break
         s ^= m
-    return s, st
+    return s, st, n
+
+
+@njit(cache=True)
+def _trace_games(key, start, stop, full, dice_allowed, draw_map1, draw_map2, cand_start, cand_masks,
+                 pol_move, pol_dice, trace, n_steps, final):
+    """Games start..stop-1 of a chunk with their record (the conformance harness).
+
+    trace: int64 (n_games, max_steps, 4) as in :func:`_play_turn`;
+    n_steps, final: int64 (n_games,): rolls made and the final open tiles.
+    """
+    for g in range(start, stop):
+        i = g - start
+        s, st, n = _play_turn(game_state(key, g), full, dice_allowed, draw_map1, draw_map2, cand_start,
+                              cand_masks, pol_move, pol_dice, trace[i])
+        n_steps[i] = n
+        final[i] = s
 
 
 @njit(cache=True)
 def _simulate_chunk(key, start, stop, full, dice_allowed, draw_map1, draw_map2,
                     cand_start, cand_masks, pol_move, pol_dice, counts):
+    no_trace = np.empty((0, 4), dtype=np.int64)
     for g in range(start, stop):
         st = game_state(key, g)
-        s, st = _play_turn(st, full, dice_allowed, draw_map1, draw_map2,
-                           cand_start, cand_masks, pol_move, pol_dice)
+        s, st, _ = _play_turn(st, full, dice_allowed, draw_map1, draw_map2,
+                              cand_start, cand_masks, pol_move, pol_dice, no_trace)
         counts[s] += 1
 
 
@@ -224,11 +254,12 @@ def _simulate_paired(keys, starts, stops, full, dice_allowed, draw_map1, draw_ma
     n_pol = pol_moves.shape[0]
     for c in prange(keys.shape[0]):
         x = np.empty(n_pol)
+        no_trace = np.empty((0, 4), dtype=np.int64)
         for g in range(starts[c], stops[c]):
             for a in range(n_pol):
                 st = game_state(keys[c], g)
-                s, st = _play_turn(st, full, dice_allowed, draw_map1, draw_map2,
-                                   cand_start, cand_masks, pol_moves[a], pol_dices[a])
+                s, st, _ = _play_turn(st, full, dice_allowed, draw_map1, draw_map2,
+                                      cand_start, cand_masks, pol_moves[a], pol_dices[a], no_trace)
                 x[a] = scores[s]
             for a in range(n_pol):
                 sums[c, a, n_pol] += x[a]
@@ -255,6 +286,7 @@ def _simulate_match(keys, starts, stops, full, dice_allowed, draw_map1, draw_map
         total = np.zeros(n_seats, dtype=np.int64)
         alive = np.zeros(n_seats, dtype=np.bool_)
         dropped = np.zeros(n_seats, dtype=np.bool_)
+        no_trace = np.empty((0, 4), dtype=np.int64)
         for g in range(starts[c], stops[c]):
             st = game_state(keys[c], g)
             total[:] = 0
@@ -266,8 +298,8 @@ def _simulate_match(keys, starts, stops, full, dice_allowed, draw_map1, draw_map
                 for p in range(n_seats):
                     if not alive[p]:
                         continue
-                    s, st = _play_turn(st, full, dice_allowed, draw_map1, draw_map2,
-                                       cand_start, cand_masks, pol_moves[p], pol_dices[p])
+                    s, st, _ = _play_turn(st, full, dice_allowed, draw_map1, draw_map2,
+                                          cand_start, cand_masks, pol_moves[p], pol_dices[p], no_trace)
                     total[p] += score_rank[s]
                     if n_rounds == 0 and total[p] >= threshold:
                         dropped[p] = True
