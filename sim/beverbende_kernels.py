@@ -1,0 +1,838 @@
+"""Numba kernels for Beverbende (private; the face is :mod:`ludolab.sim.beverbende`).
+
+Clause ids (``BVB-n``) refer to ``seeds/beverbende.md``.  Cards are small
+ints (``0..9`` number cards, ``10`` swap, ``11`` peek, ``12`` draw twice).
+
+A round's state is one int64 array with the named offsets ``S_*`` below: the
+rows, every player's knowledge of every slot, the draw pile, the discard pile
+(with its public count per card kind) and the cards put aside at the end of
+the round.  A policy is data: a kind id (``K_RANDOM``, ``K_THRESHOLD``,
+``K_EV``) and a float64 parameter array; it reads only the observation that
+:func:`_observe` builds for its seat (offsets ``O_*``), never the state, so
+hidden information cannot leak into a decision.
+
+The rules arrive as the int64 array of
+:meth:`ludolab.stdlib.beverbende.BeverbendeRules.rules_array` (offsets
+``R_*``).  Every random number comes from the game's own stream
+(:mod:`ludolab.sim.rng`), in the order the pure-Python twin
+(:mod:`ludolab.sim.beverbende_reference`) draws them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from .rng import game_state, next_below, shuffle_inplace
+
+# ------------------------------------------------------------------ cards
+SWAP = 10
+PEEK = 11
+DRAW2 = 12
+N_KINDS = 13
+SLOTS = 4
+MAXP = 6
+MAX_CARDS = 260
+
+# ------------------------------------------------------------------ rules array
+R_PLAYERS = 0
+R_XSPEC = 1
+R_CAP = 2
+R_MEMQ = 3
+R_ROUNDS = 4
+R_SCORING = 5
+R_PENALTY = 6
+R_NCARDS = 7
+R_COMP = 8
+SC_SUM = 0
+SC_PENALTY = 1
+SC_WINCOUNT = 2
+MEM_ONE = 1 << 24
+
+# ------------------------------------------------------------------ state offsets
+S_NP = 0          # players
+S_TURN = 1        # seat to move
+S_TURNS = 2       # turns played this round
+S_KNOCKER = 3     # seat that knocked, -1 before a knock
+S_LEFT = 4        # turns left after the knock
+S_PILE_N = 5
+S_DISC_N = 6
+S_ASIDE_N = 7
+S_START = 8       # the round's starting seat
+S_OVER = 9        # 1 when the round is over
+S_CAPPED = 10     # 1 when the round ended by the round cap (BVB-12)
+S_RESHUFFLES = 11
+S_ROWS = 16                       # card in seat q slot s at S_ROWS + 4 q + s
+S_KNOW = S_ROWS + MAXP * SLOTS    # observer o's belief of seat q slot s: S_KNOW + 24 o + 4 q + s (-1 unknown)
+S_DCOUNT = S_KNOW + MAXP * MAXP * SLOTS   # cards of each kind on the discard pile
+S_PILE = S_DCOUNT + 16            # draw pile, top = S_PILE + pile_n - 1
+S_DISC = S_PILE + MAX_CARDS       # discard pile, top = S_DISC + disc_n - 1
+S_ASIDE = S_DISC + MAX_CARDS      # special cards put aside at the end of the round
+S_SIZE = S_ASIDE + MAX_CARDS
+
+# ------------------------------------------------------------------ observation offsets
+O_SEAT = 0
+O_NP = 1
+O_PHASE = 2
+O_CARD = 3        # the card just drawn (phase PH_DRAWN), else -1
+O_TOP = 4         # top of the discard pile, -1 if empty
+O_CANKNOCK = 5
+O_TURNS = 6
+O_KNOCKER = 7
+O_PILE_N = 8
+O_MODE = 9        # 1 for the first card of a draw twice (discarding it draws again)
+O_XSPEC = 10
+O_DCOUNT = 16     # public: cards of each kind on the discard pile
+O_COMP = O_DCOUNT + N_KINDS   # public: the deck composition
+O_KNOW = O_COMP + N_KINDS     # this player's belief of seat q slot s at O_KNOW + 4 q + s
+O_SIZE = O_KNOW + MAXP * SLOTS
+
+# ------------------------------------------------------------------ phases and decisions
+PH_ACTION = 0     # decision 0..3: take the discard into slot s (BVB-6); 4: draw (BVB-7)
+PH_DRAWN = 1      # 0..3: exchange into slot s; 4: discard; 5: carry out the special card
+PH_SWAP = 2       # own_slot * 24 + opponent_seat * 4 + opponent_slot (BVB-8)
+PH_PEEK = 3       # own slot to look at (BVB-8)
+PH_KNOCK = 4      # 1 to knock (BVB-9)
+D_DRAW = 4
+D_DISCARD = 4
+D_PERFORM = 5
+
+# ------------------------------------------------------------------ policies
+K_RANDOM = 0
+K_THRESHOLD = 1
+K_EV = 2
+N_PARAMS = 8
+# threshold heuristic parameters
+T_KNOCK = 0       # knock when the believed total is at most this
+T_TAKE = 1        # take the discard when it improves the worst believed slot by at least this
+T_UNKNOWN = 2     # value assumed for an unknown card
+T_EXCHANGE = 3    # exchange a drawn number card when it improves the worst believed slot by at least this
+T_SWAP = 4        # carry out a swap when the own worst believed card is at least this (and the target is lower)
+T_PEEK = 5        # >= 0.5: carry out a peek when an own card is unknown
+T_DRAW2 = 6       # >= 0.5: carry out a draw twice
+# expected-value policy parameters
+E_MARGIN = 0      # knock when own expected total + margin <= every opponent's expected total
+E_KMAX = 1        # ... or when the own expected total is at most this
+E_TAKE = 2
+E_EXCHANGE = 3
+E_SWAPGAIN = 4    # carry out a swap when it gains at least this in expectation
+
+# ------------------------------------------------------------------ trace events
+EV_TAKE = 1       # seat, slot, card taken, card replaced
+EV_DRAW = 2       # seat, card
+EV_EXCHANGE = 3   # seat, slot, card, card replaced
+EV_DISCARD = 4    # seat, card
+EV_SWAP = 5       # seat, own slot, opponent seat, opponent slot
+EV_PEEK = 6       # seat, slot, value seen
+EV_KNOCK = 7      # seat
+EV_RESHUFFLE = 8  # cards in the new pile
+EV_FORGET = 9     # seat, seat of the slot, slot
+EV_REPLACE = 10   # seat, slot, card drawn for it (a special is put aside too)
+EV_PERFORM = 11   # seat, special card
+EV_SCORE = 12     # seat, score
+EV_CAP = 13       # turns played
+EV_ASIDE = 14     # seat, slot, special card put aside
+EV_TURN = 15      # seat
+
+
+@njit(cache=True, inline="always")
+def _ev(trace, code, a, b, c, d):
+    if trace.shape[0] > 1:
+        n = trace[0, 0] + 1
+        if n < trace.shape[0]:
+            trace[n, 0] = code
+            trace[n, 1] = a
+            trace[n, 2] = b
+            trace[n, 3] = c
+            trace[n, 4] = d
+            trace[0, 0] = n
+
+
+# ------------------------------------------------------------------ piles
+@njit(cache=True)
+def _discard(state, c):
+    """Put card c face up on the discard pile (public)."""
+    n = state[S_DISC_N]
+    state[S_DISC + n] = c
+    state[S_DISC_N] = n + 1
+    state[S_DCOUNT + c] += 1
+
+
+@njit(cache=True)
+def _pop_discard(state):
+    n = state[S_DISC_N] - 1
+    c = state[S_DISC + n]
+    state[S_DISC_N] = n
+    state[S_DCOUNT + c] -= 1
+    return c
+
+
+@njit(cache=True)
+def _reshuffle(state, st, trace):
+    """BVB-11: the discard pile except its top card becomes the new draw pile."""
+    nd = state[S_DISC_N]
+    k = nd - 1
+    top = state[S_DISC + k]
+    for i in range(k):
+        c = state[S_DISC + i]
+        state[S_PILE + i] = c
+        state[S_DCOUNT + c] -= 1
+    st = shuffle_inplace(state[S_PILE:S_PILE + k], st)
+    state[S_PILE_N] = k
+    state[S_DISC] = top
+    state[S_DISC_N] = 1
+    state[S_RESHUFFLES] += 1
+    _ev(trace, EV_RESHUFFLE, k, 0, 0, 0)
+    return st
+
+
+@njit(cache=True)
+def _draw(state, st, trace):
+    """Top card of the draw pile, reshuffling first if it is empty (BVB-11)."""
+    if state[S_PILE_N] == 0:
+        st = _reshuffle(state, st, trace)
+    n = state[S_PILE_N] - 1
+    c = state[S_PILE + n]
+    state[S_PILE_N] = n
+    return c, st
+
+
+# ------------------------------------------------------------------ deal
+@njit(cache=True)
+def _deal(state, rules, start, st, trace):
+    """BVB-3, BVB-4: shuffle, deal four cards a seat, start the discard pile, look at the outer cards."""
+    P = rules[R_PLAYERS]
+    for j in range(S_SIZE):
+        state[j] = 0
+    state[S_NP] = P
+    n = 0
+    for kind in range(N_KINDS):
+        for _ in range(rules[R_COMP + kind]):
+            state[S_PILE + n] = kind
+            n += 1
+    st = shuffle_inplace(state[S_PILE:S_PILE + n], st)
+    for j in range(SLOTS * P):
+        state[S_ROWS + j] = state[S_PILE + j]
+    for j in range(S_KNOW, S_KNOW + MAXP * MAXP * SLOTS):
+        state[j] = -1
+    _discard(state, state[S_PILE + SLOTS * P])
+    m = n - SLOTS * P - 1
+    for i in range(m):
+        state[S_PILE + i] = state[S_PILE + SLOTS * P + 1 + i]
+    state[S_PILE_N] = m
+    for p in range(P):
+        kb = S_KNOW + 24 * p + 4 * p
+        state[kb] = state[S_ROWS + 4 * p]
+        state[kb + 3] = state[S_ROWS + 4 * p + 3]
+    state[S_TURN] = start
+    state[S_START] = start
+    state[S_KNOCKER] = -1
+    state[S_LEFT] = -1
+    return st
+
+
+# ------------------------------------------------------------------ observation
+@njit(cache=True)
+def _observe(state, rules, seat, phase, card, mode, obs):
+    """Fill obs (int64, O_SIZE) with what the player at ``seat`` knows (BVB-13).
+
+    Public: the phase, the discard pile (top and count per kind), the pile
+    size, the turn count, the knock, the rules.  Private: the card the player
+    just drew and the player's own beliefs of every slot.
+    """
+    P = state[S_NP]
+    obs[O_SEAT] = seat
+    obs[O_NP] = P
+    obs[O_PHASE] = phase
+    obs[O_CARD] = card
+    nd = state[S_DISC_N]
+    obs[O_TOP] = state[S_DISC + nd - 1] if nd > 0 else -1
+    obs[O_CANKNOCK] = 1 if (phase == PH_KNOCK) else 0
+    obs[O_TURNS] = state[S_TURNS]
+    obs[O_KNOCKER] = state[S_KNOCKER]
+    obs[O_PILE_N] = state[S_PILE_N]
+    obs[O_MODE] = mode
+    obs[O_XSPEC] = rules[R_XSPEC]
+    for k in range(N_KINDS):
+        obs[O_DCOUNT + k] = state[S_DCOUNT + k]
+        obs[O_COMP + k] = rules[R_COMP + k]
+    base = S_KNOW + 24 * seat
+    for j in range(SLOTS * P):
+        obs[O_KNOW + j] = state[base + j]
+    for j in range(SLOTS * P, SLOTS * MAXP):
+        obs[O_KNOW + j] = -1
+
+
+# ------------------------------------------------------------------ policies
+@njit(cache=True)
+def _belief(obs, q, s, u):
+    """Believed value of seat q slot s: the known number, else u (a known special is replaced at
+    the end of the round by an unknown number, BVB-10)."""
+    v = obs[O_KNOW + 4 * q + s]
+    if v < 0 or v >= 10:
+        return u
+    return float(v)
+
+
+@njit(cache=True)
+def _unseen_mean(obs):
+    """Mean value of the number cards whose place the player does not know (the unseen multiset)."""
+    P = obs[O_NP]
+    cnt = np.zeros(10, dtype=np.int64)
+    for v in range(10):
+        cnt[v] = obs[O_COMP + v] - obs[O_DCOUNT + v]
+    for j in range(SLOTS * P):
+        v = obs[O_KNOW + j]
+        if 0 <= v < 10:
+            cnt[v] -= 1
+    c = obs[O_CARD]
+    if 0 <= c < 10:
+        cnt[c] -= 1
+    tot = 0
+    acc = 0
+    for v in range(10):
+        if cnt[v] > 0:
+            tot += cnt[v]
+            acc += v * cnt[v]
+    if tot == 0:
+        return 4.5
+    return acc / tot
+
+
+@njit(cache=True)
+def _worst_own(obs, u):
+    """(slot, believed value) of the own slot believed highest; ties to the lowest slot."""
+    seat = obs[O_SEAT]
+    ws = 0
+    wv = _belief(obs, seat, 0, u)
+    for s in range(1, SLOTS):
+        b = _belief(obs, seat, s, u)
+        if b > wv:
+            wv = b
+            ws = s
+    return ws, wv
+
+
+@njit(cache=True)
+def _own_total(obs, u):
+    seat = obs[O_SEAT]
+    t = 0.0
+    for s in range(SLOTS):
+        t += _belief(obs, seat, s, u)
+    return t
+
+
+@njit(cache=True)
+def _best_target(obs, u):
+    """(seat, slot, believed value) of the opponent slot believed lowest, clockwise from the next seat."""
+    seat = obs[O_SEAT]
+    P = obs[O_NP]
+    bq = (seat + 1) % P
+    bs = 0
+    bv = 1e9
+    for i in range(1, P):
+        q = (seat + i) % P
+        for s in range(SLOTS):
+            b = _belief(obs, q, s, u)
+            if b < bv:
+                bv = b
+                bq = q
+                bs = s
+    return bq, bs, bv
+
+
+@njit(cache=True)
+def _first_unknown_own(obs):
+    seat = obs[O_SEAT]
+    for s in range(SLOTS):
+        if obs[O_KNOW + 4 * seat + s] < 0:
+            return s
+    return -1
+
+
+@njit(cache=True)
+def _act_random(obs, st):
+    """Uniformly random among the legal decisions (one draw, none if only one is legal)."""
+    ph = obs[O_PHASE]
+    P = obs[O_NP]
+    seat = obs[O_SEAT]
+    if ph == PH_ACTION:
+        top = obs[O_TOP]
+        if 0 <= top < 10:
+            u, st = next_below(st, 5)
+            return u, st
+        return D_DRAW, st
+    if ph == PH_DRAWN:
+        c = obs[O_CARD]
+        exch = c < 10 or obs[O_XSPEC] == 1
+        n = 1
+        if exch:
+            n += 4
+        if c >= 10:
+            n += 1
+        u, st = next_below(st, n)
+        if exch:
+            return u, st
+        return u + 4, st
+    if ph == PH_SWAP:
+        m = (P - 1) * SLOTS
+        u, st = next_below(st, SLOTS * m)
+        own = u // m
+        r = u % m
+        q = (seat + 1 + r // SLOTS) % P
+        return own * 24 + q * 4 + r % SLOTS, st
+    if ph == PH_PEEK:
+        u, st = next_below(st, SLOTS)
+        return u, st
+    u, st = next_below(st, 2)
+    return u, st
+
+
+@njit(cache=True)
+def _act_heuristic(kind, par, obs):
+    """The threshold heuristic (kind K_THRESHOLD) and the expected-value policy (K_EV)."""
+    ph = obs[O_PHASE]
+    if kind == K_THRESHOLD:
+        u = par[T_UNKNOWN]
+        take = par[T_TAKE]
+        exch = par[T_EXCHANGE]
+    else:
+        u = _unseen_mean(obs)
+        take = par[E_TAKE]
+        exch = par[E_EXCHANGE]
+    if ph == PH_KNOCK:
+        t = _own_total(obs, u)
+        if kind == K_THRESHOLD:
+            return 1 if t <= par[T_KNOCK] else 0
+        if t <= par[E_KMAX]:
+            return 1
+        seat = obs[O_SEAT]
+        P = obs[O_NP]
+        for i in range(1, P):
+            q = (seat + i) % P
+            o = 0.0
+            for s in range(SLOTS):
+                o += _belief(obs, q, s, u)
+            if t + par[E_MARGIN] > o:
+                return 0
+        return 1
+    ws, wv = _worst_own(obs, u)
+    if ph == PH_ACTION:
+        top = obs[O_TOP]
+        if 0 <= top < 10 and wv - top >= take:
+            return ws
+        return D_DRAW
+    if ph == PH_DRAWN:
+        c = obs[O_CARD]
+        if c < 10:
+            if wv - c >= exch:
+                return ws
+            return D_DISCARD
+        if c == PEEK:
+            if kind == K_THRESHOLD and par[T_PEEK] < 0.5:
+                return D_DISCARD
+            return D_PERFORM if _first_unknown_own(obs) >= 0 else D_DISCARD
+        if c == DRAW2:
+            if kind == K_THRESHOLD and par[T_DRAW2] < 0.5:
+                return D_DISCARD
+            return D_PERFORM
+        q, s, bv = _best_target(obs, u)
+        if kind == K_THRESHOLD:
+            ok = wv >= par[T_SWAP] and wv - bv >= 1.0
+        else:
+            ok = wv - bv >= par[E_SWAPGAIN]
+        return D_PERFORM if ok else D_DISCARD
+    if ph == PH_SWAP:
+        q, s, bv = _best_target(obs, u)
+        return ws * 24 + q * 4 + s
+    # PH_PEEK
+    s = _first_unknown_own(obs)
+    return ws if s < 0 else s
+
+
+@njit(cache=True)
+def _act(kind, par, obs, st):
+    """The decision of policy (kind, par) on observation obs; returns (decision, stream)."""
+    if kind == K_RANDOM:
+        return _act_random(obs, st)
+    return _act_heuristic(kind, par, obs), st
+
+
+# ------------------------------------------------------------------ a turn
+@njit(cache=True)
+def _forget(state, p, qi, st, trace):
+    """BVB-13: each value player p remembers is forgotten with probability qi / 2**24."""
+    P = state[S_NP]
+    base = S_KNOW + 24 * p
+    for j in range(SLOTS * P):
+        if state[base + j] >= 0:
+            r, st = next_below(st, MEM_ONE)
+            if r < qi:
+                state[base + j] = -1
+                _ev(trace, EV_FORGET, p, j // SLOTS, j % SLOTS, 0)
+    return st
+
+
+@njit(cache=True)
+def _place(state, p, s, c, public):
+    """Card c into seat p slot s; the old card goes face up on the discard pile (BVB-6, BVB-7)."""
+    P = state[S_NP]
+    old = state[S_ROWS + 4 * p + s]
+    state[S_ROWS + 4 * p + s] = c
+    _discard(state, old)
+    for o in range(P):
+        state[S_KNOW + 24 * o + 4 * p + s] = c if (public or o == p) else -1
+    return old
+
+
+@njit(cache=True)
+def _play_turn(state, rules, kinds, params, mem, obs, st, trace):
+    """One turn of the seat to move (BVB-5..BVB-9, BVB-13); returns the stream."""
+    P = state[S_NP]
+    p = state[S_TURN]
+    _ev(trace, EV_TURN, p, 0, 0, 0)
+    if mem[p] > 0:
+        st = _forget(state, p, mem[p], st, trace)
+    kind = kinds[p]
+    par = params[p]
+    _observe(state, rules, p, PH_ACTION, -1, 0, obs)
+    d, st = _act(kind, par, obs, st)
+    if d < D_DRAW:
+        top = _pop_discard(state)
+        old = _place(state, p, d, top, True)
+        _ev(trace, EV_TAKE, p, d, top, old)
+    else:
+        c, st = _draw(state, st, trace)
+        _ev(trace, EV_DRAW, p, c, 0, 0)
+        mode = 0
+        while True:
+            _observe(state, rules, p, PH_DRAWN, c, mode, obs)
+            d, st = _act(kind, par, obs, st)
+            if d < D_DISCARD:
+                old = _place(state, p, d, c, False)
+                _ev(trace, EV_EXCHANGE, p, d, c, old)
+                break
+            if d == D_DISCARD:
+                _discard(state, c)
+                _ev(trace, EV_DISCARD, p, c, 0, 0)
+                if mode == 1:
+                    c, st = _draw(state, st, trace)
+                    _ev(trace, EV_DRAW, p, c, 0, 0)
+                    mode = 0
+                    continue
+                break
+            _discard(state, c)
+            _ev(trace, EV_PERFORM, p, c, 0, 0)
+            if c == SWAP:
+                _observe(state, rules, p, PH_SWAP, -1, 0, obs)
+                d, st = _act(kind, par, obs, st)
+                own = d // 24
+                q = (d % 24) // 4
+                qs = d % 4
+                a = S_ROWS + 4 * p + own
+                b = S_ROWS + 4 * q + qs
+                t = state[a]
+                state[a] = state[b]
+                state[b] = t
+                for o in range(P):
+                    ka = S_KNOW + 24 * o + 4 * p + own
+                    kb = S_KNOW + 24 * o + 4 * q + qs
+                    t = state[ka]
+                    state[ka] = state[kb]
+                    state[kb] = t
+                _ev(trace, EV_SWAP, p, own, q, qs)
+                break
+            if c == PEEK:
+                _observe(state, rules, p, PH_PEEK, -1, 0, obs)
+                d, st = _act(kind, par, obs, st)
+                v = state[S_ROWS + 4 * p + d]
+                state[S_KNOW + 24 * p + 4 * p + d] = v
+                _ev(trace, EV_PEEK, p, d, v, 0)
+                break
+            c, st = _draw(state, st, trace)
+            _ev(trace, EV_DRAW, p, c, 0, 0)
+            mode = 1
+    state[S_TURNS] += 1
+    if state[S_KNOCKER] < 0:
+        if state[S_TURNS] >= P:
+            _observe(state, rules, p, PH_KNOCK, -1, 0, obs)
+            k, st = _act(kind, par, obs, st)
+            if k == 1:
+                state[S_KNOCKER] = p
+                state[S_LEFT] = P - 1
+                _ev(trace, EV_KNOCK, p, 0, 0, 0)
+        if state[S_KNOCKER] < 0 and state[S_TURNS] >= rules[R_CAP]:
+            state[S_OVER] = 1
+            state[S_CAPPED] = 1
+            _ev(trace, EV_CAP, state[S_TURNS], 0, 0, 0)
+    else:
+        state[S_LEFT] -= 1
+        if state[S_LEFT] == 0:
+            state[S_OVER] = 1
+    state[S_TURN] = (p + 1) % P
+    return st
+
+
+@njit(cache=True)
+def _end_round(state, st, scores, trace):
+    """BVB-10: replace the special cards in the rows (knocker first, then clockwise) and score."""
+    P = state[S_NP]
+    first = state[S_KNOCKER] if state[S_KNOCKER] >= 0 else state[S_START]
+    for i in range(P):
+        p = (first + i) % P
+        for s in range(SLOTS):
+            a = S_ROWS + 4 * p + s
+            while state[a] >= 10:
+                n = state[S_ASIDE_N]
+                state[S_ASIDE + n] = state[a]
+                state[S_ASIDE_N] = n + 1
+                _ev(trace, EV_ASIDE, p, s, state[a], 0)
+                c, st = _draw(state, st, trace)
+                state[a] = c
+                _ev(trace, EV_REPLACE, p, s, c, 0)
+    for p in range(P):
+        t = 0
+        for s in range(SLOTS):
+            t += state[S_ROWS + 4 * p + s]
+        scores[p] = t
+        _ev(trace, EV_SCORE, p, t, 0, 0)
+    return st
+
+
+@njit(cache=True)
+def _play_round(state, rules, kinds, params, mem, start, obs, st, scores, trace):
+    """A whole round from the deal to the scores (BVB-3..BVB-12); returns the stream."""
+    st = _deal(state, rules, start, st, trace)
+    while state[S_OVER] == 0:
+        st = _play_turn(state, rules, kinds, params, mem, obs, st, trace)
+    st = _end_round(state, st, scores, trace)
+    return st
+
+
+@njit(cache=True)
+def _round_points(state, rules, raw, pts):
+    """Round score of each seat under the scoring variant (BVB-15); the win-count variant gives
+    1 to every seat tied for the lowest row."""
+    P = state[S_NP]
+    lo = raw[0]
+    for p in range(1, P):
+        if raw[p] < lo:
+            lo = raw[p]
+    nlo = 0
+    for p in range(P):
+        if raw[p] == lo:
+            nlo += 1
+    sc = rules[R_SCORING]
+    kn = state[S_KNOCKER]
+    for p in range(P):
+        if sc == SC_WINCOUNT:
+            pts[p] = 1 if raw[p] == lo else 0
+        else:
+            pts[p] = raw[p]
+            if sc == SC_PENALTY and p == kn and not (raw[p] == lo and nlo == 1):
+                pts[p] += rules[R_PENALTY]
+    return lo, nlo
+
+
+# ------------------------------------------------------------------ Monte Carlo kernels
+N_ROUND_STATS = 10
+RS_SCORE = 0      # round score under the scoring variant (win-count: the raw row value)
+RS_SCORE2 = 1
+RS_WIN = 2        # strictly lowest row
+RS_TIE = 3        # tied for the lowest row with others
+RS_KNOCK = 4
+RS_KNOCK_WIN = 5  # knocked and was strictly lowest
+RS_RAW = 6
+RS_RAW2 = 7
+RT_CAPPED = 0     # out[i, P, ...]: rounds ended by the cap
+RT_TURNS = 1
+RT_TURNS2 = 2
+RT_MEAN = 3       # sum over rounds of the seats' total score
+RT_MEAN2 = 4      # ... and of its square
+RT_RESHUFFLES = 5
+
+
+@njit(cache=True)
+def _round_stats(state, rules, raw, pts, out_p, out_t):
+    P = state[S_NP]
+    lo, nlo = _round_points(state, rules, raw, pts)
+    kn = state[S_KNOCKER]
+    tot = 0
+    for p in range(P):
+        x = pts[p] if rules[R_SCORING] != SC_WINCOUNT else raw[p]
+        out_p[p, RS_SCORE] += x
+        out_p[p, RS_SCORE2] += x * x
+        tot += x
+        if raw[p] == lo:
+            if nlo == 1:
+                out_p[p, RS_WIN] += 1
+            else:
+                out_p[p, RS_TIE] += 1
+        if p == kn:
+            out_p[p, RS_KNOCK] += 1
+            if raw[p] == lo and nlo == 1:
+                out_p[p, RS_KNOCK_WIN] += 1
+        out_p[p, RS_RAW] += raw[p]
+        out_p[p, RS_RAW2] += raw[p] * raw[p]
+    out_t[RT_CAPPED] += state[S_CAPPED]
+    out_t[RT_TURNS] += state[S_TURNS]
+    out_t[RT_TURNS2] += state[S_TURNS] * state[S_TURNS]
+    out_t[RT_MEAN] += tot
+    out_t[RT_MEAN2] += tot * tot
+    out_t[RT_RESHUFFLES] += state[S_RESHUFFLES]
+
+
+@njit(cache=True, parallel=True)
+def _simulate_rounds(keys, starts, stops, rules, kinds, params, mem, out):
+    """Single rounds, seat 0 starting; out[i, p, RS_*] per seat p, out[i, P, RT_*] per round.
+
+    kinds int64 (P,), params float64 (P, N_PARAMS), mem int64 (P,) forgetting thresholds out of 2**24.
+    """
+    P = rules[R_PLAYERS]
+    for i in prange(keys.shape[0]):
+        state = np.zeros(S_SIZE, dtype=np.int64)
+        obs = np.zeros(O_SIZE, dtype=np.int64)
+        raw = np.zeros(P, dtype=np.int64)
+        pts = np.zeros(P, dtype=np.int64)
+        trace = np.zeros((1, 5), dtype=np.int64)
+        for g in range(starts[i], stops[i]):
+            st = game_state(keys[i], g)
+            st = _play_round(state, rules, kinds, params, mem, 0, obs, st, raw, trace)
+            _round_stats(state, rules, raw, pts, out[i, :P], out[i, P])
+
+
+@njit(cache=True, parallel=True)
+def _compare_rounds(keys, starts, stops, rules, kinds, params, mem, focal, out):
+    """Common random numbers: round g is played under each of K seatings with the same stream.
+
+    kinds int64 (K, P), params float64 (K, P, N_PARAMS), mem int64 (K, P); the focal seat's
+    round score x_k (under the scoring variant) is accumulated:
+    out[i, a, b] += (x_a - x_b)**2 for b < K; out[i, a, K] += x_a; out[i, a, K+1] += x_a**2;
+    out[i, a, K+2] += strict wins of the focal seat; out[i, a, K+3] += shared wins;
+    out[i, a, K+4] += capped rounds; out[i, a, K+5] += knocks by the focal seat;
+    out[i, a, K+6] += the mean score over all seats (sum over seats); out[i, a, K+7] += its square.
+    """
+    K = kinds.shape[0]
+    P = rules[R_PLAYERS]
+    for i in prange(keys.shape[0]):
+        state = np.zeros(S_SIZE, dtype=np.int64)
+        obs = np.zeros(O_SIZE, dtype=np.int64)
+        raw = np.zeros(P, dtype=np.int64)
+        pts = np.zeros(P, dtype=np.int64)
+        x = np.zeros(K, dtype=np.int64)
+        trace = np.zeros((1, 5), dtype=np.int64)
+        for g in range(starts[i], stops[i]):
+            for a in range(K):
+                st = game_state(keys[i], g)
+                st = _play_round(state, rules, kinds[a], params[a], mem[a], 0, obs, st, raw, trace)
+                lo, nlo = _round_points(state, rules, raw, pts)
+                xa = raw[focal] if rules[R_SCORING] == SC_WINCOUNT else pts[focal]
+                x[a] = xa
+                out[i, a, K] += xa
+                out[i, a, K + 1] += xa * xa
+                if raw[focal] == lo:
+                    if nlo == 1:
+                        out[i, a, K + 2] += 1
+                    else:
+                        out[i, a, K + 3] += 1
+                out[i, a, K + 4] += state[S_CAPPED]
+                if state[S_KNOCKER] == focal:
+                    out[i, a, K + 5] += 1
+                tot = 0
+                for p in range(P):
+                    tot += raw[p]
+                out[i, a, K + 6] += tot
+                out[i, a, K + 7] += tot * tot
+            for a in range(K):
+                for b in range(K):
+                    dd = x[a] - x[b]
+                    out[i, a, b] += dd * dd
+
+
+@njit(cache=True)
+def _play_game(state, rules, kinds, params, mem, obs, st, raw, pts, total, trace):
+    """A whole game (BVB-14): rules[R_ROUNDS] rounds, the start moving one seat each round;
+    total[p] gets the game total under the scoring variant.  Returns (stream, capped rounds)."""
+    P = rules[R_PLAYERS]
+    capped = 0
+    for p in range(P):
+        total[p] = 0
+    for r in range(rules[R_ROUNDS]):
+        st = _play_round(state, rules, kinds, params, mem, r % P, obs, st, raw, trace)
+        _round_points(state, rules, raw, pts)
+        capped += state[S_CAPPED]
+        for p in range(P):
+            total[p] += pts[p]
+    return st, capped
+
+
+@njit(cache=True, parallel=True)
+def _simulate_games(keys, starts, stops, rules, kinds, params, mem, out):
+    """Whole games; out[i, p, 0] strict wins, [1] shared wins, [2] total, [3] total**2;
+    out[i, P, 0] capped rounds.  Lowest total wins; with win-count the highest (BVB-14, BVB-15)."""
+    P = rules[R_PLAYERS]
+    sign = -1 if rules[R_SCORING] == SC_WINCOUNT else 1
+    for i in prange(keys.shape[0]):
+        state = np.zeros(S_SIZE, dtype=np.int64)
+        obs = np.zeros(O_SIZE, dtype=np.int64)
+        raw = np.zeros(P, dtype=np.int64)
+        pts = np.zeros(P, dtype=np.int64)
+        total = np.zeros(P, dtype=np.int64)
+        trace = np.zeros((1, 5), dtype=np.int64)
+        for g in range(starts[i], stops[i]):
+            st = game_state(keys[i], g)
+            st, capped = _play_game(state, rules, kinds, params, mem, obs, st, raw, pts, total, trace)
+            best = sign * total[0]
+            for p in range(1, P):
+                if sign * total[p] < best:
+                    best = sign * total[p]
+            nb = 0
+            for p in range(P):
+                if sign * total[p] == best:
+                    nb += 1
+            for p in range(P):
+                if sign * total[p] == best:
+                    if nb == 1:
+                        out[i, p, 0] += 1
+                    else:
+                        out[i, p, 1] += 1
+                out[i, p, 2] += total[p]
+                out[i, p, 3] += total[p] * total[p]
+            out[i, P, 0] += capped
+
+
+@njit(cache=True)
+def _trace_round(key, g, rules, kinds, params, mem, start, deal, trace, scores):
+    """One traced round (conformance): deal[:] gets the shuffled deck, trace the events
+    (trace[0, 0] = count), scores the rows' values.  Returns the knocker."""
+    state = np.zeros(S_SIZE, dtype=np.int64)
+    obs = np.zeros(O_SIZE, dtype=np.int64)
+    st = game_state(key, g)
+    st2 = st
+    # the deal as shuffled (same draws as _deal)
+    n = 0
+    for kind in range(N_KINDS):
+        for _ in range(rules[R_COMP + kind]):
+            deal[n] = kind
+            n += 1
+    shuffle_inplace(deal[:n], st2)
+    trace[0, 0] = 0
+    st = _play_round(state, rules, kinds, params, mem, start, obs, st, scores, trace)
+    return state[S_KNOCKER]
+
+
+@njit(cache=True)
+def _observe_at(rules, kinds, params, mem, key, g, turns, seat, obs):
+    """Test hook: play ``turns`` turns of round g, then fill obs as seen by ``seat`` at the start of
+    an action; returns the state (for the no-peeking test)."""
+    state = np.zeros(S_SIZE, dtype=np.int64)
+    o2 = np.zeros(O_SIZE, dtype=np.int64)
+    trace = np.zeros((1, 5), dtype=np.int64)
+    st = game_state(key, g)
+    st = _deal(state, rules, 0, st, trace)
+    t = 0
+    while state[S_OVER] == 0 and t < turns:
+        st = _play_turn(state, rules, kinds, params, mem, o2, st, trace)
+        t += 1
+    _observe(state, rules, seat, PH_ACTION, -1, 0, obs)
+    return state
