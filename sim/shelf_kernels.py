@@ -1,0 +1,748 @@
+"""Numba kernels for Shelve the Book (private; the face is :mod:`ludolab.sim.shelf`).
+
+Clause ids (``SHB-n``) refer to ``seeds/shelve_the_book.md``.
+
+Cards are small ints (indices into a deck); a deck is ``attrs`` int16 (n, 4):
+field index, colour index, accession number, author rank
+(:mod:`ludolab.stdlib.shelf`).  Scoring takes ``points`` int64 (6,), the points
+of a run by its length (0 for lengths that do not score), and ``columns``
+(0/1).
+
+The state of a game is one int16 array of :data:`STATE_LEN` with the named
+offsets below.  Each player's tableau lives on a 9 x 5 grid (cell = 9 * row +
+col); the first card goes to the centre cell (SHB-8: "anywhere"; only the
+relative layout matters), so any tableau of at most 5 columns and 3 rows fits.
+
+A policy is a kind id (:data:`P_RANDOM`, :data:`P_GREEDY`,
+:data:`P_POTENTIAL`, :data:`P_ROLLOUT`) and a float64 parameter array; it
+reads only ``observe(state, seat)`` (SHB-14), never the state itself.  A turn
+is two decisions: the source (an offer index, or :data:`DRAW`), then, with the
+cards in hand known, which held card to place where and which to put back.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from .rng import game_state, next_below, shuffle_inplace
+
+MAXP = 5
+MAXD = 512
+OFFER_MAX = MAXP + 1
+GW, GH = 9, 5
+NCELL = GW * GH
+CENTRE = 2 * GW + 4
+DRAW = OFFER_MAX  # the source "draw two from the pile"
+NKIND = 6
+
+# header
+S_NP, S_SEAT, S_TURN, S_PILE, S_OFFER, S_RET, S_FIRST, S_NDECK, S_NHELD, S_SRC = range(10)
+HDR = 10
+PILE0 = HDR
+OFFER0 = PILE0 + MAXD
+HAND0 = OFFER0 + OFFER_MAX
+HELD0 = HAND0 + MAXP
+GRID0 = HELD0 + 3
+NPL0 = GRID0 + MAXP * NCELL
+BB0 = NPL0 + MAXP
+STATE_LEN = BB0 + 4 * MAXP
+
+P_RANDOM, P_GREEDY, P_POTENTIAL, P_ROLLOUT = 0, 1, 2, 3
+NPARAM = 8
+
+# statistics per seat (simulate accumulator)
+ST_SCORE, ST_SQ, ST_WIN = 0, 1, 2
+ST_KIND0 = 3
+ST_OFFER = ST_KIND0 + NKIND
+ST_DRAW = ST_OFFER + 1
+NSEATSTAT = ST_DRAW + 1
+NPOSSTAT = 3
+HBINS = 128
+NGLOBAL = 4  # offer better, equal, draw better, turns compared
+
+
+# ------------------------------------------------------------------ scoring (SHB-10, SHB-11)
+@njit(cache=True, inline="always")
+def _cont(attrs, a, b, k):
+    """Does card b continue a run of kind k after card a?"""
+    if k == 0:
+        return attrs[a, 1] == attrs[b, 1]
+    if k == 1:
+        return attrs[a, 0] == attrs[b, 0]
+    if k == 2:
+        return attrs[a, 2] < attrs[b, 2]
+    if k == 3:
+        return attrs[a, 2] > attrs[b, 2]
+    if k == 4:
+        return attrs[a, 3] < attrs[b, 3]
+    return attrs[a, 3] > attrs[b, 3]
+
+
+@njit(cache=True)
+def _score_line(cards, n, attrs, points, kinds_out):
+    """Points of one line (a shelf left to right, or a column top to bottom).
+
+    cards: int array, card ids with -1 for an empty place (a gap ends a run);
+    n: number of places.  Adds each kind's points to kinds_out (NKIND,).
+    """
+    total = 0
+    for k in range(NKIND):
+        run = 0
+        prev = -1
+        for j in range(n + 1):
+            c = cards[j] if j < n else -1
+            if c < 0:
+                if run > 0:
+                    p = points[min(run, 5)]
+                    total += p
+                    kinds_out[k] += p
+                run = 0
+            elif prev >= 0 and _cont(attrs, prev, c, k):
+                run += 1
+            else:
+                if run > 0:
+                    p = points[min(run, 5)]
+                    total += p
+                    kinds_out[k] += p
+                run = 1
+            prev = c
+    return total
+
+
+@njit(cache=True)
+def _score_tableau(tab, attrs, points, columns, kinds_out):
+    """Score of a finished tableau (SHB-10, SHB-11).
+
+    tab: int (15,) card ids, shelf by shelf from the top, left to right.
+    columns: 1 to score the columns too.  Adds per-kind points to kinds_out.
+    """
+    total = 0
+    line = np.empty(5, dtype=np.int64)
+    for r in range(3):
+        for c in range(5):
+            line[c] = tab[5 * r + c]
+        total += _score_line(line, 5, attrs, points, kinds_out)
+    if columns:
+        for c in range(5):
+            for r in range(3):
+                line[r] = tab[5 * r + c]
+            total += _score_line(line, 3, attrs, points, kinds_out)
+    return total
+
+
+@njit(cache=True)
+def _line_eq(v, n, points):
+    total = 0
+    run = 1
+    for j in range(1, n):
+        if v[j] == v[j - 1]:
+            run += 1
+        else:
+            total += points[run]
+            run = 1
+    return total + points[run]
+
+
+@njit(cache=True)
+def _line_up(v, n, points):
+    total = 0
+    run = 1
+    for j in range(1, n):
+        if v[j] > v[j - 1]:
+            run += 1
+        else:
+            total += points[run]
+            run = 1
+    return total + points[run]
+
+
+@njit(cache=True)
+def _line_down(v, n, points):
+    total = 0
+    run = 1
+    for j in range(1, n):
+        if v[j] < v[j - 1]:
+            run += 1
+        else:
+            total += points[run]
+            run = 1
+    return total + points[run]
+
+
+@njit(cache=True)
+def _score_fast(tab, attrs, points, columns):
+    """Score of a finished tableau without the per-kind split (the throughput path)."""
+    total = 0
+    v = np.empty(5, dtype=np.int64)
+    for r in range(3):
+        for a in range(4):
+            for c in range(5):
+                v[c] = attrs[tab[5 * r + c], a]
+            if a < 2:
+                total += _line_eq(v, 5, points)
+            else:
+                total += _line_up(v, 5, points) + _line_down(v, 5, points)
+    if columns:
+        for c in range(5):
+            for a in range(4):
+                for r in range(3):
+                    v[r] = attrs[tab[5 * r + c], a]
+                if a < 2:
+                    total += _line_eq(v, 3, points)
+                else:
+                    total += _line_up(v, 3, points) + _line_down(v, 3, points)
+    return total
+
+
+@njit(cache=True, parallel=True)
+def _score_many(tabs, attrs, points, columns, out):
+    """Score every tableau of tabs int (N, 15) into out int64 (N,)."""
+    for i in prange(tabs.shape[0]):
+        out[i] = _score_fast(tabs[i], attrs, points, columns)
+
+
+@njit(cache=True)
+def _score_many_kinds(tabs, attrs, points, columns, out, kinds):
+    """Score tabs (N, 15) into out (N,) and kinds (N, NKIND) (per-kind points)."""
+    for i in range(tabs.shape[0]):
+        out[i] = _score_tableau(tabs[i], attrs, points, columns, kinds[i])
+
+
+# ------------------------------------------------------------------ setup (SHB-3)
+@njit(cache=True)
+def _setup(state, n_players, n_deck, attrs, st):
+    """Shuffle, deal one card per seat, turn up players + 1 cards; returns the stream state."""
+    state[:] = 0
+    deck = np.arange(n_deck)
+    st = shuffle_inplace(deck, st)
+    for j in range(n_deck):
+        state[PILE0 + j] = deck[j]
+    state[S_NP] = n_players
+    state[S_NDECK] = n_deck
+    state[S_RET] = -1
+    pile = n_deck
+    for s in range(MAXP):
+        state[HAND0 + s] = -1
+    for s in range(n_players):
+        pile -= 1
+        state[HAND0 + s] = state[PILE0 + pile]
+    for j in range(OFFER_MAX):
+        state[OFFER0 + j] = -1
+    for j in range(n_players + 1):
+        pile -= 1
+        state[OFFER0 + j] = state[PILE0 + pile]
+    state[S_OFFER] = n_players + 1
+    state[S_PILE] = pile
+    for j in range(pile, MAXD):
+        state[PILE0 + j] = -1
+    for s in range(MAXP):
+        for c in range(NCELL):
+            state[GRID0 + s * NCELL + c] = -1
+        state[NPL0 + s] = 0
+    first = 0
+    for s in range(1, n_players):
+        if attrs[state[HAND0 + s], 2] < attrs[state[HAND0 + first], 2]:
+            first = s
+    state[S_FIRST] = first
+    state[S_SEAT] = first
+    for j in range(3):
+        state[HELD0 + j] = -1
+    state[S_SRC] = -1
+    return st
+
+
+# ------------------------------------------------------------------ placement (SHB-8)
+@njit(cache=True)
+def _legal_cells(state, seat, cells):
+    """Legal cells for the next card of ``seat``, ascending; returns the count."""
+    base = GRID0 + seat * NCELL
+    if state[NPL0 + seat] == 0:
+        cells[0] = CENTRE
+        return 1
+    r0 = state[BB0 + 4 * seat]
+    r1 = state[BB0 + 4 * seat + 1]
+    c0 = state[BB0 + 4 * seat + 2]
+    c1 = state[BB0 + 4 * seat + 3]
+    n = 0
+    for r in range(GH):
+        for c in range(GW):
+            cell = r * GW + c
+            if state[base + cell] >= 0:
+                continue
+            adj = False
+            if r > 0 and state[base + cell - GW] >= 0:
+                adj = True
+            elif r < GH - 1 and state[base + cell + GW] >= 0:
+                adj = True
+            elif c > 0 and state[base + cell - 1] >= 0:
+                adj = True
+            elif c < GW - 1 and state[base + cell + 1] >= 0:
+                adj = True
+            if not adj:
+                continue
+            if max(r1, r) - min(r0, r) > 2 or max(c1, c) - min(c0, c) > 4:
+                continue
+            cells[n] = cell
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _place(state, seat, card, cell):
+    """Put ``card`` on ``cell`` of ``seat``'s grid and update the bounding box."""
+    state[GRID0 + seat * NCELL + cell] = card
+    r = cell // GW
+    c = cell % GW
+    b = BB0 + 4 * seat
+    if state[NPL0 + seat] == 0:
+        state[b] = r
+        state[b + 1] = r
+        state[b + 2] = c
+        state[b + 3] = c
+    else:
+        state[b] = min(state[b], r)
+        state[b + 1] = max(state[b + 1], r)
+        state[b + 2] = min(state[b + 2], c)
+        state[b + 3] = max(state[b + 3], c)
+    state[NPL0 + seat] += 1
+
+
+@njit(cache=True)
+def _tableau(state, seat, tab):
+    """The finished 5 x 3 tableau of ``seat`` into tab (15,), top shelf first."""
+    b = BB0 + 4 * seat
+    r0 = state[b]
+    c0 = state[b + 2]
+    for r in range(3):
+        for c in range(5):
+            tab[5 * r + c] = state[GRID0 + seat * NCELL + (r0 + r) * GW + c0 + c]
+
+
+# ------------------------------------------------------------------ the turn (SHB-5..SHB-7)
+@njit(cache=True)
+def _n_sources(state):
+    """Number of legal sources: the offer cards, plus the pile if it holds 2 or more."""
+    return state[S_OFFER] + (1 if state[S_PILE] >= 2 else 0)
+
+
+@njit(cache=True)
+def _source_at(state, j):
+    """The j-th legal source: offer index j, or DRAW after the offer."""
+    if j < state[S_OFFER]:
+        return j
+    return DRAW
+
+
+@njit(cache=True)
+def _take(state, src):
+    """The mover takes from the offer (src = index) or draws two (src = DRAW): cards go to HELD."""
+    seat = state[S_SEAT]
+    state[HELD0] = state[HAND0 + seat]
+    state[HAND0 + seat] = -1
+    state[S_SRC] = src
+    if src == DRAW:
+        p = state[S_PILE]
+        state[HELD0 + 1] = state[PILE0 + p - 1]
+        state[HELD0 + 2] = state[PILE0 + p - 2]
+        state[PILE0 + p - 1] = -1
+        state[PILE0 + p - 2] = -1
+        state[S_PILE] = p - 2
+        state[S_NHELD] = 3
+        state[S_RET] = -1
+    else:
+        state[HELD0 + 1] = state[OFFER0 + src]
+        state[HELD0 + 2] = -1
+        state[S_NHELD] = 2
+        p = state[S_PILE]
+        if p > 0:
+            state[OFFER0 + src] = state[PILE0 + p - 1]
+            state[PILE0 + p - 1] = -1
+            state[S_PILE] = p - 1
+            state[S_RET] = -1
+        else:
+            n = state[S_OFFER]
+            for j in range(src, n - 1):
+                state[OFFER0 + j] = state[OFFER0 + j + 1]
+            state[OFFER0 + n - 1] = -1
+            state[S_OFFER] = n - 1
+
+
+@njit(cache=True)
+def _finish(state, place_i, cell, ret_i):
+    """Place held card place_i on cell; with three held, put held card ret_i back on the pile;
+    keep the last; pass the turn clockwise."""
+    seat = state[S_SEAT]
+    _place(state, seat, state[HELD0 + place_i], cell)
+    nh = state[S_NHELD]
+    if nh == 3:
+        p = state[S_PILE]
+        state[PILE0 + p] = state[HELD0 + ret_i]
+        state[S_PILE] = p + 1
+        state[S_RET] = seat
+        keep = 3 - place_i - ret_i
+    else:
+        keep = 1 - place_i
+    state[HAND0 + seat] = state[HELD0 + keep]
+    for j in range(3):
+        state[HELD0 + j] = -1
+    state[S_NHELD] = 0
+    state[S_SRC] = -1
+    state[S_TURN] += 1
+    state[S_SEAT] = (seat + 1) % state[S_NP]
+
+
+# ------------------------------------------------------------------ information (SHB-14)
+@njit(cache=True)
+def _observe(state, seat, obs):
+    """What ``seat`` knows, in the state's layout: the pile's cards are -1 (only the
+    count is known) except a top card this seat put back; other hands are -1."""
+    obs[:] = state[:]
+    p = state[S_PILE]
+    for j in range(MAXD):
+        obs[PILE0 + j] = -1
+    if p > 0 and state[S_RET] == seat:
+        obs[PILE0 + p - 1] = state[PILE0 + p - 1]
+    for s in range(MAXP):
+        if s != seat:
+            obs[HAND0 + s] = -1
+    if state[S_SEAT] != seat:
+        for j in range(3):
+            obs[HELD0 + j] = -1
+
+
+# ------------------------------------------------------------------ evaluation for policies
+@njit(cache=True)
+def _eval_line(obs, seat, cells_idx, n, attrs, points, params, use_pot, c_lo, c_hi, kinds):
+    """Points (+ potential) of one line of grid cells; c_lo..c_hi is the feasible span
+    (places outside it can never hold a card)."""
+    base = GRID0 + seat * NCELL
+    line = np.empty(GW, dtype=np.int64)
+    for j in range(n):
+        line[j] = obs[base + cells_idx[j]]
+    total = float(_score_line(line, n, attrs, points, kinds))
+    if use_pot:
+        # potential: runs that can still grow (an open feasible place at an end)
+        for k in range(NKIND):
+            run = 0
+            start = 0
+            for j in range(n + 1):
+                c = line[j] if j < n else -1
+                cont = False
+                if c >= 0 and run > 0 and _cont(attrs, line[j - 1], c, k):
+                    cont = True
+                if cont:
+                    run += 1
+                else:
+                    if run >= 2 and run < 5:
+                        open_end = False
+                        if start - 1 >= max(c_lo, 0) and line[start - 1] < 0:
+                            open_end = True
+                        end = start + run
+                        if end <= c_hi and end < n and line[end] < 0:
+                            open_end = True
+                        if open_end:
+                            total += params[run - 1]
+                    if c >= 0:
+                        run = 1
+                        start = j
+                    else:
+                        run = 0
+    return total
+
+
+@njit(cache=True)
+def _eval_row(obs, seat, r, attrs, points, columns, params, use_pot):
+    """Evaluation of row r of a seat's grid (and nothing else)."""
+    idx = np.empty(GW, dtype=np.int64)
+    for c in range(GW):
+        idx[c] = r * GW + c
+    kinds = np.zeros(NKIND, dtype=np.int64)
+    b = BB0 + 4 * seat
+    if obs[NPL0 + seat] == 0:
+        return 0.0
+    c_lo = obs[b + 3] - 4
+    c_hi = obs[b + 2] + 4
+    return _eval_line(obs, seat, idx, GW, attrs, points, params, use_pot, c_lo, c_hi, kinds)
+
+
+@njit(cache=True)
+def _eval_col(obs, seat, c, attrs, points, params, use_pot):
+    idx = np.empty(GH, dtype=np.int64)
+    for r in range(GH):
+        idx[r] = r * GW + c
+    kinds = np.zeros(NKIND, dtype=np.int64)
+    b = BB0 + 4 * seat
+    if obs[NPL0 + seat] == 0:
+        return 0.0
+    r_lo = obs[b + 1] - 2
+    r_hi = obs[b] + 2
+    return _eval_line(obs, seat, idx, GH, attrs, points, params, use_pot, r_lo, r_hi, kinds)
+
+
+@njit(cache=True)
+def _gain(obs, seat, card, cell, attrs, points, columns, params, use_pot):
+    """Change in evaluation when ``card`` goes on ``cell`` (obs is restored afterwards)."""
+    r = cell // GW
+    c = cell % GW
+    before = _eval_row(obs, seat, r, attrs, points, columns, params, use_pot)
+    if columns:
+        before += _eval_col(obs, seat, c, attrs, points, params, use_pot)
+    b = BB0 + 4 * seat
+    save0 = obs[b]
+    save1 = obs[b + 1]
+    save2 = obs[b + 2]
+    save3 = obs[b + 3]
+    saven = obs[NPL0 + seat]
+    _place(obs, seat, card, cell)
+    after = _eval_row(obs, seat, r, attrs, points, columns, params, use_pot)
+    if columns:
+        after += _eval_col(obs, seat, c, attrs, points, params, use_pot)
+    if use_pot and saven > 0:
+        # a placement that widens the box can close open places of other rows
+        if obs[b] != save0 or obs[b + 1] != save1 or obs[b + 2] != save2 or obs[b + 3] != save3:
+            for rr in range(GH):
+                if rr != r:
+                    after += _eval_row(obs, seat, rr, attrs, points, columns, params, use_pot)
+            # restore and measure the same rows before
+            obs[GRID0 + seat * NCELL + cell] = -1
+            obs[b] = save0
+            obs[b + 1] = save1
+            obs[b + 2] = save2
+            obs[b + 3] = save3
+            obs[NPL0 + seat] = saven
+            for rr in range(GH):
+                if rr != r:
+                    before += _eval_row(obs, seat, rr, attrs, points, columns, params, use_pot)
+            return after - before
+    obs[GRID0 + seat * NCELL + cell] = -1
+    obs[b] = save0
+    obs[b + 1] = save1
+    obs[b + 2] = save2
+    obs[b + 3] = save3
+    obs[NPL0 + seat] = saven
+    return after - before
+
+
+@njit(cache=True)
+def _best_place(obs, seat, card, cells, ncell, attrs, points, columns, params, use_pot):
+    """Best (gain, cell) for ``card`` among cells[:ncell]; ties go to the lowest cell."""
+    best = -1e300
+    bc = cells[0]
+    for j in range(ncell):
+        g = _gain(obs, seat, card, cells[j], attrs, points, columns, params, use_pot)
+        if g > best + 1e-9:
+            best = g
+            bc = cells[j]
+    return best, bc
+
+
+# ------------------------------------------------------------------ policies (SHB-14)
+@njit(cache=True)
+def _choose_source(kind, params, obs, attrs, points, columns, st):
+    """The first decision of a turn, from the observation only; returns (src, stream state)."""
+    seat = obs[S_SEAT]
+    if kind == P_RANDOM:
+        j, st = next_below(st, _n_sources(obs))
+        return _source_at(obs, j), st
+    use_pot = kind == P_POTENTIAL
+    pp = params[1:]
+    cells = np.empty(NCELL, dtype=np.int64)
+    ncell = _legal_cells(obs, seat, cells)
+    hand = obs[HAND0 + seat]
+    best = -1e300
+    bsrc = 0
+    gh, _ = _best_place(obs, seat, hand, cells, ncell, attrs, points, columns, pp, use_pot)
+    for j in range(obs[S_OFFER]):
+        g, _ = _best_place(obs, seat, obs[OFFER0 + j], cells, ncell, attrs, points, columns, pp, use_pot)
+        g = max(g, gh)
+        if g > best + 1e-9:
+            best = g
+            bsrc = j
+    if obs[S_PILE] >= 2 and (obs[S_OFFER] == 0 or best < params[0]):
+        return DRAW, st
+    return bsrc, st
+
+
+@njit(cache=True)
+def _choose_place(kind, params, obs, attrs, points, columns, st):
+    """The second decision: (held index to place, cell, held index to put back or -1, stream)."""
+    seat = obs[S_SEAT]
+    nh = obs[S_NHELD]
+    cells = np.empty(NCELL, dtype=np.int64)
+    ncell = _legal_cells(obs, seat, cells)
+    if kind == P_RANDOM:
+        pi, st = next_below(st, nh)
+        cj, st = next_below(st, ncell)
+        ri = -1
+        if nh == 3:
+            rj, st = next_below(st, 2)
+            ri = rj if rj < pi else rj + 1
+        return pi, cells[cj], ri, st
+    use_pot = kind == P_POTENTIAL
+    pp = params[1:]
+    best = -1e300
+    bi = 0
+    bc = cells[0]
+    for i in range(nh):
+        g, c = _best_place(obs, seat, obs[HELD0 + i], cells, ncell, attrs, points, columns, pp, use_pot)
+        if g > best + 1e-9:
+            best = g
+            bi = i
+            bc = c
+    ri = -1
+    if nh == 3:
+        # keep the card with the better best placement after this one
+        a = 1 if bi == 0 else 0
+        b = 3 - bi - a
+        _place(obs, seat, obs[HELD0 + bi], bc)
+        ncell2 = _legal_cells(obs, seat, cells)
+        ga, _ = _best_place(obs, seat, obs[HELD0 + a], cells, ncell2, attrs, points, columns, pp, use_pot)
+        gb, _ = _best_place(obs, seat, obs[HELD0 + b], cells, ncell2, attrs, points, columns, pp, use_pot)
+        ri = b if ga >= gb - 1e-9 else a
+    return bi, bc, ri, st
+
+
+# ------------------------------------------------------------------ a whole game (SHB-3..SHB-12)
+@njit(cache=True)
+def _play(state, obs, n_players, n_deck, attrs, points, columns, kinds, params, st, trace, ntrace, srcs):
+    """Play one game to the end; returns the stream state.
+
+    kinds int64 (n_players,), params float64 (n_players, NPARAM): each seat's policy.
+    trace int64 (15 * n_players, 8) or (0, 8): per turn seat, src, held0..2, placed
+    card, cell, returned card (-1 if none); written when ntrace is true.
+    srcs int64 (MAXP, 2): adds each seat's offer turns (column 0) and draw turns (column 1).
+    """
+    st = _setup(state, n_players, n_deck, attrs, st)
+    n_turns = 15 * n_players
+    for t in range(n_turns):
+        seat = state[S_SEAT]
+        _observe(state, seat, obs)
+        src, st = _choose_source(kinds[seat], params[seat], obs, attrs, points, columns, st)
+        _take(state, src)
+        srcs[seat, 1 if src == DRAW else 0] += 1
+        _observe(state, seat, obs)
+        pi, cell, ri, st = _choose_place(kinds[seat], params[seat], obs, attrs, points, columns, st)
+        if ntrace:
+            trace[t, 0] = seat
+            trace[t, 1] = src
+            trace[t, 2] = state[HELD0]
+            trace[t, 3] = state[HELD0 + 1]
+            trace[t, 4] = state[HELD0 + 2]
+            trace[t, 5] = state[HELD0 + pi]
+            trace[t, 6] = cell
+            trace[t, 7] = state[HELD0 + ri] if ri >= 0 else -1
+        _finish(state, pi, cell, ri)
+    return st
+
+
+@njit(cache=True)
+def _final_scores(state, n_players, attrs, points, columns, scores, kinds_out):
+    """Scores (n_players,) and per-kind points (n_players, NKIND) of a finished game."""
+    tab = np.empty(15, dtype=np.int64)
+    for s in range(n_players):
+        _tableau(state, s, tab)
+        scores[s] = _score_tableau(tab, attrs, points, columns, kinds_out[s])
+
+
+@njit(cache=True)
+def _win_shares(scores, kinds_out, n_players, tiebreak, shares):
+    """Win shares (SHB-12): equal shares among the best; tiebreak 1 removes, among
+    them, those with fewer sequence points than the most."""
+    best = scores[0]
+    for s in range(1, n_players):
+        best = max(best, scores[s])
+    seqbest = -1
+    for s in range(n_players):
+        shares[s] = 0.0
+        if scores[s] == best:
+            q = kinds_out[s, 2] + kinds_out[s, 3] + kinds_out[s, 4] + kinds_out[s, 5]
+            seqbest = max(seqbest, q)
+    n = 0
+    for s in range(n_players):
+        if scores[s] == best:
+            q = kinds_out[s, 2] + kinds_out[s, 3] + kinds_out[s, 4] + kinds_out[s, 5]
+            if tiebreak == 0 or q == seqbest:
+                shares[s] = 1.0
+                n += 1
+    for s in range(n_players):
+        shares[s] /= n
+
+
+@njit(cache=True)
+def _play_traced(key, g, n_players, n_deck, attrs, points, columns, kinds, params, tiebreak,
+                 deal, trace, scores, kinds_out, shares):
+    """One game with its full record: deal int64 (n_deck,) = the shuffled pile order
+    (last = top), trace (15 * n_players, 8), scores, per-kind points, win shares."""
+    state = np.zeros(STATE_LEN, dtype=np.int16)
+    obs = np.zeros(STATE_LEN, dtype=np.int16)
+    st = game_state(key, g)
+    deck = np.arange(n_deck)
+    shuffle_inplace(deck, st)
+    for j in range(n_deck):
+        deal[j] = deck[j]
+    srcs = np.zeros((MAXP, 2), dtype=np.int64)
+    _play(state, obs, n_players, n_deck, attrs, points, columns, kinds, params, st, trace, True, srcs)
+    _final_scores(state, n_players, attrs, points, columns, scores, kinds_out)
+    _win_shares(scores, kinds_out, n_players, tiebreak, shares)
+    return state
+
+
+@njit(cache=True, parallel=True)
+def _simulate(keys, starts, stops, n_players, n_deck, attrs, points, columns, tiebreak,
+              cfg_kinds, cfg_params, out):
+    """Monte Carlo over configurations played on the same deals (common random numbers).
+
+    cfg_kinds int64 (n_cfg, n_players), cfg_params float64 (n_cfg, n_players, NPARAM).
+    out float64 (n_chunks, n_cfg, W) with W = MAXP * NSEATSTAT + MAXP * NPOSSTAT +
+    HBINS * MAXP + n_cfg + NGLOBAL: per seat (index) score sum, square, win share,
+    points per kind, offer turns, draw turns; per turn position (0 = the starting
+    player) score sum, square, win share; a score histogram per seat; the sum of the
+    products of the table mean score with every configuration's (paired CIs).
+    """
+    n_cfg = cfg_kinds.shape[0]
+    o_pos = MAXP * NSEATSTAT
+    o_hist = o_pos + MAXP * NPOSSTAT
+    o_cross = o_hist + HBINS * MAXP
+    for i in prange(keys.shape[0]):
+        state = np.zeros(STATE_LEN, dtype=np.int16)
+        obs = np.zeros(STATE_LEN, dtype=np.int16)
+        scores = np.zeros(MAXP, dtype=np.int64)
+        kinds_out = np.zeros((MAXP, NKIND), dtype=np.int64)
+        shares = np.zeros(MAXP)
+        means = np.zeros(n_cfg)
+        empty = np.zeros((0, 8), dtype=np.int64)
+        srcs = np.zeros((MAXP, 2), dtype=np.int64)
+        for g in range(starts[i], stops[i]):
+            for c in range(n_cfg):
+                st = game_state(keys[i], g)
+                _play(state, obs, n_players, n_deck, attrs, points, columns, cfg_kinds[c], cfg_params[c],
+                      st, empty, False, srcs)
+                kinds_out[:, :] = 0
+                _final_scores(state, n_players, attrs, points, columns, scores, kinds_out)
+                _win_shares(scores, kinds_out, n_players, tiebreak, shares)
+                first = state[S_FIRST]
+                m = 0.0
+                for s in range(n_players):
+                    sc = float(scores[s])
+                    m += sc
+                    b = s * NSEATSTAT
+                    out[i, c, b + ST_SCORE] += sc
+                    out[i, c, b + ST_SQ] += sc * sc
+                    out[i, c, b + ST_WIN] += shares[s]
+                    for k in range(NKIND):
+                        out[i, c, b + ST_KIND0 + k] += kinds_out[s, k]
+                    out[i, c, b + ST_OFFER] += srcs[s, 0]
+                    out[i, c, b + ST_DRAW] += srcs[s, 1]
+                    srcs[s, 0] = 0
+                    srcs[s, 1] = 0
+                    pos = (s - first) % n_players
+                    pb = o_pos + pos * NPOSSTAT
+                    out[i, c, pb] += sc
+                    out[i, c, pb + 1] += sc * sc
+                    out[i, c, pb + 2] += shares[s]
+                    out[i, c, o_hist + s * HBINS + min(scores[s], HBINS - 1)] += 1.0
+                means[c] = m / n_players
+            for c in range(n_cfg):
+                for d in range(n_cfg):
+                    out[i, c, o_cross + d] += means[c] * means[d]

@@ -1,0 +1,371 @@
+"""Pure-Python reference of the Shelve the Book kernels (slow, readable, same random numbers).
+
+Clause ids (``SHB-n``) refer to ``seeds/shelve_the_book.md``.  Every function
+here is the twin of a kernel in :mod:`ludolab.sim.shelf_kernels`: the same
+deal, the same legal places in the same order, the same policy decisions, the
+same draws from the game's stream, so a game played here and in the kernel is
+the same game move for move.  It is the baseline of ``ludolab bench``.
+"""
+
+from __future__ import annotations
+
+from .rng import py_game_state, py_next_below, py_shuffle
+
+KINDS = ("colour", "field", "number-up", "number-down", "author-up", "author-down")
+GW, GH = 9, 5
+CENTRE = (2, 4)
+P_RANDOM, P_GREEDY, P_POTENTIAL = 0, 1, 2
+DRAW = 6
+
+
+# ------------------------------------------------------------------ scoring (SHB-10, SHB-11)
+def continues(attrs, a, b, k: int) -> bool:
+    """Does card b continue a run of kind k (index into KINDS) after card a?"""
+    fa, ca, na, ra = attrs[a][0], attrs[a][1], attrs[a][2], attrs[a][3]
+    fb, cb, nb, rb = attrs[b][0], attrs[b][1], attrs[b][2], attrs[b][3]
+    return (ca == cb, fa == fb, na < nb, na > nb, ra < rb, ra > rb)[k]
+
+
+def line_runs(cards: list, attrs, points) -> list[tuple[int, int, int, int]]:
+    """Scoring runs of one line: (kind, first place, length, points), kinds in order.
+
+    cards: card ids, None for an empty place (which ends a run)."""
+    found = []
+    for k in range(len(KINDS)):
+        run, start, prev = 0, 0, None
+        for j, c in enumerate(list(cards) + [None]):
+            if c is not None and prev is not None and continues(attrs, prev, c, k):
+                run += 1
+            else:
+                if run > 0 and points[min(run, 5)] > 0:
+                    found.append((k, start, run, int(points[min(run, 5)])))
+                run, start = (1, j) if c is not None else (0, j)
+            prev = c
+    return found
+
+
+def combinations(tab: list, attrs, points, columns: bool = False) -> list[dict]:
+    """Every scoring combination of a finished tableau (SHB-10, SHB-11).
+
+    tab: 15 card ids, top shelf first, left to right.  Returns dicts with
+    ``line`` (``shelf 1..3`` or ``column 1..5``), ``kind``, ``positions``
+    (1-based, along the line) and ``points``."""
+    out = []
+    for r in range(3):
+        for k, s, n, p in line_runs(tab[5 * r:5 * r + 5], attrs, points):
+            out.append({"line": f"shelf {r + 1}", "kind": KINDS[k], "positions": list(range(s + 1, s + n + 1)),
+                        "points": p})
+    if columns:
+        for c in range(5):
+            for k, s, n, p in line_runs([tab[c], tab[5 + c], tab[10 + c]], attrs, points):
+                out.append({"line": f"column {c + 1}", "kind": KINDS[k],
+                            "positions": list(range(s + 1, s + n + 1)), "points": p})
+    return out
+
+
+def score(tab: list, attrs, points, columns: bool = False) -> int:
+    """Total points of a finished tableau (the pure-Python twin of the kernel scorer)."""
+    return sum(c["points"] for c in combinations(tab, attrs, points, columns))
+
+
+def score_kinds(tab: list, attrs, points, columns: bool = False) -> list[int]:
+    """Points of a finished tableau per kind (in KINDS order)."""
+    out = [0] * len(KINDS)
+    for c in combinations(tab, attrs, points, columns):
+        out[KINDS.index(c["kind"])] += c["points"]
+    return out
+
+
+# ------------------------------------------------------------------ the game state
+class Game:
+    """A game in plain Python objects (the state array of the kernels, spelled out)."""
+
+    def __init__(self, n_players: int, n_deck: int, attrs, state: int):
+        self.n = n_players
+        self.attrs = attrs
+        deck = list(range(n_deck))
+        self.st = py_shuffle(deck, state)  # SHB-3
+        self.deal = list(deck)
+        self.pile = list(deck)  # top = last
+        self.hand = [self.pile.pop() for _ in range(n_players)]
+        self.offer = [self.pile.pop() for _ in range(n_players + 1)]
+        self.grid = [dict() for _ in range(n_players)]  # (r, c) -> card
+        self.ret = None  # seat that knows the top card (SHB-6)
+        self.first = min(range(n_players), key=lambda s: (attrs[self.hand[s]][2], s))
+        self.seat = self.first
+        self.held: list = []
+        self.turn = 0
+
+    # SHB-8
+    def bbox(self, seat):
+        g = self.grid[seat]
+        rs = [r for r, _ in g]
+        cs = [c for _, c in g]
+        return min(rs), max(rs), min(cs), max(cs)
+
+    def legal_cells(self, seat) -> list[tuple[int, int]]:
+        """Legal places for the next card, in the kernel's order (row, then column)."""
+        g = self.grid[seat]
+        if not g:
+            return [CENTRE]
+        r0, r1, c0, c1 = self.bbox(seat)
+        out = []
+        for r in range(GH):
+            for c in range(GW):
+                if (r, c) in g:
+                    continue
+                if not any(n in g for n in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))):
+                    continue
+                if max(r1, r) - min(r0, r) > 2 or max(c1, c) - min(c0, c) > 4:
+                    continue
+                out.append((r, c))
+        return out
+
+    def tableau(self, seat) -> list:
+        r0, _, c0, _ = self.bbox(seat)
+        return [self.grid[seat][(r0 + r, c0 + c)] for r in range(3) for c in range(5)]
+
+    # SHB-5..SHB-7
+    def sources(self) -> list[int]:
+        return list(range(len(self.offer))) + ([DRAW] if len(self.pile) >= 2 else [])
+
+    def take(self, src):
+        seat = self.seat
+        if src == DRAW:
+            self.held = [self.hand[seat], self.pile.pop(), self.pile.pop()]
+            self.ret = None
+        else:
+            self.held = [self.hand[seat], self.offer[src]]
+            if self.pile:
+                self.offer[src] = self.pile.pop()
+                self.ret = None
+            else:
+                del self.offer[src]
+        self.hand[seat] = None
+        self.src = src
+
+    def finish(self, place_i, cell, ret_i):
+        seat = self.seat
+        assert cell in self.legal_cells(seat), f"illegal place {cell}"
+        self.grid[seat][cell] = self.held[place_i]
+        if len(self.held) == 3:
+            self.pile.append(self.held[ret_i])
+            self.ret = seat
+            keep = 3 - place_i - ret_i
+        else:
+            keep = 1 - place_i
+        self.hand[seat] = self.held[keep]
+        self.held = []
+        self.turn += 1
+        self.seat = (seat + 1) % self.n
+
+    def observe(self, seat) -> dict:
+        """What seat knows (SHB-14): no pile order, except a top card it put back."""
+        return {"seat": seat, "hand": self.hand[seat], "held": list(self.held) if self.seat == seat else [],
+                "offer": list(self.offer), "pile_size": len(self.pile),
+                "pile_top": self.pile[-1] if self.pile and self.ret == seat else None,
+                "grids": [dict(g) for g in self.grid]}
+
+
+# ------------------------------------------------------------------ evaluation (policy twins)
+def _eval_line(cells: list, attrs, points, params, use_pot, lo, hi) -> float:
+    line = list(cells)
+    n = len(line)
+    total = float(sum(p for _, _, _, p in line_runs(line, attrs, points)))
+    if use_pot:
+        for k in range(len(KINDS)):
+            run, start = 0, 0
+            for j in range(n + 1):
+                c = line[j] if j < n else None
+                cont = c is not None and run > 0 and continues(attrs, line[j - 1], c, k)
+                if cont:
+                    run += 1
+                else:
+                    if 2 <= run < 5:
+                        open_end = start - 1 >= max(lo, 0) and line[start - 1] is None
+                        end = start + run
+                        if end <= hi and end < n and line[end] is None:
+                            open_end = True
+                        if open_end:
+                            total += params[run - 1]
+                    if c is not None:
+                        run, start = 1, j
+                    else:
+                        run = 0
+    return total
+
+
+def _eval_row(grid, r, attrs, points, params, use_pot) -> float:
+    if not grid:
+        return 0.0
+    cs = [c for _, c in grid]
+    return _eval_line([grid.get((r, c)) for c in range(GW)], attrs, points, params, use_pot,
+                      max(cs) - 4, min(cs) + 4)
+
+
+def _eval_col(grid, c, attrs, points, params, use_pot) -> float:
+    if not grid:
+        return 0.0
+    rs = [r for r, _ in grid]
+    return _eval_line([grid.get((r, c)) for r in range(GH)], attrs, points, params, use_pot,
+                      max(rs) - 2, min(rs) + 2)
+
+
+def gain(grid: dict, card, cell, attrs, points, columns, params, use_pot) -> float:
+    """Change of evaluation when card goes on cell (grid is left unchanged)."""
+    r, c = cell
+    had = len(grid)
+    bbox_before = _bb(grid)
+    before = _eval_row(grid, r, attrs, points, params, use_pot)
+    if columns:
+        before += _eval_col(grid, c, attrs, points, params, use_pot)
+    g2 = dict(grid)
+    g2[cell] = card
+    after = _eval_row(g2, r, attrs, points, params, use_pot)
+    if columns:
+        after += _eval_col(g2, c, attrs, points, params, use_pot)
+    if use_pot and had > 0 and _bb(g2) != bbox_before:
+        for rr in range(GH):
+            if rr != r:
+                after += _eval_row(g2, rr, attrs, points, params, use_pot)
+        for rr in range(GH):
+            if rr != r:
+                before += _eval_row(grid, rr, attrs, points, params, use_pot)
+    return after - before
+
+
+def _bb(grid):
+    if not grid:
+        return None
+    rs = [r for r, _ in grid]
+    cs = [c for _, c in grid]
+    return min(rs), max(rs), min(cs), max(cs)
+
+
+def _legal_cells_grid(grid) -> list:
+    if not grid:
+        return [CENTRE]
+    r0, r1, c0, c1 = _bb(grid)
+    out = []
+    for r in range(GH):
+        for c in range(GW):
+            if (r, c) in grid:
+                continue
+            if not any(n in grid for n in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))):
+                continue
+            if max(r1, r) - min(r0, r) > 2 or max(c1, c) - min(c0, c) > 4:
+                continue
+            out.append((r, c))
+    return out
+
+
+def best_place(grid, card, cells, attrs, points, columns, params, use_pot):
+    """(best gain, cell) for card; ties go to the first cell."""
+    best, bc = -1e300, (cells[0] if cells else None)
+    for cell in cells:
+        g = gain(grid, card, cell, attrs, points, columns, params, use_pot)
+        if g > best + 1e-9:
+            best, bc = g, cell
+    return best, bc
+
+
+def choose_source(kind, params, obs, attrs, points, columns, st):
+    """Twin of the kernel's first decision; returns (source, stream state)."""
+    n_src = len(obs["offer"]) + (1 if obs["pile_size"] >= 2 else 0)
+    if kind == P_RANDOM:
+        j, st = py_next_below(st, n_src)
+        return (j if j < len(obs["offer"]) else DRAW), st
+    use_pot = kind == P_POTENTIAL
+    pp = list(params[1:])
+    grid = obs["grids"][obs["seat"]]
+    cells = _legal_cells_grid(grid)
+    gh, _ = best_place(grid, obs["hand"], cells, attrs, points, columns, pp, use_pot)
+    best, bsrc = -1e300, 0
+    for j, card in enumerate(obs["offer"]):
+        g, _ = best_place(grid, card, cells, attrs, points, columns, pp, use_pot)
+        g = max(g, gh)
+        if g > best + 1e-9:
+            best, bsrc = g, j
+    if obs["pile_size"] >= 2 and (not obs["offer"] or best < params[0]):
+        return DRAW, st
+    return bsrc, st
+
+
+def choose_place(kind, params, obs, attrs, points, columns, st):
+    """Twin of the kernel's second decision: (held index placed, cell, held index put back or -1, stream)."""
+    held = obs["held"]
+    nh = len(held)
+    grid = obs["grids"][obs["seat"]]
+    cells = _legal_cells_grid(grid)
+    if kind == P_RANDOM:
+        pi, st = py_next_below(st, nh)
+        cj, st = py_next_below(st, len(cells))
+        ri = -1
+        if nh == 3:
+            rj, st = py_next_below(st, 2)
+            ri = rj if rj < pi else rj + 1
+        return pi, cells[cj], ri, st
+    use_pot = kind == P_POTENTIAL
+    pp = list(params[1:])
+    best, bi, bc = -1e300, 0, cells[0]
+    for i, card in enumerate(held):
+        g, c = best_place(grid, card, cells, attrs, points, columns, pp, use_pot)
+        if g > best + 1e-9:
+            best, bi, bc = g, i, c
+    ri = -1
+    if nh == 3:
+        a = 1 if bi == 0 else 0
+        b = 3 - bi - a
+        g2 = dict(grid)
+        g2[bc] = held[bi]
+        cells2 = _legal_cells_grid(g2)
+        ga, _ = best_place(g2, held[a], cells2, attrs, points, columns, pp, use_pot)
+        gb, _ = best_place(g2, held[b], cells2, attrs, points, columns, pp, use_pot)
+        ri = b if ga >= gb - 1e-9 else a
+    return bi, bc, ri, st
+
+
+# ------------------------------------------------------------------ a whole game
+def play(key: int, g: int, n_players: int, attrs, points, columns, kinds, params, tiebreak: int = 0,
+         hook=None) -> dict:
+    """Play game g of the chunk with ``key``; the twin of the kernel's ``_play_traced``.
+
+    kinds: policy kind per seat; params: a parameter list per seat.
+    hook: called as hook(game) before every turn (tests use it to check invariants).
+    Returns deal, trace (rows seat, src, held0..2, placed, cell index, returned),
+    scores, per-kind points, win shares, tableaus, first player."""
+    attrs = [tuple(int(x) for x in row) for row in attrs]
+    game = Game(n_players, len(attrs), attrs, py_game_state(key, g))
+    st = game.st
+    trace = []
+    for _ in range(15 * n_players):
+        if hook is not None:
+            hook(game)
+        seat = game.seat
+        src, st = choose_source(kinds[seat], params[seat], game.observe(seat), attrs, points, columns, st)
+        game.take(src)
+        obs = game.observe(seat)
+        pi, cell, ri, st = choose_place(kinds[seat], params[seat], obs, attrs, points, columns, st)
+        held = list(game.held) + [-1] * (3 - len(game.held))
+        trace.append([seat, src, held[0], held[1], held[2], game.held[pi], cell[0] * GW + cell[1],
+                      game.held[ri] if ri >= 0 else -1])
+        game.finish(pi, cell, ri)
+    if hook is not None:
+        hook(game)
+    tabs = [game.tableau(s) for s in range(n_players)]
+    scores = [score(t, attrs, points, columns) for t in tabs]
+    kinds_pts = [score_kinds(t, attrs, points, columns) for t in tabs]
+    return {"deal": game.deal, "trace": trace, "scores": scores, "kinds": kinds_pts,
+            "shares": win_shares(scores, kinds_pts, tiebreak), "tableaus": tabs, "first": game.first}
+
+
+def win_shares(scores, kinds_pts, tiebreak: int = 0) -> list[float]:
+    """SHB-12: equal shares among the highest; tiebreak 1 keeps only the tied players
+    with the most sequence points."""
+    best = max(scores)
+    tied = [s for s, x in enumerate(scores) if x == best]
+    if tiebreak:
+        seq = {s: sum(kinds_pts[s][2:]) for s in tied}
+        top = max(seq.values())
+        tied = [s for s in tied if seq[s] == top]
+    return [1.0 / len(tied) if s in tied else 0.0 for s in range(len(scores))]
