@@ -1,0 +1,614 @@
+"""Shut The Books: the validated face of the engine (policies, simulation, accuracy study, records).
+
+Every function here validates its arguments (a :class:`LudolabError` subclass
+naming the bad value and the allowed ones), resolves the seed, runs the numba
+kernels of :mod:`ludolab.sim.books_kernels` through the generic runner and
+returns plain dicts or pandas DataFrames.  Clause ids (``STK-n``) refer to
+``seeds/shut_the_books.md``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ludolab.stdlib import books as B
+from ludolab.stdlib.books import BooksRules, CardError, card_name
+from ludolab.stdlib.errors import LudolabError, unknown
+
+from . import books_kernels as K
+from . import books_reference as REF
+from .rng import chunk_keys, py_game_state
+from .stats import mean_ci, wilson_ci
+
+GAME_ID = "books"
+
+
+class PolicyError(LudolabError):
+    """An unknown policy name or bad policy parameters."""
+
+
+class RecordError(LudolabError):
+    """A hand record that is malformed or breaks a rule; the message names the trick and the clause."""
+
+
+# ------------------------------------------------------------------ policies
+@dataclass(frozen=True)
+class Policy:
+    """A forecast or play policy as data: ``kind`` id plus a float64 parameter vector.
+
+    Attributes:
+        role: ``forecast`` or ``play``.
+        name: catalogue name (``zero``, ``heuristic``, ``random``, ``rollout``).
+        kind: the kernel's policy id (``F_*`` / ``P_*`` of :mod:`ludolab.stdlib.books`).
+        params: tuple of N_PARAMS floats.
+    """
+
+    role: str
+    name: str
+    kind: int
+    params: tuple = field(default=(0.0,) * B.N_PARAMS)
+
+    @property
+    def label(self) -> str:
+        return self.name
+
+    def array(self) -> np.ndarray:
+        return np.array(self.params, dtype=np.float64)
+
+
+IMPLEMENTED_FORECAST = ("zero", "heuristic", "random")
+IMPLEMENTED_PLAY = ("random", "heuristic")
+
+
+def forecast_policy(name: str = "heuristic", params=None) -> Policy:
+    """A forecast policy (STK-4).
+
+    Args:
+        name: ``zero`` (lay nothing), ``heuristic`` (hand strength, see
+            ``books_reference.forecast_heuristic``) or ``random`` (k uniform on
+            0..5, then k random cards).
+        params: for ``heuristic``, up to 9 floats overriding
+            :data:`ludolab.stdlib.books.HEURISTIC_FORECAST_PARAMS`.
+
+    Raises:
+        PolicyError: unknown name or bad parameters.
+    """
+    if name not in IMPLEMENTED_FORECAST:
+        raise PolicyError(unknown("forecast policy", name, IMPLEMENTED_FORECAST).args[0])
+    p = [0.0] * B.N_PARAMS
+    if name == "heuristic":
+        base = list(B.HEURISTIC_FORECAST_PARAMS)
+        if params is not None:
+            params = [float(x) for x in params]
+            if len(params) > len(base) or not all(np.isfinite(params)):
+                raise PolicyError(f"the heuristic forecaster takes up to {len(base)} finite parameters "
+                                  f"({', '.join(B.FORECAST_PARAM_NAMES)}), not {params}")
+            base[:len(params)] = params
+        if not 0.0 <= base[3] < 1.0:
+            raise PolicyError(f"high_cut must be in [0, 1), not {base[3]}")
+        p[:len(base)] = base
+    kind = {"zero": B.F_ZERO, "heuristic": B.F_HEURISTIC, "random": B.F_RANDOM}[name]
+    return Policy("forecast", name, kind, tuple(p))
+
+
+def play_policy(name: str = "heuristic", keep_low: bool = True) -> Policy:
+    """A card-play policy (STK-5, STK-6 closing choice).
+
+    Args:
+        name: ``random`` (uniform over legal cards and over the matching
+            prediction cards to close) or ``heuristic`` (see
+            ``books_reference.play_heuristic`` and ``close_heuristic``).
+        keep_low: heuristic only: duck with the lowest losing card while
+            predictions are open (else the highest).
+
+    Raises:
+        PolicyError: unknown name.
+    """
+    if name not in IMPLEMENTED_PLAY:
+        raise PolicyError(unknown("play policy", name, IMPLEMENTED_PLAY).args[0])
+    p = [0.0] * B.N_PARAMS
+    p[0] = 1.0 if keep_low else 0.0
+    kind = {"random": B.P_RANDOM, "heuristic": B.P_HEURISTIC}[name]
+    return Policy("play", name, kind, tuple(p))
+
+
+def _as_forecast(p) -> Policy:
+    return p if isinstance(p, Policy) else forecast_policy(p)
+
+
+def _as_play(p) -> Policy:
+    return p if isinstance(p, Policy) else play_policy(p)
+
+
+def _seat_arrays(rules: BooksRules, forecast, play):
+    """Per-seat kind and parameter arrays from one policy or a list with one per seat."""
+    P = rules.players
+    fl = list(forecast) if isinstance(forecast, (list, tuple)) else [forecast] * P
+    pl = list(play) if isinstance(play, (list, tuple)) else [play] * P
+    if len(fl) != P or len(pl) != P:
+        raise PolicyError(f"give one policy for every seat ({P}), not {len(fl)} forecast and {len(pl)} play")
+    fl = [_as_forecast(x) for x in fl]
+    pl = [_as_play(x) for x in pl]
+    fk = np.array([x.kind for x in fl], dtype=np.int64)
+    pk = np.array([x.kind for x in pl], dtype=np.int64)
+    fp = np.array([x.params for x in fl], dtype=np.float64)
+    pp = np.array([x.params for x in pl], dtype=np.float64)
+    return fk, fp, pk, pp, fl, pl
+
+
+def _run(kernel: str, args: tuple, acc_shape: tuple, games: int, seed: int, chunks: int, progress, label):
+    from .runner import RunSpec, run
+
+    spec = RunSpec(GAME_ID, f"ludolab.sim.books_kernels:{kernel}", args, acc_shape, "float64", games, seed,
+                   chunks, label)
+    return run(spec, progress=progress).sum(axis=0), spec.provenance()
+
+
+# ------------------------------------------------------------------ simulate whole games
+def simulate(rules: BooksRules, forecast="heuristic", play="heuristic", games: int = 10_000, seed: int = 0,
+             chunks: int = 64, progress=False) -> pd.DataFrame:
+    """Monte Carlo of whole games (STK-9) with one policy pair per seat.
+
+    Args:
+        forecast, play: a policy (name or :class:`Policy`) for every seat, or a list with one per seat.
+        games: number of games (each of ``players`` hands).
+
+    Returns:
+        DataFrame, one row per seat: forecast, play, games, win share (last-start
+        tie-break or shared, per ``rules.tie_break``) and mean game total, each with
+        its 95% CI.
+
+    Raises:
+        PolicyError, LudolabError: bad policies or counts.
+    """
+    fk, fp, pk, pp, fl, pl = _seat_arrays(rules, forecast, play)
+    P = rules.players
+    tb = 1 if rules.tie_break == "shared" else 0
+    acc, prov = _run("_simulate_games", (rules.as_array(), rules.scoring_id, tb, fk, fp, pk, pp),
+                     (P, K.N_GSTATS), games, seed, chunks, progress, "games")
+    n = prov["games"]
+    rows = []
+    lo, hi = rules.score_bounds()
+    for s in range(P):
+        win = acc[s, K.G_WINS] / n
+        w = wilson_ci(int(round(acc[s, K.G_WINS])), n) if tb == 0 else None
+        tot = mean_ci(n, acc[s, K.G_TOTAL], acc[s, K.G_TOTAL2], bounds=(lo * P, hi * P))
+        rows.append({"seat": s, "forecast": fl[s].label, "play": pl[s].label, "games": n,
+                     "win_share": win, "win_share_ci_low": w.low if w else None,
+                     "win_share_ci_high": w.high if w else None,
+                     **tot.as_dict("mean_total")})
+    df = pd.DataFrame(rows)
+    df.attrs["provenance"] = {"rules": rules.as_dict(), **prov}
+    return df
+
+
+# ------------------------------------------------------------------ the accuracy study
+@dataclass
+class Accuracy:
+    """The accumulators of an accuracy study and the tables made from them.
+
+    Attributes:
+        rules: the ruleset; configs: list of (forecast Policy, play Policy) labels;
+        acc: float64 (C, players + 1, 6, N_STATS) summed over chunks (see ``books_kernels``);
+        provenance: seed, hands, chunks.
+    """
+
+    rules: BooksRules
+    configs: list
+    acc: np.ndarray
+    provenance: dict
+
+    def _row(self, o, extra: dict) -> dict:
+        n = int(o[K.ST_N])
+        d = dict(extra)
+        d["hands"] = n
+        if n == 0:
+            for key in ("exact", "off_by_1", "off_by_2_plus", "mean_score", "mae", "mean_off", "mean_predictions"):
+                d[key] = None
+            return d
+        lo, hi = self.rules.score_bounds()
+        ex = wilson_ci(int(o[K.ST_EXACT]), n)
+        o1 = wilson_ci(int(o[K.ST_OFF1]), n)
+        o2 = wilson_ci(n - int(o[K.ST_EXACT]) - int(o[K.ST_OFF1]), n)
+        d.update(ex.as_dict("exact"))
+        d.update(o1.as_dict("off_by_1"))
+        d.update(o2.as_dict("off_by_2_plus"))
+        d.update(mean_ci(n, o[K.ST_SCORE], o[K.ST_SCORE2], bounds=(lo, hi)).as_dict("mean_score"))
+        d.update(mean_ci(n, o[K.ST_ABSERR], o[K.ST_ABSERR2], bounds=(0, 16)).as_dict("mae"))
+        d.update(mean_ci(n, o[K.ST_OFF], o[K.ST_OFF2], bounds=(0, 21)).as_dict("mean_off"))
+        return d
+
+    def _label(self, c):
+        f, p = self.configs[c]
+        return {"forecast": f.label, "play": p.label}
+
+    def overall(self) -> pd.DataFrame:
+        """One row per policy config: share exact / off by 1 / off by 2+, mean hand score, MAE, mean off."""
+        P = self.rules.players
+        rows = []
+        for c in range(len(self.configs)):
+            o = self.acc[c, :P].sum(axis=(0, 1))
+            r = self._row(o, self._label(c))
+            r["mean_predictions"] = float((self.acc[c, :P, :, K.ST_N] * np.arange(6)).sum() / max(o[K.ST_N], 1))
+            rows.append(r)
+        return pd.DataFrame(rows)
+
+    def by_seat(self) -> pd.DataFrame:
+        """One row per config and forecast position (1 = forecasts first)."""
+        P = self.rules.players
+        rows = []
+        for c in range(len(self.configs)):
+            for s in range(P):
+                o = self.acc[c, s].sum(axis=0)
+                r = self._row(o, {**self._label(c), "position": s + 1})
+                r["mean_predictions"] = float((self.acc[c, s, :, K.ST_N] * np.arange(6)).sum() / max(o[K.ST_N], 1))
+                rows.append(r)
+        return pd.DataFrame(rows)
+
+    def by_predictions(self) -> pd.DataFrame:
+        """One row per config and number of prediction cards laid (0..5), hands where it happened."""
+        P = self.rules.players
+        rows = []
+        for c in range(len(self.configs)):
+            for k in range(6):
+                o = self.acc[c, :P, k].sum(axis=0)
+                if o[K.ST_N] == 0:
+                    continue
+                r = self._row(o, {**self._label(c), "predictions": k})
+                r["share_of_hands"] = float(o[K.ST_N] / self.acc[c, :P, :, K.ST_N].sum())
+                rows.append(r)
+        return pd.DataFrame(rows)
+
+    def off_distribution(self) -> pd.DataFrame:
+        """Share of player-hands by off (0..21, 21 meaning 21 or more), per config."""
+        P = self.rules.players
+        rows = []
+        for c in range(len(self.configs)):
+            h = self.acc[c, :P, :, K.ST_HIST:].sum(axis=(0, 1))
+            n = h.sum()
+            for off in range(len(h)):
+                if h[off] > 0:
+                    rows.append({**self._label(c), "off": off, "hands": int(h[off]), "share": h[off] / n})
+        return pd.DataFrame(rows)
+
+    def first_cost(self) -> pd.DataFrame:
+        """How much forecasting first costs: per config, the paired mean of (score of position 1)
+        minus (mean score of the others) in the same hand, with its 95% CI (negative = a cost)."""
+        from .stats import mean_ci as _m
+
+        P = self.rules.players
+        rows = []
+        for c in range(len(self.configs)):
+            h = self.acc[c, P, 0]
+            n = int(h[K.HP_N])
+            e = _m(n, h[K.HP_DFIRST], h[K.HP_DFIRST2])
+            rows.append({**self._label(c), "hands": n, **e.as_dict("first_minus_others")})
+        return pd.DataFrame(rows)
+
+    def paired(self) -> pd.DataFrame:
+        """Mean hand score per seat of every config minus config 0 on the same deals, with 95% CI."""
+        P = self.rules.players
+        rows = []
+        for c in range(len(self.configs)):
+            h = self.acc[c, P, 0]
+            n = int(h[K.HP_N])
+            m = mean_ci(n, h[K.HP_MEAN], h[K.HP_MEAN2])
+            d = mean_ci(n, h[K.HP_D0], h[K.HP_D02]) if c > 0 else None
+            rows.append({**self._label(c), "hands": n, **m.as_dict("mean_score"),
+                         **(d.as_dict("diff_vs_first_config") if d else
+                            {"diff_vs_first_config": 0.0, "diff_vs_first_config_ci_low": None,
+                             "diff_vs_first_config_ci_high": None})})
+        return pd.DataFrame(rows)
+
+
+def accuracy(rules: BooksRules, configs, hands: int = 20_000, seed: int = 0, chunks: int = 64,
+             progress=False) -> Accuracy:
+    """The prediction-accuracy study: every config plays the same deals (common random numbers).
+
+    Seat 0 forecasts first in every hand, so seat s is forecast position s + 1.
+
+    Args:
+        configs: list of (forecast, play) pairs (names or :class:`Policy`), all seats alike.
+        hands: number of deals.
+
+    Raises:
+        PolicyError, LudolabError: bad policies or counts.
+    """
+    if not configs:
+        raise PolicyError("give at least one (forecast, play) policy pair")
+    P = rules.players
+    fks, fps, pks, pps, labels = [], [], [], [], []
+    for f, p in configs:
+        fk, fp, pk, pp, fl, pl = _seat_arrays(rules, f, p)
+        fks.append(fk), fps.append(fp), pks.append(pk), pps.append(pp)
+        labels.append((fl[0], pl[0]))
+    args = (rules.as_array(), rules.scoring_id, np.stack(fks), np.stack(fps), np.stack(pks), np.stack(pps))
+    acc, prov = _run("_simulate_hands", args, (len(configs), P + 1, 6, K.N_STATS), hands, seed, chunks,
+                     progress, "hands")
+    prov = {"rules": rules.as_dict(), "hands": prov["games"], "seed": prov["seed"], "chunks": prov["chunks"]}
+    return Accuracy(rules, labels, acc, prov)
+
+
+# ------------------------------------------------------------------ conformance
+_CONF_POLICIES = ((B.F_HEURISTIC, B.P_HEURISTIC), (B.F_RANDOM, B.P_RANDOM), (B.F_HEURISTIC, B.P_RANDOM),
+                  (B.F_RANDOM, B.P_HEURISTIC))
+
+
+def _conf_setup(g: int):
+    P = 4 if g % 2 == 0 else 3
+    rules = BooksRules(P, void_trump="counts" if g % 4 < 2 else "ignored")
+    fk = np.array([_CONF_POLICIES[(s + g) % 4][0] for s in range(P)], dtype=np.int64)
+    pk = np.array([_CONF_POLICIES[(s + g) % 4][1] for s in range(P)], dtype=np.int64)
+    fp = np.zeros((P, B.N_PARAMS))
+    fp[:, :9] = B.HEURISTIC_FORECAST_PARAMS
+    pp = np.zeros((P, B.N_PARAMS))
+    pp[:, 0] = 1.0
+    return rules, fk, fp, pk, pp
+
+
+def trace_game(rules: BooksRules, key: int, g: int, fk, fp, pk, pp, engine: str = "kernel") -> list:
+    """Event rows ``(code, seat, card)`` of game g on stream key (STK-9), from the kernel or the reference."""
+    if engine == "kernel":
+        tr = np.zeros((4 * (1 + 64 + 25 + 4 * 16 * 2 + 4), 3), dtype=np.int64)
+        n = K._trace_game(np.uint64(key), g, rules.as_array(), rules.scoring_id, fk, fp, pk, pp, tr)
+        return [tuple(int(x) for x in row) for row in tr[:n]]
+    if engine == "reference":
+        tr = []
+        REF.play_game(rules.as_array(), rules.scoring_id, [int(x) for x in fk], fp.tolist(),
+                      [int(x) for x in pk], pp.tolist(), py_game_state(int(key), g), tr)
+        return tr
+    raise ValueError(f"engine must be 'kernel' or 'reference', not {engine!r}")
+
+
+def record_from_trace(rules: BooksRules, rows) -> dict:
+    """A JSON-able game record (cards as strings) from trace rows."""
+    hands = []
+    cur = None
+    trick = None
+    for code, seat, card in rows:
+        if code == B.A_HAND:
+            cur = {"start": card, "deal": [[] for _ in range(rules.players)],
+                   "predictions": [[] for _ in range(rules.players)], "tricks": [], "scores": []}
+            hands.append(cur)
+        elif code == B.A_DEAL:
+            cur["deal"][seat].append(card_name(card))
+        elif code == B.A_PREDICT:
+            cur["predictions"][seat].append(card_name(card))
+        elif code == B.A_FORECAST:
+            pass
+        elif code == B.A_PLAY:
+            if trick is None:
+                trick = {"leader": seat, "cards": []}
+            trick["cards"].append(card_name(card))
+        elif code in (B.A_CLOSE, B.A_EXTRA):
+            trick["winner"] = seat
+            trick["close"] = card_name(card) if code == B.A_CLOSE else None
+            cur["tricks"].append(trick)
+            trick = None
+        elif code == B.A_SCORE:
+            cur["scores"].append(card)
+    totals = [sum(h["scores"][s] for h in hands) for s in range(rules.players)]
+    return {"players": rules.players, "void_trump": rules.void_trump, "scoring": rules.scoring,
+            "hands": hands, "totals": totals,
+            "winners": REF.winners(totals, (rules.players - 1) % rules.players, 0)}
+
+
+def _conformance_play(seed: int, games: int, engine: str) -> list:
+    key = int(chunk_keys(seed, 1)[0])
+    out = []
+    for g in range(games):
+        rules, fk, fp, pk, pp = _conf_setup(g)
+        out.append(record_from_trace(rules, trace_game(rules, key, g, fk, fp, pk, pp, engine)))
+    return out
+
+
+def _conformance_check(rec: dict) -> None:
+    rules = BooksRules(rec["players"], scoring=rec["scoring"], void_trump=rec["void_trump"])
+    P = rules.players
+    assert len(rec["hands"]) == P, "a game has as many hands as players (STK-9)"
+    totals = [0] * P
+    for h, hand in enumerate(rec["hands"]):
+        assert hand["start"] == h % P, f"hand {h}: the start moves one seat clockwise (STK-9)"
+        dealt = [c for cards in hand["deal"] for c in cards]
+        assert len(dealt) == len(set(dealt)) == P * rules.hand_size, "cards conserved in the deal (STK-1, STK-3)"
+        assert set(dealt) == {card_name(int(c)) for c in rules.deck}, "the deal is the deck in play (STK-1)"
+        res = replay_hand(rules, {"players": P, "start": hand["start"],
+                                  "hands": hand["deal"], "predictions": hand["predictions"],
+                                  "tricks": [{"leader": t["leader"], "cards": t["cards"], "close": t["close"]}
+                                             for t in hand["tricks"]]}, strict_close=True)
+        for t, tr in zip(res["tricks"], hand["tricks"]):
+            assert t["winner"] == tr["winner"], "trick winner (STK-5)"
+        kmax = max(len(p) for p in hand["predictions"])
+        assert len(hand["tricks"]) == rules.hand_size - kmax, "hand length = the shortest hand (STK-7)"
+        for s in range(P):
+            assert hand["scores"][s] == res["seats"][s]["score"], f"hand {h} seat {s}: score (STK-8)"
+            totals[s] += hand["scores"][s]
+    assert totals == rec["totals"], "game totals (STK-9)"
+    assert rec["winners"] == REF.winners(totals, (P - 1) % P, 0), "winner and tie-break (STK-9)"
+
+
+def _conformance_playthrough(seed: int) -> str:
+    rec = _conformance_play(seed, 1, "kernel")[0]
+    lines = [f"Shut The Books, {rec['players']} players, void trump {rec['void_trump']}, "
+             f"scoring {rec['scoring']}, seed {seed}"]
+    for h, hand in enumerate(rec["hands"]):
+        lines.append(f"hand {h + 1}: seat {hand['start']} starts")
+        for s, cards in enumerate(hand["deal"]):
+            lines.append(f"  seat {s} dealt {' '.join(cards)}")
+        for i in range(rec["players"]):
+            s = (hand["start"] + i) % rec["players"]
+            lines.append(f"  seat {s} predicts {' '.join(hand['predictions'][s]) or '(nothing)'}")
+        for t, tr in enumerate(hand["tricks"]):
+            close = f"closes {tr['close']}" if tr["close"] else "extra trick"
+            lines.append(f"  trick {t + 1}: seat {tr['leader']} leads {' '.join(tr['cards'])}; "
+                         f"seat {tr['winner']} wins, {close}")
+        lines.append(f"  scores {hand['scores']}")
+    lines.append(f"totals {rec['totals']}; winner seat {rec['winners'][0]}")
+    return "\n".join(lines) + "\n"
+
+
+def conformance():
+    """The hooks of the shared conformance harness (:class:`ludolab.sim.conformance.Conformance`)."""
+    from .conformance import Conformance
+
+    return Conformance(_conformance_play, _conformance_check, _conformance_playthrough)
+
+
+# ------------------------------------------------------------------ replaying and scoring records
+def _rerr(msg: str) -> RecordError:
+    return RecordError(msg)
+
+
+def _cards(rules: BooksRules, value, where: str) -> list[int]:
+    if not isinstance(value, (list, str)):
+        raise _rerr(f"{where}: expected a list of cards like [\"R15\", \"Y3\"] (STK-2)")
+    try:
+        return rules.parse_cards(value)
+    except CardError as e:
+        raise _rerr(f"{where}: {e} (STK-2)") from None
+
+
+def replay_hand(rules: BooksRules, record: dict, strict_close: bool = False) -> dict:
+    """Replay a hand record and score it (STK-3..STK-8), refusing any illegal record.
+
+    Args:
+        record: dict with ``players``, ``start``, ``hands``, ``predictions``, ``tricks``
+            (each ``leader``, ``cards``, optional ``close``); see ``seeds/shut_the_books.md``.
+        strict_close: require ``close`` whenever a prediction is closed (used by checks).
+
+    Returns:
+        ``{"seats": [{"seat", "tricks_won", "closed", "off", "score"}, ...], "tricks": [{"winner", "close"}]}``.
+
+    Raises:
+        RecordError: one line naming the trick (or field) and the clause broken.
+    """
+    P = rules.players
+    start = record.get("start")
+    if isinstance(start, bool) or not isinstance(start, int) or not 0 <= start < P:
+        raise _rerr(f"start must be a seat 0..{P - 1}, not {start!r} (STK-3)")
+    hands = record.get("hands")
+    if not isinstance(hands, list) or len(hands) != P:
+        raise _rerr(f"hands must list the cards dealt to each of the {P} seats (STK-3)")
+    dealt = [_cards(rules, h, f"hands[{s}]") for s, h in enumerate(hands)]
+    seen = {}
+    for s, h in enumerate(dealt):
+        if len(h) != rules.hand_size:
+            raise _rerr(f"hands[{s}]: seat {s} holds {len(h)} cards; each seat is dealt {rules.hand_size} (STK-3)")
+        for c in h:
+            if c in seen:
+                raise _rerr(f"hands[{s}]: card {card_name(c)} is also dealt to seat {seen[c]} (STK-1)")
+            seen[c] = s
+    preds = record.get("predictions")
+    if not isinstance(preds, list) or len(preds) != P:
+        raise _rerr(f"predictions must list the prediction cards of each of the {P} seats (STK-4)")
+    pcards = [_cards(rules, p, f"predictions[{s}]") for s, p in enumerate(preds)]
+    rarr = rules.as_array()
+    state = REF.state_from_hands(rarr, dealt, start)
+    for i in range(P):
+        s = (start + i) % P
+        pc = pcards[s]
+        if len(pc) > B.MAX_PREDICTIONS:
+            raise _rerr(f"predictions[{s}]: seat {s} laid {len(pc)} prediction cards; at most "
+                        f"{B.MAX_PREDICTIONS} are allowed (STK-4)")
+        for c in pc:
+            if c not in dealt[s]:
+                raise _rerr(f"predictions[{s}]: seat {s} was not dealt {card_name(c)} (STK-4)")
+        REF.apply_forecast(state, s, sorted(pc))
+    tricks = record.get("tricks")
+    if not isinstance(tricks, list):
+        raise _rerr("tricks must be a list of tricks (STK-5)")
+    n_tricks = state[B.S_NTRICKS]
+    if len(tricks) != n_tricks:
+        raise _rerr(f"the record has {len(tricks)} tricks; with these predictions the hand lasts exactly "
+                    f"{n_tricks} tricks (STK-7)")
+    out_tricks = []
+    for t, tr in enumerate(tricks):
+        where = f"trick {t + 1}"
+        if not isinstance(tr, dict):
+            raise _rerr(f"{where}: expected an object with leader, cards and close (STK-5)")
+        leader = tr.get("leader")
+        if leader != state[B.S_LEADER]:
+            who = "the starting player" if t == 0 else "the winner of the previous trick"
+            raise _rerr(f"{where}: the leader is seat {leader!r}, but {who}, seat {state[B.S_LEADER]}, "
+                        f"leads (STK-5)")
+        cards = _cards(rules, tr.get("cards"), where)
+        if len(cards) != P:
+            raise _rerr(f"{where}: {len(cards)} cards played; every one of the {P} players plays one (STK-5)")
+        for k, c in enumerate(cards):
+            s = (leader + k) % P
+            if state[B.LOC + c] != B.L_HAND + s:
+                raise _rerr(f"{where}: seat {s} plays {card_name(c)}, a card not in their hand (STK-5)")
+            legal = REF.legal_plays(state, s)
+            if c not in legal:
+                led = B.COLOUR_NAMES[REF.led_colour(state)]
+                raise _rerr(f"{where}: seat {s} plays {card_name(c)} but holds {led} and must follow suit (STK-5)")
+            REF.play_card(state, c)
+        w = state[B.T_WIN + t]
+        close = tr.get("close")
+        if state[B.S_PHASE] == B.PH_CLOSE:
+            options = REF.pending_matches(state)
+            if close is None:
+                raise _rerr(f"{where}: seat {w} wins and may close {' or '.join(card_name(o) for o in options)}; "
+                            f"the record must say which (close) (STK-6)")
+            cc = _cards(rules, [close], where)[0]
+            if cc not in options:
+                raise _rerr(f"{where}: seat {w} cannot close {card_name(cc)}: the winning card matches only the "
+                            f"open prediction cards {' '.join(card_name(o) for o in options)} (STK-6)")
+            REF.close_card(state, cc)
+        else:
+            done = state[B.T_CLOSE + t]
+            if close is not None:
+                cc = _cards(rules, [close], where)[0]
+                if done < 0:
+                    raise _rerr(f"{where}: seat {w} cannot close {card_name(cc)}: the winning card matches no open "
+                                f"prediction card of seat {w} (STK-6)")
+                if cc != done:
+                    raise _rerr(f"{where}: seat {w} cannot close {card_name(cc)}: only {card_name(done)} is open and "
+                                f"matches (STK-6)")
+            elif strict_close and done >= 0:
+                raise _rerr(f"{where}: close is missing")
+        out_tricks.append({"winner": int(w), "close": (card_name(state[B.T_CLOSE + t])
+                                                         if state[B.T_CLOSE + t] >= 0 else None)})
+    seats = []
+    for s in range(P):
+        off = REF.off_of(state, s)
+        seats.append({"seat": s, "tricks_won": int(state[B.NWON + s]), "predictions": int(state[B.NPRED + s]),
+                      "closed": int(state[B.NCLOSED + s]), "off": int(off),
+                      "score": int(REF.score_of(off, state[B.NWON + s], rules.scoring_id))})
+    return {"seats": seats, "tricks": out_tricks}
+
+
+def score_record(record, scoring: str = "rulebook", void_trump: str = "counts") -> dict:
+    """Replay and score a real hand record (a dict, JSON text or a path to a JSON file).
+
+    Returns:
+        ``{"seats": [{"seat", "tricks_won", "predictions", "closed", "off", "score"}, ...], "tricks": [...]}``
+        in seat order.
+
+    Raises:
+        RecordError: unreadable JSON, a missing field, or a rule broken (naming the trick and clause).
+    """
+    if isinstance(record, Path) or (isinstance(record, str) and not record.lstrip().startswith("{")):
+        path = Path(record)
+        try:
+            text = path.read_text()
+        except OSError as e:
+            raise _rerr(f"cannot read the hand record {path.name}: {e.strerror}") from None
+        record = text
+    if isinstance(record, str):
+        try:
+            record = json.loads(record)
+        except json.JSONDecodeError as e:
+            raise _rerr(f"the hand record is not valid JSON: {e.msg} at line {e.lineno}") from None
+    if not isinstance(record, dict):
+        raise _rerr("a hand record is a JSON object with players, start, hands, predictions and tricks")
+    players = record.get("players")
+    if players not in B.PLAYER_COUNTS or isinstance(players, bool):
+        raise _rerr(f"players must be 3 or 4, not {players!r} (STK-1)")
+    rules = BooksRules(players, scoring=scoring, void_trump=void_trump)
+    return replay_hand(rules, record)

@@ -1,0 +1,719 @@
+"""Numba kernels of Shut The Books: deal, forecast, tricks, matching, scoring, policies, simulation.
+
+The state of a hand is one int16 array with the named offsets of
+:mod:`ludolab.stdlib.books` (``S_*``, ``LOC``, ``NPRED``, ``T_CARDS``, ...).
+A policy is a kind id plus a float64 parameter array and reads only
+``_observe(state, seat, obs)``, the same layout with every card of another
+hand marked hidden.  Every kernel has its pure-Python twin in
+:mod:`ludolab.sim.books_reference`, drawing the same random numbers in the
+same order; the differential tests hold them identical.  Clause ids ``STK-n``
+refer to ``seeds/shut_the_books.md``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from ludolab.stdlib.books import (A_CLOSE, A_DEAL, A_EXTRA, A_FORECAST, A_HAND, A_PLAY, A_PREDICT, A_SCORE,
+                                  F_HEURISTIC, F_RANDOM, F_ROLLOUT, F_ZERO, L_CLOSED, L_HAND, L_HIDDEN,
+                                  L_OPEN, L_OUT, L_PLAYED, LOC, MAX_NUMBER, MAX_PREDICTIONS, N_CARD_IDS,
+                                  NCLOSED, NEXTRA, NHAND, NPRED, NWON, P_HEURISTIC, P_RANDOM, P_ROLLOUT,
+                                  PH_CLOSE, PH_DONE, PH_FORECAST, PH_PLAY, RED, S_HAND, S_LEADER,
+                                  S_NFORECAST, S_NMAX, S_NPLAYED, S_NTRICKS, S_PENDING, S_PHASE, S_PLAYERS,
+                                  S_START, S_TRICK, S_TURN, S_VIEWER, S_VOIDRULE, STATE_SIZE, T_CARDS,
+                                  T_CLOSE, T_LEAD, T_WIN)
+
+from .rng import game_state, next_below, shuffle_inplace
+
+#: Statistics per (config, seat, number of prediction cards) in the accuracy accumulator.
+ST_N, ST_SCORE, ST_SCORE2, ST_EXACT, ST_OFF1, ST_OFF, ST_OFF2, ST_ABSERR, ST_ABSERR2, ST_WON = range(10)
+ST_HIST = 10          #: + off (0..MAX_OFF): histogram of off
+MAX_OFF = 21
+N_STATS = ST_HIST + MAX_OFF + 1
+#: Hand-level paired statistics (row ``players`` of the accumulator, k = 0).
+HP_N, HP_DFIRST, HP_DFIRST2, HP_MEAN, HP_MEAN2, HP_D0, HP_D02 = range(7)
+#: Game statistics per seat.
+G_WINS, G_SHARED, G_TOTAL, G_TOTAL2 = range(4)
+N_GSTATS = 4
+
+
+@njit(cache=True, inline="always")
+def _colour(c):
+    return c // MAX_NUMBER
+
+
+@njit(cache=True, inline="always")
+def _number(c):
+    return c % MAX_NUMBER + 1
+
+
+@njit(cache=True, inline="always")
+def _rank(c):
+    r = c % MAX_NUMBER + 1
+    if c // MAX_NUMBER == RED:
+        r += 16
+    return r
+
+
+# ------------------------------------------------------------------ the deal
+@njit(cache=True)
+def _new_hand(state, rules, start, rng):
+    """Reset ``state`` for a new hand, shuffle and deal (STK-1, STK-3); returns the stream state."""
+    P = rules[0]
+    N = rules[1]
+    H = rules[2]
+    for i in range(STATE_SIZE):
+        state[i] = 0
+    state[S_PLAYERS] = P
+    state[S_NMAX] = N
+    state[S_HAND] = H
+    state[S_VOIDRULE] = rules[3]
+    state[S_START] = start
+    state[S_PHASE] = PH_FORECAST
+    state[S_TURN] = start
+    state[S_LEADER] = start
+    state[S_VIEWER] = -1
+    state[S_PENDING] = -1
+    for c in range(N_CARD_IDS):
+        state[LOC + c] = L_OUT
+    for i in range(T_LEAD, STATE_SIZE):
+        state[i] = -1
+    deck = np.empty(4 * N, dtype=np.int64)
+    k = 0
+    for col in range(4):
+        for n in range(N):
+            deck[k] = col * MAX_NUMBER + n
+            k += 1
+    rng = shuffle_inplace(deck, rng)
+    for s in range(P):
+        for j in range(H):
+            state[LOC + deck[s * H + j]] = L_HAND + s
+        state[NHAND + s] = H
+    return rng
+
+
+@njit(cache=True)
+def _observe(state, seat, obs):
+    """Fill ``obs`` with what ``seat`` knows: cards in other hands become L_HIDDEN."""
+    for i in range(STATE_SIZE):
+        obs[i] = state[i]
+    obs[S_VIEWER] = seat
+    for c in range(N_CARD_IDS):
+        loc = state[LOC + c]
+        if L_HAND <= loc < L_HAND + 4 and loc != L_HAND + seat:
+            obs[LOC + c] = L_HIDDEN
+
+
+# -------------------------------------------------------------- forecast
+@njit(cache=True)
+def _apply_forecast(state, seat, cards, n, trace, tpos):
+    """``seat`` lays cards[:n] (ascending) as prediction cards (STK-4); returns the trace position."""
+    for i in range(n):
+        state[LOC + cards[i]] = L_OPEN + seat
+        tpos = _trace(trace, tpos, A_PREDICT, seat, cards[i])
+    state[NPRED + seat] = n
+    state[NHAND + seat] -= n
+    tpos = _trace(trace, tpos, A_FORECAST, seat, n)
+    P = state[S_PLAYERS]
+    state[S_NFORECAST] += 1
+    if state[S_NFORECAST] == P:
+        mn = state[NHAND]
+        for s in range(1, P):
+            if state[NHAND + s] < mn:
+                mn = state[NHAND + s]
+        state[S_NTRICKS] = mn  # STK-7: the shortest hand
+        state[S_PHASE] = PH_PLAY
+        state[S_TRICK] = 0
+        state[S_NPLAYED] = 0
+        state[S_LEADER] = state[S_START]
+        state[T_LEAD] = state[S_START]
+        state[S_TURN] = state[S_START]
+    else:
+        state[S_TURN] = (seat + 1) % P
+    return tpos
+
+
+@njit(cache=True, inline="always")
+def _trace(trace, tpos, code, seat, card):
+    if trace.shape[0] > 0:
+        trace[tpos, 0] = code
+        trace[tpos, 1] = seat
+        trace[tpos, 2] = card
+        return tpos + 1
+    return tpos
+
+
+# ------------------------------------------------------------------- tricks
+@njit(cache=True)
+def _led_colour(state):
+    if state[S_NPLAYED] == 0:
+        return -1
+    return _colour(state[T_CARDS + 4 * state[S_TRICK] + state[S_LEADER]])
+
+
+@njit(cache=True)
+def _legal_plays(state, seat, out):
+    """Cards ``seat`` may play now, ascending, into ``out``; returns the count (STK-5)."""
+    led = _led_colour(state)
+    n = 0
+    if led >= 0:
+        for c in range(led * MAX_NUMBER, (led + 1) * MAX_NUMBER):
+            if state[LOC + c] == L_HAND + seat:
+                out[n] = c
+                n += 1
+        if n > 0:
+            return n
+    for c in range(N_CARD_IDS):
+        if state[LOC + c] == L_HAND + seat:
+            out[n] = c
+            n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def _beats(c, best, led):
+    """Does ``c`` beat the current winning card ``best`` of a trick led in ``led`` (STK-5)?"""
+    if c // MAX_NUMBER == RED:
+        return best // MAX_NUMBER != RED or c > best
+    return best // MAX_NUMBER != RED and c // MAX_NUMBER == led and c > best
+
+
+@njit(cache=True)
+def _matching_open(state, seat, win_card, led, out):
+    """Open prediction cards of ``seat`` matched by ``win_card`` (STK-6), ascending; returns the count."""
+    void_led = state[S_VOIDRULE] == 1 and _colour(win_card) == RED and led != RED
+    n = 0
+    wc = _colour(win_card)
+    wn = _number(win_card)
+    for p in range(N_CARD_IDS):
+        if state[LOC + p] == L_OPEN + seat:
+            if _colour(p) == wc or _number(p) == wn or (void_led and _colour(p) == led):
+                out[n] = p
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def _finish_trick(state):
+    w = state[T_WIN + state[S_TRICK]]
+    state[S_TRICK] += 1
+    state[S_NPLAYED] = 0
+    state[S_LEADER] = w
+    state[S_TURN] = w
+    if state[S_TRICK] >= state[S_NTRICKS]:  # STK-7
+        state[S_PHASE] = PH_DONE
+    else:
+        state[T_LEAD + state[S_TRICK]] = w
+        state[S_PHASE] = PH_PLAY
+
+
+@njit(cache=True)
+def _close_card(state, card, trace, tpos):
+    """The pending winner closes prediction card ``card`` (STK-6); returns the trace position."""
+    t = state[S_TRICK]
+    w = state[T_WIN + t]
+    state[LOC + card] = L_CLOSED + w
+    state[NCLOSED + w] += 1
+    state[T_CLOSE + t] = card
+    state[S_PENDING] = -1
+    tpos = _trace(trace, tpos, A_CLOSE, w, card)
+    _finish_trick(state)
+    return tpos
+
+
+@njit(cache=True)
+def _play_card(state, card, trace, tpos, buf):
+    """The seat to act plays ``card`` (legal); resolves a complete trick (STK-5, STK-6)."""
+    P = state[S_PLAYERS]
+    seat = state[S_TURN]
+    t = state[S_TRICK]
+    state[T_CARDS + 4 * t + seat] = card
+    state[LOC + card] = L_PLAYED
+    state[NHAND + seat] -= 1
+    state[S_NPLAYED] += 1
+    tpos = _trace(trace, tpos, A_PLAY, seat, card)
+    if state[S_NPLAYED] < P:
+        state[S_TURN] = (seat + 1) % P
+        return tpos
+    leader = state[S_LEADER]
+    best = np.int64(state[T_CARDS + 4 * t + leader])
+    led = _colour(best)
+    w = leader
+    for k in range(1, P):
+        s = (leader + k) % P
+        c = np.int64(state[T_CARDS + 4 * t + s])
+        if _beats(c, best, led):
+            best = c
+            w = s
+    state[T_WIN + t] = w
+    state[NWON + w] += 1
+    m = _matching_open(state, w, best, led, buf)
+    if m == 0:
+        state[NEXTRA + w] += 1
+        state[T_CLOSE + t] = -1
+        tpos = _trace(trace, tpos, A_EXTRA, w, -1)
+        _finish_trick(state)
+    elif m == 1:
+        state[LOC + buf[0]] = L_CLOSED + w
+        state[NCLOSED + w] += 1
+        state[T_CLOSE + t] = buf[0]
+        tpos = _trace(trace, tpos, A_CLOSE, w, buf[0])
+        _finish_trick(state)
+    else:
+        state[S_PHASE] = PH_CLOSE
+        state[S_PENDING] = best
+        state[S_TURN] = w
+    return tpos
+
+
+@njit(cache=True)
+def _pending_matches(state, out):
+    t = state[S_TRICK]
+    w = state[T_WIN + t]
+    led = _colour(state[T_CARDS + 4 * t + state[S_LEADER]])
+    return _matching_open(state, w, state[S_PENDING], led, out)
+
+
+# ------------------------------------------------------------------ scoring
+@njit(cache=True, inline="always")
+def _off(state, seat):
+    """Open prediction cards left plus extra tricks (STK-8)."""
+    return (state[NPRED + seat] - state[NCLOSED + seat]) + state[NEXTRA + seat]
+
+
+@njit(cache=True, inline="always")
+def _score(off, won, scoring):
+    """Points of one hand (STK-8): scoring 0 rulebook, 1 exact-only, 2 linear."""
+    if scoring == 0:
+        if off == 0:
+            return 4
+        if off == 1:
+            return 2
+        return -off
+    if scoring == 1:
+        if off == 0:
+            return 10 + won
+        return 0
+    return 4 - 2 * off
+
+
+# ------------------------------------------------------------------ policies
+@njit(cache=True, inline="always")
+def _strength(c, N, p):
+    x = _number(c) / N
+    if _colour(c) == RED:
+        return p[0] + p[1] * x
+    v = (x - p[3]) / (1.0 - p[3])
+    if v > 0.0:
+        return p[2] * v
+    return 0.0
+
+
+@njit(cache=True)
+def _forecast_heuristic(obs, p, out):
+    """Hand-strength forecaster (twin of ``books_reference.forecast_heuristic``); returns k, cards in out."""
+    me = obs[S_VIEWER]
+    P = obs[S_PLAYERS]
+    N = obs[S_NMAX]
+    H = obs[S_HAND]
+    hand = np.empty(16, dtype=np.int64)
+    nh = 0
+    for c in range(N_CARD_IDS):
+        if obs[LOC + c] == L_HAND + me:
+            hand[nh] = c
+            nh += 1
+    n_earlier = obs[S_NFORECAST]
+    sum_earlier = 0
+    max_earlier = 0
+    for i in range(n_earlier):
+        s = (obs[S_START] + i) % P
+        sum_earlier += obs[NPRED + s]
+        if obs[NPRED + s] > max_earlier:
+            max_earlier = obs[NPRED + s]
+    st = np.empty(16)
+    for i in range(nh):
+        st[i] = _strength(hand[i], N, p)
+    pv = np.empty(16)
+    for i in range(nh):
+        c = hand[i]
+        v = -st[i]
+        for j in range(nh):
+            h = hand[j]
+            if j != i and (_colour(h) == _colour(c) or _number(h) == _number(c)):
+                v += st[j]
+        pv[i] = v
+    used = np.zeros(16, dtype=np.bool_)
+    order = np.empty(MAX_PREDICTIONS, dtype=np.int64)
+    n_order = min(MAX_PREDICTIONS, nh)
+    for o in range(n_order):
+        bi = -1
+        for i in range(nh):
+            if not used[i] and (bi < 0 or pv[i] > pv[bi]):
+                bi = i
+        used[bi] = True
+        order[o] = bi
+    best_k = 0
+    best_err = 0.0
+    taken = np.zeros(16, dtype=np.bool_)
+    for k in range(n_order + 1):
+        if k > 0:
+            taken[order[k - 1]] = True
+        e = 0.0
+        cnt0 = 0
+        cnt1 = 0
+        cnt2 = 0
+        cnt3 = 0
+        for i in range(nh):
+            if not taken[i]:
+                c = hand[i]
+                e += _strength(c, N, p)
+                col = _colour(c)
+                if col == 0:
+                    cnt0 += 1
+                elif col == 1:
+                    cnt1 += 1
+                elif col == 2:
+                    cnt2 += 1
+                else:
+                    cnt3 += 1
+        nshort = 0
+        if cnt1 <= 1:
+            nshort += 1
+        if cnt2 <= 1:
+            nshort += 1
+        if cnt3 <= 1:
+            nshort += 1
+        if cnt0 > 0:
+            e += p[4] * min(nshort, cnt0)
+        t = H - max(k, max_earlier)
+        e = e * (1.0 - p[7] * (1.0 - t / H)) - p[5] * (sum_earlier - n_earlier * p[6]) + p[8]
+        err = abs(e - k)
+        if k == 0 or err < best_err:
+            best_k = k
+            best_err = err
+    # the chosen cards, ascending
+    n = 0
+    for i in range(nh):
+        for o in range(best_k):
+            if order[o] == i:
+                out[n] = hand[i]
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def _forecast_random(obs, rng, out):
+    me = obs[S_VIEWER]
+    hand = np.empty(16, dtype=np.int64)
+    nh = 0
+    for c in range(N_CARD_IDS):
+        if obs[LOC + c] == L_HAND + me:
+            hand[nh] = c
+            nh += 1
+    k, rng = next_below(rng, MAX_PREDICTIONS + 1)
+    for i in range(k):
+        j, rng = next_below(rng, nh - i)
+        tmp = hand[i]
+        hand[i] = hand[i + j]
+        hand[i + j] = tmp
+    sel = hand[:k].copy()
+    sel.sort()
+    for i in range(k):
+        out[i] = sel[i]
+    return k, rng
+
+
+@njit(cache=True, inline="always")
+def _would_match(c, led, obs, me, voidrule):
+    void_led = voidrule == 1 and _colour(c) == RED and led >= 0 and led != RED
+    cc = _colour(c)
+    cn = _number(c)
+    for p in range(N_CARD_IDS):
+        if obs[LOC + p] == L_OPEN + me:
+            if _colour(p) == cc or _number(p) == cn or (void_led and _colour(p) == led):
+                return True
+    return False
+
+
+@njit(cache=True)
+def _play_heuristic(obs, p, legal, nl):
+    """Heuristic card play (twin of ``books_reference.play_heuristic``)."""
+    me = obs[S_VIEWER]
+    vr = obs[S_VOIDRULE]
+    npreds = obs[NPRED + me] - obs[NCLOSED + me]
+    if obs[S_NPLAYED] == 0:
+        best = -1
+        if npreds > 0:
+            for i in range(nl):
+                c = legal[i]
+                if _would_match(c, -1, obs, me, vr) and (best < 0 or _rank(c) > _rank(best)):
+                    best = c
+            if best >= 0:
+                return best
+            for i in range(nl):
+                c = legal[i]
+                if best < 0 or _rank(c) < _rank(best):
+                    best = c
+            return best
+        for i in range(nl):
+            c = legal[i]
+            if _colour(c) != RED and (best < 0 or _rank(c) < _rank(best)):
+                best = c
+        if best < 0:
+            for i in range(nl):
+                c = legal[i]
+                if best < 0 or _rank(c) < _rank(best):
+                    best = c
+        return best
+    t = obs[S_TRICK]
+    leader = obs[S_LEADER]
+    P = obs[S_PLAYERS]
+    cur = np.int64(obs[T_CARDS + 4 * t + leader])
+    led = _colour(cur)
+    for k in range(1, obs[S_NPLAYED]):
+        c = np.int64(obs[T_CARDS + 4 * t + (leader + k) % P])
+        if _beats(c, cur, led):
+            cur = c
+    last = obs[S_NPLAYED] == P - 1
+    keep_low = npreds > 0 and p[0] > 0.5
+    win_match = -1
+    lose = -1
+    low_win = -1
+    for i in range(nl):
+        c = legal[i]
+        if _beats(c, cur, led):
+            if _would_match(c, led, obs, me, vr):
+                if win_match < 0:
+                    win_match = c
+                elif last:
+                    if _rank(c) < _rank(win_match):
+                        win_match = c
+                elif _rank(c) > _rank(win_match):
+                    win_match = c
+            if low_win < 0 or _rank(c) < _rank(low_win):
+                low_win = c
+        else:
+            if lose < 0:
+                lose = c
+            elif keep_low:
+                if _rank(c) < _rank(lose):
+                    lose = c
+            elif _rank(c) > _rank(lose):
+                lose = c
+    if win_match >= 0:
+        return win_match
+    if lose >= 0:
+        return lose
+    return low_win
+
+
+@njit(cache=True)
+def _close_heuristic(obs, options, n):
+    """Close the matching prediction least likely to be closed later (twin of the reference)."""
+    me = obs[S_VIEWER]
+    best = -1
+    best_v = 0
+    for i in range(n):
+        pc = options[i]
+        v = 0
+        for h in range(N_CARD_IDS):
+            if obs[LOC + h] == L_HAND + me and (_colour(h) == _colour(pc) or _number(h) == _number(pc)):
+                v += _rank(h)
+        if best < 0 or v < best_v:
+            best = pc
+            best_v = v
+    return best
+
+
+@njit(cache=True)
+def _choose_forecast(obs, kind, params, rng, out):
+    """Prediction set of the viewer under policy ``kind``: returns (k, rng), cards in out[:k]."""
+    if kind == F_HEURISTIC:
+        return _forecast_heuristic(obs, params, out), rng
+    if kind == F_RANDOM:
+        return _forecast_random(obs, rng, out)
+    return 0, rng
+
+
+@njit(cache=True)
+def _choose_play(obs, kind, params, rng, buf):
+    me = obs[S_VIEWER]
+    nl = _legal_plays(obs, me, buf)
+    if kind == P_HEURISTIC:
+        return _play_heuristic(obs, params, buf, nl), rng
+    if nl == 1:
+        return buf[0], rng
+    j, rng = next_below(rng, nl)
+    return buf[j], rng
+
+
+@njit(cache=True)
+def _choose_close(obs, kind, params, rng, buf):
+    n = _pending_matches(obs, buf)
+    if kind == P_RANDOM:
+        j, rng = next_below(rng, n)
+        return buf[j], rng
+    return _close_heuristic(obs, buf, n), rng
+
+
+# ------------------------------------------------------------------ a hand, a game
+@njit(cache=True)
+def _play_hand(state, obs, rules, start, fk, fp, pk, pp, rng, trace, tpos):
+    """Deal and play one hand with per-seat policies; returns (rng, trace position).
+
+    Args:
+        fk, pk: int64 (players,) forecast / play policy kinds; fp, pp: float64 (players, N_PARAMS).
+        trace: int64 (n, 3) event rows (code, seat, card), or shape (0, 3) for none.
+    """
+    rng = _new_hand(state, rules, start, rng)
+    P = rules[0]
+    buf = np.empty(16, dtype=np.int64)
+    if trace.shape[0] > 0:
+        tpos = _trace(trace, tpos, A_HAND, -1, start)
+        for s in range(P):
+            for c in range(N_CARD_IDS):
+                if state[LOC + c] == L_HAND + s:
+                    tpos = _trace(trace, tpos, A_DEAL, s, c)
+    while state[S_PHASE] == PH_FORECAST:
+        s = state[S_TURN]
+        _observe(state, s, obs)
+        k, rng = _choose_forecast(obs, fk[s], fp[s], rng, buf)
+        tpos = _apply_forecast(state, s, buf, k, trace, tpos)
+    while state[S_PHASE] != PH_DONE:
+        s = state[S_TURN]
+        _observe(state, s, obs)
+        if state[S_PHASE] == PH_PLAY:
+            c, rng = _choose_play(obs, pk[s], pp[s], rng, buf)
+            tpos = _play_card(state, c, trace, tpos, buf)
+        else:
+            c, rng = _choose_close(obs, pk[s], pp[s], rng, buf)
+            tpos = _close_card(state, c, trace, tpos)
+    return rng, tpos
+
+
+@njit(cache=True)
+def _winner(totals, last_start, P):
+    """Winning seat under the last-start tie-break (STK-9)."""
+    top = totals[0]
+    for s in range(1, P):
+        if totals[s] > top:
+            top = totals[s]
+    for k in range(P):
+        s = (last_start + k) % P
+        if totals[s] == top:
+            return s
+    return -1
+
+
+@njit(cache=True)
+def _trace_game(key, g, rules, scoring, fk, fp, pk, pp, trace):
+    """Play game ``g`` of the chunk with ``key`` (STK-9), writing every event; returns the row count."""
+    P = rules[0]
+    state = np.zeros(STATE_SIZE, dtype=np.int16)
+    obs = np.zeros(STATE_SIZE, dtype=np.int16)
+    rng = game_state(key, g)
+    tpos = 0
+    for h in range(P):
+        rng, tpos = _play_hand(state, obs, rules, h % P, fk, fp, pk, pp, rng, trace, tpos)
+        for s in range(P):
+            tpos = _trace(trace, tpos, A_SCORE, s, _score(_off(state, s), state[NWON + s], scoring))
+    return tpos
+
+
+@njit(cache=True, parallel=True)
+def _simulate_hands(keys, starts, stops, rules, scoring, fk, fp, pk, pp, out):
+    """Accuracy study: hand g is dealt once and played under every config (common random numbers).
+
+    Args:
+        fk, pk: int64 (C, players); fp, pp: float64 (C, players, N_PARAMS): C policy configs.
+        out: float64 (n_chunks, C, players + 1, 6, N_STATS); seat = forecast position (seat 0
+            starts every hand); row ``players`` holds hand-level paired statistics (HP_*).
+    """
+    P = rules[0]
+    C = fk.shape[0]
+    empty = np.zeros((0, 3), dtype=np.int64)
+    for i in prange(keys.shape[0]):
+        state = np.zeros(STATE_SIZE, dtype=np.int16)
+        obs = np.zeros(STATE_SIZE, dtype=np.int16)
+        sc = np.zeros(4)
+        for g in range(starts[i], stops[i]):
+            mean0 = 0.0
+            for c in range(C):
+                rng = game_state(keys[i], g)
+                rng, _ = _play_hand(state, obs, rules, 0, fk[c], fp[c], pk[c], pp[c], rng, empty, 0)
+                tot = 0.0
+                for s in range(P):
+                    off = _off(state, s)
+                    won = state[NWON + s]
+                    k = state[NPRED + s]
+                    x = float(_score(off, won, scoring))
+                    sc[s] = x
+                    tot += x
+                    o = out[i, c, s, k]
+                    o[ST_N] += 1
+                    o[ST_SCORE] += x
+                    o[ST_SCORE2] += x * x
+                    if off == 0:
+                        o[ST_EXACT] += 1
+                    elif off == 1:
+                        o[ST_OFF1] += 1
+                    o[ST_OFF] += off
+                    o[ST_OFF2] += off * off
+                    ae = abs(won - k)
+                    o[ST_ABSERR] += ae
+                    o[ST_ABSERR2] += ae * ae
+                    o[ST_WON] += won
+                    o[ST_HIST + min(off, MAX_OFF)] += 1
+                mean = tot / P
+                d_first = sc[0] - (tot - sc[0]) / (P - 1)
+                if c == 0:
+                    mean0 = mean
+                h = out[i, c, P, 0]
+                h[HP_N] += 1
+                h[HP_DFIRST] += d_first
+                h[HP_DFIRST2] += d_first * d_first
+                h[HP_MEAN] += mean
+                h[HP_MEAN2] += mean * mean
+                h[HP_D0] += mean - mean0
+                h[HP_D02] += (mean - mean0) * (mean - mean0)
+
+
+@njit(cache=True, parallel=True)
+def _simulate_games(keys, starts, stops, rules, scoring, tie_break, fk, fp, pk, pp, out):
+    """Whole games (STK-9) with per-seat policies; out float64 (n_chunks, players, N_GSTATS)."""
+    P = rules[0]
+    empty = np.zeros((0, 3), dtype=np.int64)
+    for i in prange(keys.shape[0]):
+        state = np.zeros(STATE_SIZE, dtype=np.int16)
+        obs = np.zeros(STATE_SIZE, dtype=np.int16)
+        totals = np.zeros(4, dtype=np.int64)
+        for g in range(starts[i], stops[i]):
+            rng = game_state(keys[i], g)
+            for s in range(P):
+                totals[s] = 0
+            for h in range(P):
+                rng, _ = _play_hand(state, obs, rules, h % P, fk, fp, pk, pp, rng, empty, 0)
+                for s in range(P):
+                    totals[s] += _score(_off(state, s), state[NWON + s], scoring)
+            top = totals[0]
+            for s in range(1, P):
+                if totals[s] > top:
+                    top = totals[s]
+            nt = 0
+            for s in range(P):
+                if totals[s] == top:
+                    nt += 1
+            w = _winner(totals, P - 1, P)
+            for s in range(P):
+                x = float(totals[s])
+                out[i, s, G_TOTAL] += x
+                out[i, s, G_TOTAL2] += x * x
+                if totals[s] == top:
+                    out[i, s, G_SHARED] += 1.0 / nt
+            if tie_break == 1:
+                for s in range(P):
+                    if totals[s] == top:
+                        out[i, s, G_WINS] += 1.0 / nt
+            else:
+                out[i, w, G_WINS] += 1

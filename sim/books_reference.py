@@ -1,0 +1,550 @@
+"""Pure-Python reference engine for Shut The Books: slow, readable, the kernels' twin.
+
+It follows the same rules (STK-1..STK-9), the same state layout
+(:mod:`ludolab.stdlib.books`, ``S_*`` offsets) and draws the same random
+numbers in the same order as :mod:`ludolab.sim.books_kernels`, so a seeded
+hand gives the very same deal, tricks and scores.  It is the baseline of
+``ludolab bench`` and the twin of every kernel in the tests.
+
+A state is a Python list of ints (the kernels use an int16 array of the same
+layout).  Policies read only ``observe(state, seat)``.
+"""
+
+from __future__ import annotations
+
+from ludolab.stdlib import books as R
+from ludolab.stdlib.books import (A_CLOSE, A_DEAL, A_EXTRA, A_FORECAST, A_HAND, A_PLAY, A_PREDICT, A_SCORE,
+                                  F_HEURISTIC, F_RANDOM, F_ZERO, L_CLOSED, L_HAND, L_HIDDEN, L_OPEN, L_OUT,
+                                  L_PLAYED, LOC, MAX_NUMBER, MAX_PREDICTIONS, N_CARD_IDS, NCLOSED, NEXTRA,
+                                  NHAND, NPRED, NWON, P_HEURISTIC, P_RANDOM, PH_CLOSE, PH_DONE, PH_FORECAST,
+                                  PH_PLAY, RED, S_HAND, S_LEADER, S_NFORECAST, S_NMAX, S_NPLAYED, S_NTRICKS,
+                                  S_PENDING, S_PHASE, S_PLAYERS, S_START, S_TRICK, S_TURN, S_VIEWER,
+                                  S_VOIDRULE, STATE_SIZE, T_CARDS, T_CLOSE, T_LEAD, T_WIN)
+
+from .rng import py_next_below, py_shuffle
+
+
+def colour(c: int) -> int:
+    return c // MAX_NUMBER
+
+
+def number(c: int) -> int:
+    return c % MAX_NUMBER + 1
+
+
+def rank(c: int) -> int:
+    """Trick-taking strength of a card for the heuristics: reds above all, then by number."""
+    return (16 if c // MAX_NUMBER == RED else 0) + c % MAX_NUMBER + 1
+
+
+# ------------------------------------------------------------------ the deal
+def new_hand(state: list, rules_arr, start: int, rng: int) -> int:
+    """Reset ``state`` for a new hand, shuffle and deal (STK-1, STK-3); returns the stream state.
+
+    Args:
+        rules_arr: ``[players, max_number, hand_size, void_trump_counts]``.
+        start: seat of the starting player.
+    """
+    P, N, H, vr = (int(x) for x in rules_arr[:4])
+    for i in range(STATE_SIZE):
+        state[i] = 0
+    state[S_PLAYERS], state[S_NMAX], state[S_HAND], state[S_VOIDRULE] = P, N, H, vr
+    state[S_START] = start
+    state[S_PHASE] = PH_FORECAST
+    state[S_TURN] = start
+    state[S_LEADER] = start
+    state[S_VIEWER] = -1
+    state[S_PENDING] = -1
+    for c in range(N_CARD_IDS):
+        state[LOC + c] = L_OUT
+    for i in range(T_LEAD, STATE_SIZE):
+        state[i] = -1
+    deck = [col * MAX_NUMBER + n for col in range(4) for n in range(N)]
+    rng = py_shuffle(deck, rng)
+    for s in range(P):
+        for j in range(H):
+            state[LOC + deck[s * H + j]] = L_HAND + s
+        state[NHAND + s] = H
+    return rng
+
+
+def hand_cards(state, seat: int) -> list[int]:
+    """Card ids in ``seat``'s hand, ascending."""
+    return [c for c in range(N_CARD_IDS) if state[LOC + c] == L_HAND + seat]
+
+
+def observe(state, seat: int) -> list:
+    """What ``seat`` knows: the same layout, every card in another hand marked L_HIDDEN.
+
+    Public: prediction cards laid (open or closed), cards played, tricks, closes
+    and counts.  Private: the viewer's own hand.
+    """
+    obs = list(state)
+    obs[S_VIEWER] = seat
+    for c in range(N_CARD_IDS):
+        loc = obs[LOC + c]
+        if L_HAND <= loc < L_HAND + 4 and loc != L_HAND + seat:
+            obs[LOC + c] = L_HIDDEN
+    if obs[S_PHASE] == PH_FORECAST:
+        # later players' choices are unknown until they are laid (STK-4): nothing to hide, they are not laid yet
+        pass
+    return obs
+
+
+# -------------------------------------------------------------- forecast
+def apply_forecast(state, seat: int, cards, trace=None) -> None:
+    """``seat`` lays ``cards`` (ascending ids) as prediction cards (STK-4)."""
+    for c in cards:
+        state[LOC + c] = L_OPEN + seat
+        if trace is not None:
+            trace.append((A_PREDICT, seat, c))
+    state[NPRED + seat] = len(cards)
+    state[NHAND + seat] -= len(cards)
+    if trace is not None:
+        trace.append((A_FORECAST, seat, len(cards)))
+    P = state[S_PLAYERS]
+    state[S_NFORECAST] += 1
+    if state[S_NFORECAST] == P:
+        state[S_NTRICKS] = min(state[NHAND + s] for s in range(P))  # STK-7: the shortest hand
+        state[S_PHASE] = PH_PLAY
+        state[S_TRICK] = 0
+        state[S_NPLAYED] = 0
+        state[S_LEADER] = state[S_START]
+        state[T_LEAD + 0] = state[S_START]
+        state[S_TURN] = state[S_START]
+    else:
+        state[S_TURN] = (seat + 1) % P
+
+
+# ------------------------------------------------------------------- tricks
+def led_colour(state) -> int:
+    """Colour led in the current trick, -1 before the lead."""
+    if state[S_NPLAYED] == 0:
+        return -1
+    return colour(state[T_CARDS + 4 * state[S_TRICK] + state[S_LEADER]])
+
+
+def legal_plays(state, seat: int) -> list[int]:
+    """Cards ``seat`` may play now, ascending (STK-5: follow the colour led if able)."""
+    hand = [c for c in range(N_CARD_IDS) if state[LOC + c] == L_HAND + seat]
+    led = led_colour(state)
+    if led >= 0:
+        follow = [c for c in hand if colour(c) == led]
+        if follow:
+            return follow
+    return hand
+
+
+def beats(c: int, best: int, led: int) -> bool:
+    """Does card ``c`` beat the trick's current winning card ``best`` (STK-5)?"""
+    if colour(c) == RED:
+        return colour(best) != RED or number(c) > number(best)
+    return colour(best) != RED and colour(c) == led and number(c) > number(best)
+
+
+def matching_open(state, seat: int, win_card: int, led: int) -> list[int]:
+    """Open prediction cards of ``seat`` that ``win_card`` matches (STK-6), ascending."""
+    void_led = state[S_VOIDRULE] == 1 and colour(win_card) == RED and led != RED
+    out = []
+    for p in range(N_CARD_IDS):
+        if state[LOC + p] == L_OPEN + seat:
+            if colour(p) == colour(win_card) or number(p) == number(win_card) or (void_led and colour(p) == led):
+                out.append(p)
+    return out
+
+
+def close_card(state, card: int, trace=None) -> None:
+    """The pending trick winner closes prediction card ``card`` (STK-6) and the trick ends."""
+    w = state[T_WIN + state[S_TRICK]]
+    state[LOC + card] = L_CLOSED + w
+    state[NCLOSED + w] += 1
+    state[T_CLOSE + state[S_TRICK]] = card
+    state[S_PENDING] = -1
+    if trace is not None:
+        trace.append((A_CLOSE, w, card))
+    _finish_trick(state)
+
+
+def _finish_trick(state) -> None:
+    w = state[T_WIN + state[S_TRICK]]
+    state[S_TRICK] += 1
+    state[S_NPLAYED] = 0
+    state[S_LEADER] = w
+    state[S_TURN] = w
+    if state[S_TRICK] >= state[S_NTRICKS]:  # STK-7: some hand is empty
+        state[S_PHASE] = PH_DONE
+    else:
+        state[T_LEAD + state[S_TRICK]] = w
+        state[S_PHASE] = PH_PLAY
+
+
+def play_card(state, card: int, trace=None) -> None:
+    """The seat to act plays ``card`` (assumed legal); resolves the trick when complete (STK-5, STK-6)."""
+    P = state[S_PLAYERS]
+    seat = state[S_TURN]
+    t = state[S_TRICK]
+    state[T_CARDS + 4 * t + seat] = card
+    state[LOC + card] = L_PLAYED
+    state[NHAND + seat] -= 1
+    state[S_NPLAYED] += 1
+    if trace is not None:
+        trace.append((A_PLAY, seat, card))
+    if state[S_NPLAYED] < P:
+        state[S_TURN] = (seat + 1) % P
+        return
+    leader = state[S_LEADER]
+    led = colour(state[T_CARDS + 4 * t + leader])
+    best = state[T_CARDS + 4 * t + leader]
+    w = leader
+    for k in range(1, P):
+        s = (leader + k) % P
+        c = state[T_CARDS + 4 * t + s]
+        if beats(c, best, led):
+            best, w = c, s
+    state[T_WIN + t] = w
+    state[NWON + w] += 1
+    m = matching_open(state, w, best, led)
+    if len(m) == 0:
+        state[NEXTRA + w] += 1
+        state[T_CLOSE + t] = -1
+        if trace is not None:
+            trace.append((A_EXTRA, w, -1))
+        _finish_trick(state)
+    elif len(m) == 1:
+        state[LOC + m[0]] = L_CLOSED + w
+        state[NCLOSED + w] += 1
+        state[T_CLOSE + t] = m[0]
+        if trace is not None:
+            trace.append((A_CLOSE, w, m[0]))
+        _finish_trick(state)
+    else:
+        state[S_PHASE] = PH_CLOSE
+        state[S_PENDING] = best
+        state[S_TURN] = w
+
+
+def pending_matches(state) -> list[int]:
+    """In the close phase: the open prediction cards the pending winning card matches."""
+    t = state[S_TRICK]
+    w = state[T_WIN + t]
+    led = colour(state[T_CARDS + 4 * t + state[S_LEADER]])
+    return matching_open(state, w, state[S_PENDING], led)
+
+
+# ------------------------------------------------------------------ scoring
+def off_of(state, seat: int) -> int:
+    """Open prediction cards left plus extra tricks (STK-8)."""
+    return (state[NPRED + seat] - state[NCLOSED + seat]) + state[NEXTRA + seat]
+
+
+def score_of(off: int, won: int, scoring: int) -> int:
+    """Points of one hand (STK-8); scoring 0 rulebook, 1 exact-only, 2 linear."""
+    if scoring == 0:
+        return 4 if off == 0 else (2 if off == 1 else -off)
+    if scoring == 1:
+        return 10 + won if off == 0 else 0
+    return 4 - 2 * off
+
+
+# ------------------------------------------------------------------ policies
+def _strength(c, N, p):
+    x = number(c) / N
+    if colour(c) == RED:
+        return p[0] + p[1] * x
+    v = (x - p[3]) / (1.0 - p[3])
+    return p[2] * v if v > 0.0 else 0.0
+
+
+def _hand_value(cards, N, p):
+    e = 0.0
+    cnt = [0, 0, 0, 0]
+    for c in cards:
+        e += _strength(c, N, p)
+        cnt[colour(c)] += 1
+    nshort = 0
+    for col in range(1, 4):
+        if cnt[col] <= 1:
+            nshort += 1
+    if cnt[RED] > 0:
+        e += p[4] * min(nshort, cnt[RED])
+    return e
+
+
+def forecast_heuristic(obs, p) -> list[int]:
+    """Hand-strength forecaster: the prediction set (ascending ids) for the viewer.
+
+    Each card gets a trick value (reds by rank, non-red cards above a rank cut),
+    trumps gain per short side colour; cards are ranked as prediction cards by how
+    many strong cards of the hand share their colour or number, and the number k
+    is the one whose remaining hand value, scaled for the shorter hand laying k
+    causes and lowered for the prediction cards laid earlier, is nearest to k.
+    """
+    me = obs[S_VIEWER]
+    P, N, H = obs[S_PLAYERS], obs[S_NMAX], obs[S_HAND]
+    hand = [c for c in range(N_CARD_IDS) if obs[LOC + c] == L_HAND + me]
+    n_earlier = obs[S_NFORECAST]
+    sum_earlier = 0
+    max_earlier = 0
+    for i in range(n_earlier):
+        s = (obs[S_START] + i) % P
+        sum_earlier += obs[NPRED + s]
+        max_earlier = max(max_earlier, obs[NPRED + s])
+    st = [_strength(c, N, p) for c in hand]
+    pv = []
+    for i, c in enumerate(hand):
+        v = -st[i]
+        for j, h in enumerate(hand):
+            if j != i and (colour(h) == colour(c) or number(h) == number(c)):
+                v += st[j]
+        pv.append(v)
+    order = []
+    used = [False] * len(hand)
+    for _ in range(min(MAX_PREDICTIONS, len(hand))):
+        bi = -1
+        for i in range(len(hand)):
+            if not used[i] and (bi < 0 or pv[i] > pv[bi]):
+                bi = i
+        used[bi] = True
+        order.append(bi)
+    best_k, best_err = 0, 0.0
+    for k in range(len(order) + 1):
+        taken = set(order[:k])
+        rest = [hand[i] for i in range(len(hand)) if i not in taken]
+        e = _hand_value(rest, N, p)
+        t = H - max(k, max_earlier)
+        e = e * (1.0 - p[7] * (1.0 - t / H)) - p[5] * (sum_earlier - n_earlier * p[6]) + p[8]
+        err = abs(e - k)
+        if k == 0 or err < best_err:
+            best_k, best_err = k, err
+    return sorted(hand[i] for i in order[:best_k])
+
+
+def forecast_random(obs, rng):
+    """Random forecaster: k uniform on 0..5, then k cards of the hand uniformly."""
+    me = obs[S_VIEWER]
+    hand = [c for c in range(N_CARD_IDS) if obs[LOC + c] == L_HAND + me]
+    k, rng = py_next_below(rng, MAX_PREDICTIONS + 1)
+    for i in range(k):
+        j, rng = py_next_below(rng, len(hand) - i)
+        hand[i], hand[i + j] = hand[i + j], hand[i]
+    return sorted(hand[:k]), rng
+
+
+def choose_forecast(obs, kind: int, params, rng):
+    """Prediction set (ascending ids) of the viewer under policy ``kind``; returns (cards, rng)."""
+    if kind == F_ZERO:
+        return [], rng
+    if kind == F_HEURISTIC:
+        return forecast_heuristic(obs, params), rng
+    if kind == F_RANDOM:
+        return forecast_random(obs, rng)
+    raise ValueError(f"forecast policy kind {kind} has no reference implementation")
+
+
+def _open_preds(obs, me):
+    return [p for p in range(N_CARD_IDS) if obs[LOC + p] == L_OPEN + me]
+
+
+def _would_match(c, led, preds, voidrule):
+    void_led = voidrule == 1 and colour(c) == RED and led >= 0 and led != RED
+    for p in preds:
+        if colour(p) == colour(c) or number(p) == number(c) or (void_led and colour(p) == led):
+            return True
+    return False
+
+
+def play_heuristic(obs, p) -> int:
+    """Heuristic card play (STK-5 legal): win with a card that closes an open prediction,
+    duck when winning would only add an extra trick.
+
+    Following: among legal cards that beat the trick so far and would close a
+    prediction, the lowest if last to play, else the highest; otherwise the
+    lowest losing card while predictions are open (keep strength), the highest
+    losing card once all are closed (shed strength); if every card wins, the
+    lowest.  Leading: with open predictions the highest card that would close
+    one (else the lowest card); with none, the lowest non-red card.
+    """
+    me = obs[S_VIEWER]
+    legal = legal_plays(obs, me)
+    preds = _open_preds(obs, me)
+    vr = obs[S_VOIDRULE]
+    if obs[S_NPLAYED] == 0:
+        best = -1
+        if preds:
+            for c in legal:
+                if _would_match(c, -1, preds, vr) and (best < 0 or rank(c) > rank(best)):
+                    best = c
+            if best >= 0:
+                return best
+            for c in legal:
+                if best < 0 or rank(c) < rank(best):
+                    best = c
+            return best
+        for c in legal:
+            if colour(c) != RED and (best < 0 or rank(c) < rank(best)):
+                best = c
+        if best < 0:
+            for c in legal:
+                if best < 0 or rank(c) < rank(best):
+                    best = c
+        return best
+    t = obs[S_TRICK]
+    leader = obs[S_LEADER]
+    P = obs[S_PLAYERS]
+    led = colour(obs[T_CARDS + 4 * t + leader])
+    cur = obs[T_CARDS + 4 * t + leader]
+    for k in range(1, obs[S_NPLAYED]):
+        c = obs[T_CARDS + 4 * t + (leader + k) % P]
+        if beats(c, cur, led):
+            cur = c
+    last = obs[S_NPLAYED] == P - 1
+    win_match = -1
+    lose = -1
+    low_win = -1
+    for c in legal:
+        if beats(c, cur, led):
+            if _would_match(c, led, preds, vr):
+                if win_match < 0 or (rank(c) < rank(win_match) if last else rank(c) > rank(win_match)):
+                    win_match = c
+            if low_win < 0 or rank(c) < rank(low_win):
+                low_win = c
+        else:
+            if lose < 0 or ((rank(c) < rank(lose)) if (preds and p[0] > 0.5) else (rank(c) > rank(lose))):
+                lose = c
+    if win_match >= 0:
+        return win_match
+    if lose >= 0:
+        return lose
+    return low_win
+
+
+def close_heuristic(obs, options) -> int:
+    """Close the matching prediction card least likely to be closed later: the one whose
+    colour and number the viewer's remaining hand matches least (weighted by rank)."""
+    me = obs[S_VIEWER]
+    hand = [c for c in range(N_CARD_IDS) if obs[LOC + c] == L_HAND + me]
+    best, best_v = -1, 0
+    for pc in options:
+        v = 0
+        for h in hand:
+            if colour(h) == colour(pc) or number(h) == number(pc):
+                v += rank(h)
+        if best < 0 or v < best_v:
+            best, best_v = pc, v
+    return best
+
+
+def choose_play(obs, kind: int, params, rng):
+    """Card the viewer plays under policy ``kind``; returns (card, rng)."""
+    if kind == P_RANDOM:
+        legal = legal_plays(obs, obs[S_VIEWER])
+        if len(legal) == 1:
+            return legal[0], rng
+        j, rng = py_next_below(rng, len(legal))
+        return legal[j], rng
+    if kind == P_HEURISTIC:
+        return play_heuristic(obs, params), rng
+    raise ValueError(f"play policy kind {kind} has no reference implementation")
+
+
+def choose_close(obs, kind: int, params, rng):
+    """Prediction card the viewer closes (close phase) under policy ``kind``; returns (card, rng)."""
+    options = pending_matches(obs)
+    if kind == P_RANDOM:
+        j, rng = py_next_below(rng, len(options))
+        return options[j], rng
+    return close_heuristic(obs, options), rng
+
+
+# ------------------------------------------------------------------ a hand, a game
+def play_hand(state, rules_arr, start, fk, fp, pk, pp, rng, trace=None) -> int:
+    """Deal and play one hand to the end with per-seat policies; returns the stream state.
+
+    Args:
+        fk, pk: per-seat forecast and play policy kinds (length players).
+        fp, pp: per-seat parameter sequences.
+        trace: a list to append ``(code, seat, card)`` events to, or None.
+    """
+    rng = new_hand(state, rules_arr, start, rng)
+    P = state[S_PLAYERS]
+    if trace is not None:
+        trace.append((A_HAND, -1, start))
+        for s in range(P):
+            for c in hand_cards(state, s):
+                trace.append((A_DEAL, s, c))
+    while state[S_PHASE] == PH_FORECAST:
+        s = state[S_TURN]
+        cards, rng = choose_forecast(observe(state, s), fk[s], fp[s], rng)
+        apply_forecast(state, s, cards, trace)
+    while state[S_PHASE] != PH_DONE:
+        s = state[S_TURN]
+        if state[S_PHASE] == PH_PLAY:
+            c, rng = choose_play(observe(state, s), pk[s], pp[s], rng)
+            play_card(state, c, trace)
+        else:
+            c, rng = choose_close(observe(state, s), pk[s], pp[s], rng)
+            close_card(state, c, trace)
+    return rng
+
+
+def hand_scores(state, scoring: int) -> list[int]:
+    """Points of every seat for the finished hand (STK-8)."""
+    return [score_of(off_of(state, s), state[NWON + s], scoring) for s in range(state[S_PLAYERS])]
+
+
+def winners(totals, last_start: int, tie_break: int) -> list[int]:
+    """Winning seats of a game (STK-9): tie_break 0 last-start (one winner), 1 shared."""
+    P = len(totals)
+    top = max(totals)
+    tied = [s for s in range(P) if totals[s] == top]
+    if tie_break == 1:
+        return tied
+    for k in range(P):
+        s = (last_start + k) % P
+        if totals[s] == top:
+            return [s]
+    return tied
+
+
+def play_game(rules_arr, scoring, fk, fp, pk, pp, rng, trace=None):
+    """A whole game (STK-9): as many hands as players, seat 0 starts, start moves clockwise.
+
+    Returns:
+        (totals per seat, list of per-hand score lists, rng).
+    """
+    P = int(rules_arr[0])
+    state = [0] * STATE_SIZE
+    totals = [0] * P
+    per_hand = []
+    for h in range(P):
+        rng = play_hand(state, rules_arr, h % P, fk, fp, pk, pp, rng, trace)
+        sc = hand_scores(state, scoring)
+        if trace is not None:
+            for s in range(P):
+                trace.append((A_SCORE, s, sc[s]))
+        per_hand.append(sc)
+        for s in range(P):
+            totals[s] += sc[s]
+    return totals, per_hand, rng
+
+
+__all__ = ["new_hand", "observe", "legal_plays", "play_card", "close_card", "apply_forecast",
+           "play_hand", "play_game", "hand_scores", "winners", "score_of", "off_of", "beats",
+           "matching_open", "choose_forecast", "choose_play", "choose_close", "R", "L_PLAYED",
+           "L_HIDDEN", "L_CLOSED", "L_OPEN", "L_HAND", "L_OUT", "PH_CLOSE", "PH_DONE", "PH_FORECAST",
+           "PH_PLAY", "A_SCORE"]
+
+
+def state_from_hands(rules_arr, hands, start: int) -> list:
+    """A state at the start of the forecast with the given hands (lists of card ids) instead of a deal."""
+    state = [0] * STATE_SIZE
+    P = int(rules_arr[0])
+    new_hand(state, rules_arr, start, 0)
+    for c in range(N_CARD_IDS):
+        if state[LOC + c] != L_OUT:
+            state[LOC + c] = L_OUT
+    for s in range(P):
+        for c in hands[s]:
+            state[LOC + c] = L_HAND + s
+        state[NHAND + s] = len(hands[s])
+    return state

@@ -1,0 +1,202 @@
+"""Shut The Books engines: kernel vs reference, properties over random hands, no peeking.
+
+Clause ids refer to seeds/shut_the_books.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ludolab.sim import books as S
+from ludolab.sim import books_kernels as K
+from ludolab.sim import books_reference as REF
+from ludolab.sim.rng import py_game_state
+from ludolab.stdlib import books as B
+from ludolab.stdlib.books import BooksRules, card_name
+
+POLICY_MIXES = [((B.F_HEURISTIC,) * 4, (B.P_HEURISTIC,) * 4), ((B.F_RANDOM,) * 4, (B.P_RANDOM,) * 4),
+                ((B.F_ZERO, B.F_HEURISTIC, B.F_RANDOM, B.F_HEURISTIC), (B.P_RANDOM, B.P_HEURISTIC) * 2)]
+
+
+def arrays(players, mix):
+    fk = np.array(mix[0][:players], dtype=np.int64)
+    pk = np.array(mix[1][:players], dtype=np.int64)
+    fp = np.zeros((players, B.N_PARAMS))
+    fp[:, :9] = B.HEURISTIC_FORECAST_PARAMS
+    pp = np.zeros((players, B.N_PARAMS))
+    pp[:, 0] = 1.0
+    return fk, fp, pk, pp
+
+
+@pytest.mark.parametrize("players", [3, 4])
+@pytest.mark.parametrize("mix", range(len(POLICY_MIXES)))
+@pytest.mark.parametrize("void_trump", ["counts", "ignored"])
+def test_kernel_and_reference_identical(players, mix, void_trump):
+    """Differential (STK-1..STK-9): same deals, forecasts, tricks, closes and scores, event by event."""
+    rules = BooksRules(players, void_trump=void_trump)
+    fk, fp, pk, pp = arrays(players, POLICY_MIXES[mix])
+    for g in range(6):
+        a = S.trace_game(rules, 2026, g, fk, fp, pk, pp, "kernel")
+        b = S.trace_game(rules, 2026, g, fk, fp, pk, pp, "reference")
+        assert a == b, f"game {g} differs"
+
+
+@pytest.mark.parametrize("scoring", B.SCORINGS)
+def test_kernel_and_reference_scores_under_every_scoring(scoring):
+    """STK-8: both engines score every variant alike."""
+    rules = BooksRules(4, scoring=scoring)
+    fk, fp, pk, pp = arrays(4, POLICY_MIXES[0])
+    for g in range(3):
+        a = S.trace_game(rules, 5, g, fk, fp, pk, pp, "kernel")
+        b = S.trace_game(rules, 5, g, fk, fp, pk, pp, "reference")
+        assert a == b
+
+
+@settings(max_examples=40)
+@given(seed=st.integers(0, 2**32), players=st.sampled_from([3, 4]), mix=st.integers(0, 2),
+       void_trump=st.sampled_from(["counts", "ignored"]))
+def test_properties_of_random_games(seed, players, mix, void_trump):
+    """Cards conserved (STK-1, STK-3), one winner per trick and follow suit obeyed (STK-5), at most one
+    close per trick and closes match (STK-6), hand length = the shortest hand (STK-7), scores (STK-8)."""
+    rules = BooksRules(players, void_trump=void_trump)
+    fk, fp, pk, pp = arrays(players, POLICY_MIXES[mix])
+    rec = S.record_from_trace(rules, S.trace_game(rules, seed, 0, fk, fp, pk, pp, "kernel"))
+    S._conformance_check(rec)  # full replay through the rules
+    for hand in rec["hands"]:
+        held = [set(h) for h in hand["deal"]]
+        for s in range(players):
+            assert len(hand["predictions"][s]) <= B.MAX_PREDICTIONS  # STK-4
+            assert set(hand["predictions"][s]) <= held[s]
+            held[s] -= set(hand["predictions"][s])
+        n_tricks = min(len(h) for h in held)
+        assert len(hand["tricks"]) == n_tricks  # STK-7
+        played = set()
+        closed = set()
+        for tr in hand["tricks"]:
+            assert len(tr["cards"]) == players
+            led = tr["cards"][0][0]
+            for k, c in enumerate(tr["cards"]):
+                s = (tr["leader"] + k) % players
+                assert c in held[s], "a card not in hand"
+                if c[0] != led:
+                    assert not any(x[0] == led for x in held[s]), "follow suit broken (STK-5)"
+                held[s].discard(c)
+                assert c not in played
+                played.add(c)
+            assert 0 <= tr["winner"] < players  # one winner
+            if tr["close"] is not None:
+                assert tr["close"] in hand["predictions"][tr["winner"]] and tr["close"] not in closed
+                closed.add(tr["close"])
+        assert min(len(h) for h in held) == 0  # STK-7: some hand is empty
+        for s in range(players):
+            won = sum(1 for t in hand["tricks"] if t["winner"] == s)
+            ncl = sum(1 for t in hand["tricks"] if t["winner"] == s and t["close"] is not None)
+            off = len(hand["predictions"][s]) - ncl + (won - ncl)
+            assert hand["scores"][s] == rules.score(off, won)  # STK-8
+
+
+def _mid_hand_state(seed, tricks_to_play=3):
+    rules = BooksRules(4)
+    st = [0] * B.STATE_SIZE
+    z = [0.0] * B.N_PARAMS
+    fp = [list(B.HEURISTIC_FORECAST_PARAMS) + [0.0] * 3] * 4
+    rng = REF.new_hand(st, rules.as_array(), 0, py_game_state(seed, 0))
+    for s in range(4):
+        cards, rng = REF.choose_forecast(REF.observe(st, s), B.F_HEURISTIC, fp[s], rng)
+        REF.apply_forecast(st, s, cards)
+    n = 0
+    while n < tricks_to_play * 4 + 1:  # stop with one card of a trick played
+        s = st[B.S_TURN]
+        if st[B.S_PHASE] == B.PH_PLAY:
+            c, rng = REF.choose_play(REF.observe(st, s), B.P_HEURISTIC, [1.0] + z[1:], rng)
+            REF.play_card(st, c)
+            n += 1
+        else:
+            c, rng = REF.choose_close(REF.observe(st, s), B.P_HEURISTIC, z, rng)
+            REF.close_card(st, c)
+    return st
+
+
+def _swap_hidden(st, seat, seed):
+    """Exchange cards between two other players' hands (same counts): hidden from ``seat``."""
+    rnd = np.random.default_rng(seed)
+    others = [s for s in range(4) if s != seat]
+    a, b = rnd.choice(others, 2, replace=False)
+    ha, hb = REF.hand_cards(st, a), REF.hand_cards(st, b)
+    new = list(st)
+    for _ in range(3):
+        ca, cb = ha[rnd.integers(len(ha))], hb[rnd.integers(len(hb))]
+        new[B.LOC + ca], new[B.LOC + cb] = B.L_HAND + b, B.L_HAND + a
+        ha, hb = REF.hand_cards(new, a), REF.hand_cards(new, b)
+    return new
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("kind", [B.P_RANDOM, B.P_HEURISTIC])
+def test_no_peeking_play(seed, kind):
+    """A play policy's choice does not change when cards hidden from its player change hands."""
+    st = _mid_hand_state(seed)
+    seat = st[B.S_TURN]
+    params = np.zeros(B.N_PARAMS)
+    params[0] = 1.0
+    buf = np.zeros(16, dtype=np.int64)
+    choices = set()
+    for v in range(4):
+        s2 = st if v == 0 else _swap_hidden(st, seat, seed * 10 + v)
+        assert s2 == st or v > 0
+        ks = np.array(s2, dtype=np.int16)
+        obs = np.zeros(B.STATE_SIZE, dtype=np.int16)
+        K._observe(ks, seat, obs)
+        c, _ = K._choose_play(obs, kind, params, np.uint64(99), buf)
+        choices.add(int(c))
+        r, _ = REF.choose_play(REF.observe(s2, seat), kind, list(params), 99)
+        assert r == c
+    assert len(choices) == 1
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("kind", [B.F_HEURISTIC, B.F_RANDOM])
+def test_no_peeking_forecast(seed, kind):
+    """A forecast's choice depends only on its own hand and the prediction cards laid before (STK-4)."""
+    rules = BooksRules(4)
+    st = [0] * B.STATE_SIZE
+    REF.new_hand(st, rules.as_array(), 0, py_game_state(seed, 1))
+    REF.apply_forecast(st, 0, REF.hand_cards(st, 0)[:2])
+    params = np.zeros(B.N_PARAMS)
+    params[:9] = B.HEURISTIC_FORECAST_PARAMS
+    out = np.zeros(16, dtype=np.int64)
+    seen = set()
+    for v in range(4):
+        s2 = st if v == 0 else _swap_hidden(st, 1, seed * 7 + v)
+        obs = np.zeros(B.STATE_SIZE, dtype=np.int16)
+        K._observe(np.array(s2, dtype=np.int16), 1, obs)
+        k, _ = K._choose_forecast(obs, kind, params, np.uint64(5), out)
+        seen.add(tuple(out[:k]))
+    assert len(seen) == 1
+
+
+def test_observation_hides_other_hands_only():
+    """observe(state, seat): other hands hidden; own hand, predictions and played cards public."""
+    st = _mid_hand_state(3)
+    obs = REF.observe(st, 2)
+    for c in range(B.N_CARD_IDS):
+        loc = st[B.LOC + c]
+        if B.L_HAND <= loc < B.L_HAND + 4 and loc != B.L_HAND + 2:
+            assert obs[B.LOC + c] == B.L_HIDDEN
+        else:
+            assert obs[B.LOC + c] == loc
+    kobs = np.zeros(B.STATE_SIZE, dtype=np.int16)
+    K._observe(np.array(st, dtype=np.int16), 2, kobs)
+    assert list(kobs) == obs
+
+
+def test_trace_names_cards():
+    """Records carry cards as notation strings (STK-2)."""
+    rules = BooksRules(4)
+    fk, fp, pk, pp = arrays(4, POLICY_MIXES[0])
+    rec = S.record_from_trace(rules, S.trace_game(rules, 1, 0, fk, fp, pk, pp))
+    assert all(isinstance(c, str) for c in rec["hands"][0]["deal"][0])
+    assert card_name(0) == "R1"
