@@ -250,11 +250,14 @@ def _place(r: Round, p: int, s: int, c: int, public: bool) -> int:
 
 
 def play_turn(r: Round, kinds, params, mem, st: int,
-              hook: Callable[[Round, dict, int], None] | None = None) -> int:
+              hook: Callable[[Round, dict, int], None] | None = None,
+              chooser: Callable[[dict], int] | None = None) -> int:
     """One turn of the seat to move (BVB-5..BVB-9, BVB-13).
 
     ``hook(round, obs, decision)`` is called after every decision with the
-    observation the policy saw (tests use it for invariants and legality).
+    observation the policy saw (tests use it for invariants and legality);
+    ``chooser(obs) -> decision``, if given, decides instead of the seat's
+    policy (scripted rules tests).
     """
     P = r.players
     p = r.turn
@@ -270,7 +273,10 @@ def play_turn(r: Round, kinds, params, mem, st: int,
 
     def decide(obs):
         nonlocal st
-        d, st = act(kinds[p], params[p], obs, st)
+        if chooser is not None:
+            d = chooser(obs)
+        else:
+            d, st = act(kinds[p], params[p], obs, st)
         assert d in legal(obs), f"illegal decision {d} in phase {obs['phase']}"
         if hook is not None:
             hook(r, obs, d)
