@@ -63,6 +63,7 @@ class GameInfo:
 GAMES: tuple[GameInfo, ...] = (
     GameInfo("box", "Shut the Box", "box", "box", "seeds/shut_the_box.md", "1",
              "complete: exact solver, policies, Monte Carlo, matches"),
+    GameInfo(id="books", title="Shut The Books", module="books", cli_name="books", rules_file="seeds/shut_the_books.md", rules_version="1", status="engine, heuristic policies, accuracy study, variants, hand records"),
 )
 
 

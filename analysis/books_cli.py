@@ -1,0 +1,221 @@
+"""``ludolab books``: Shut The Books from the command line (rules clauses STK-n in seeds/shut_the_books.md)."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from .cli_common import InputError, check_out, emit, output_options, progress_flag, save_outputs, user_errors
+
+FORECASTS = ("heuristic", "zero", "random")
+PLAYS = ("heuristic", "random")
+SCORINGS = ("rulebook", "exact-only", "linear")
+
+
+def rules_options(fn):
+    """--players, --scoring, --void-trump, --tie-break (STK-1, STK-6, STK-8, STK-9)."""
+    opts = [
+        click.option("--players", type=click.Choice(("3", "4")), default="4", show_default=True,
+                     help="3 players (numbers 1-12, 16 cards each) or 4 (1-15, 15 each) (STK-1)."),
+        click.option("--scoring", type=click.Choice(SCORINGS), default="rulebook", show_default=True,
+                     help="rulebook 4/2/-off, exact-only 10+tricks or 0, linear 4-2*off (STK-8)."),
+        click.option("--void-trump", type=click.Choice(("counts", "ignored")), default="counts", show_default=True,
+                     help="Whether a red card that won while void in the colour led also matches that colour "
+                          "(STK-6)."),
+        click.option("--tie-break", type=click.Choice(("last-start", "shared")), default="last-start",
+                     show_default=True, help="Who wins a tied game (STK-9)."),
+    ]
+    for o in reversed(opts):
+        fn = o(fn)
+    return fn
+
+
+def run_options(default_hands: int, unit: str = "hands"):
+    """--hands (or --games), --seed, --chunks."""
+
+    def deco(fn):
+        opts = [
+            click.option(f"--{unit}", "n", type=click.IntRange(1, 10**12), default=default_hands, show_default=True,
+                         help=f"Number of simulated {unit} (deals)." if unit == "hands" else
+                         "Number of simulated games (each as many hands as players)."),
+            click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+                         help="Root seed; the same seed gives the same numbers on any thread count."),
+            click.option("--chunks", type=click.IntRange(1, 4096), default=64, show_default=True,
+                         help="Chunks the run is cut into (part of what the seed means)."),
+        ]
+        for o in reversed(opts):
+            fn = o(fn)
+        return fn
+
+    return deco
+
+
+def make_rules(players, scoring, void_trump, tie_break):
+    from ludolab.stdlib.books import BooksRules
+
+    return BooksRules(int(players), scoring=scoring, void_trump=void_trump, tie_break=tie_break)
+
+
+def _emit_tables(fmt, title, record, tables: dict):
+    """Print several tables: text with a title per table; JSON with one list of rows per table."""
+    from .cli_common import _clean
+
+    if fmt == "json":
+        payload = {k: _clean(v) for k, v in record.items()}
+        for name, df in tables.items():
+            payload[name] = [{k: _clean(v) for k, v in r.items()} for r in df.to_dict("records")]
+        click.echo(json.dumps(payload, indent=2, default=str))
+        return
+    if fmt == "csv":
+        name, df = next(iter(tables.items()))
+        click.echo(df.to_csv(index=False), nl=False)
+        return
+    emit("table", record=record, title=title)
+    for name, df in tables.items():
+        click.echo(f"\n{name.replace('_', ' ')}")
+        click.echo(df.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+
+
+@click.group(name="books", short_help="Shut The Books: simulate, accuracy, compare, variants, score.")
+def group():
+    """Shut The Books: forecasts laid as prediction cards, trick play, accuracy of forecasts."""
+
+
+@group.command()
+@rules_options
+@click.option("--forecast-policy", type=click.Choice(FORECASTS), default="heuristic", show_default=True)
+@click.option("--play-policy", type=click.Choice(PLAYS), default="heuristic", show_default=True)
+@run_options(10_000, "games")
+@output_options
+@user_errors
+def simulate(players, scoring, void_trump, tie_break, forecast_policy, play_policy, n, seed, chunks, fmt, out_dir,
+             table_format, quiet):
+    """Whole games (as many hands as players, rotating start, STK-9): win share and total per seat."""
+    out = check_out(out_dir)
+    from ludolab.analysis.results import provenance
+    from ludolab.sim import books as S
+
+    rules = make_rules(players, scoring, void_trump, tie_break)
+    df = S.simulate(rules, forecast_policy, play_policy, n, seed, chunks, progress_flag(quiet))
+    rec = {"rules": rules.describe(), "forecast": forecast_policy, "play": play_policy, "games": n, "seed": seed}
+    emit(fmt, record=rec, table=df, title="Shut The Books, whole games")
+    save_outputs(out, {"books_simulate": df}, {}, provenance("books", **df.attrs["provenance"],
+                                                             forecast=forecast_policy, play=play_policy),
+                 table_format)
+
+
+@group.command()
+@rules_options
+@click.option("--forecast-policy", type=click.Choice(FORECASTS), default="heuristic", show_default=True)
+@click.option("--play-policy", type=click.Choice(PLAYS), default="heuristic", show_default=True)
+@run_options(20_000)
+@output_options
+@user_errors
+def accuracy(players, scoring, void_trump, tie_break, forecast_policy, play_policy, n, seed, chunks, fmt, out_dir,
+             table_format, quiet):
+    """How accurate forecasts are: exact / off by 1 / off by 2+, mean score, MAE, by seat and by number of
+    prediction cards, the cost of forecasting first; 95% CIs (seat 0 forecasts first in every hand)."""
+    out = check_out(out_dir)
+    from ludolab.analysis import books as A
+    from ludolab.analysis.results import provenance
+    from ludolab.sim import books as S
+
+    rules = make_rules(players, scoring, void_trump, tie_break)
+    acc = S.accuracy(rules, [(forecast_policy, play_policy)], n, seed, chunks, progress_flag(quiet))
+    t = A.accuracy_tables(acc)
+    rec = {"rules": rules.describe(), "forecast": forecast_policy, "play": play_policy, "hands": n, "seed": seed}
+    tables = {k: t[k].drop(columns=["forecast", "play"]) for k in
+              ("overall", "by_seat", "by_predictions", "first_cost", "off_distribution")}
+    _emit_tables(fmt, "Shut The Books, prediction accuracy", rec, tables)
+    if out is not None:
+        meta = provenance("books", **acc.provenance, forecast=forecast_policy, play=play_policy)
+        figs = {"books_accuracy_by_seat": A.fig_by_seat(t["by_seat"], rules),
+                "books_accuracy_by_predictions": A.fig_by_predictions(t["by_predictions"], rules),
+                "books_off_distribution": A.fig_off_distribution(t["off_distribution"], rules)}
+        save_outputs(out, {f"books_accuracy_{k}": v for k, v in t.items()}, figs, meta, table_format)
+
+
+@group.command()
+@rules_options
+@click.option("--forecast-policy", "forecasts", type=click.Choice(FORECASTS), multiple=True,
+              help="Forecast policies to compare (repeat; default heuristic, zero, random).")
+@click.option("--play-policy", "plays", type=click.Choice(PLAYS), multiple=True,
+              help="Play policies to compare (repeat; default heuristic, random).")
+@run_options(20_000)
+@output_options
+@user_errors
+def compare(players, scoring, void_trump, tie_break, forecasts, plays, n, seed, chunks, fmt, out_dir, table_format,
+            quiet):
+    """Every forecast x play policy pair on the same deals (common random numbers): accuracy and the paired
+    difference in mean hand score against the first pair, with 95% CIs."""
+    out = check_out(out_dir)
+    from ludolab.analysis import books as A
+    from ludolab.analysis.results import provenance
+    from ludolab.sim import books as S
+
+    rules = make_rules(players, scoring, void_trump, tie_break)
+    forecasts = forecasts or FORECASTS
+    plays = plays or PLAYS
+    configs = [(f, p) for f in dict.fromkeys(forecasts) for p in dict.fromkeys(plays)]
+    acc = S.accuracy(rules, configs, n, seed, chunks, progress_flag(quiet))
+    t = A.accuracy_tables(acc)
+    ov = t["overall"].merge(t["paired"][["forecast", "play", "diff_vs_first_config", "diff_vs_first_config_ci_low",
+                                         "diff_vs_first_config_ci_high"]], on=["forecast", "play"])
+    ov = ov.merge(t["first_cost"].drop(columns=["hands"]), on=["forecast", "play"])
+    rec = {"rules": rules.describe(), "hands": n, "seed": seed,
+           "baseline": f"{configs[0][0]} / {configs[0][1]}"}
+    _emit_tables(fmt, "Shut The Books, policies compared on the same deals", rec, {"policies": ov})
+    if out is not None:
+        meta = provenance("books", **acc.provenance, configs=[list(c) for c in configs])
+        figs = {"books_compare_by_seat": A.fig_by_seat(t["by_seat"], rules),
+                "books_compare_by_predictions": A.fig_by_predictions(t["by_predictions"], rules),
+                "books_compare_off_distribution": A.fig_off_distribution(t["off_distribution"], rules)}
+        save_outputs(out, {"books_compare": ov, "books_compare_by_seat": t["by_seat"]}, figs, meta, table_format)
+
+
+@group.command()
+@click.option("--players", type=click.Choice(("3", "4")), default="4", show_default=True)
+@run_options(20_000)
+@output_options
+@user_errors
+def variants(players, n, seed, chunks, fmt, out_dir, table_format, quiet):
+    """Scoring variants (rulebook, exact-only, linear; STK-8), the heuristic forecaster re-tuned to each:
+    prediction cards laid, accuracy, skilled-minus-random spread and the cost of forecasting first."""
+    out = check_out(out_dir)
+    from ludolab.analysis import books as A
+    from ludolab.analysis.results import provenance
+
+    df = A.variants(int(players), n, seed)
+    rec = {"players": int(players), "hands": n, "seed": seed}
+    _emit_tables(fmt, "Shut The Books, scoring variants", rec, {"variants": df})
+    if out is not None:
+        save_outputs(out, {"books_variants": df}, {"books_variants": A.fig_variants(df, int(players))},
+                     provenance("books", hands=n, seed=seed, players=int(players)), table_format)
+
+
+@group.command()
+@click.argument("record_file", type=click.Path(dir_okay=False))
+@click.option("--scoring", type=click.Choice(SCORINGS), default="rulebook", show_default=True)
+@click.option("--void-trump", type=click.Choice(("counts", "ignored")), default="counts", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(("table", "json", "csv")), default="table", show_default=True)
+@user_errors
+def score(record_file, scoring, void_trump, fmt):
+    """Replay and score a real hand written as JSON (players, start, hands, predictions, tricks); an illegal
+    record is refused naming the trick and the clause it breaks."""
+    import pandas as pd
+
+    from ludolab.sim import books as S
+
+    try:
+        with open(record_file, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as e:
+        raise InputError(f"cannot read {record_file!r}: {e.strerror or e}") from None
+    res = S.score_record(text, scoring=scoring, void_trump=void_trump)
+    seats = [{k: s[k] for k in ("seat", "tricks_won", "closed", "off", "score")} for s in res["seats"]]
+    if fmt == "json":
+        click.echo(json.dumps({"seats": seats}, indent=2))
+        return
+    df = pd.DataFrame(seats)
+    emit(fmt, table=df, title=f"Shut The Books, hand scored ({scoring} scoring)")

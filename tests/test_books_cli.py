@@ -1,0 +1,177 @@
+"""Shut The Books records (``books score``) and the command line, on tiny N.
+
+Clause ids refer to seeds/shut_the_books.md.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from ludolab.analysis.books_cli import group
+from ludolab.analysis.cli import cli
+from ludolab.sim import books as S
+from ludolab.stdlib.books import BooksRules
+
+
+def recorded_hand(seed=11, players=4):
+    """A legal hand record made by the engine (heuristic forecasts and play)."""
+    rec = S.conformance().play(seed, 2 if players == 3 else 1, "kernel")[-1]
+    assert rec["players"] == players
+    h = rec["hands"][0]
+    return {"players": players, "start": h["start"], "hands": h["deal"], "predictions": h["predictions"],
+            "tricks": [{"leader": t["leader"], "cards": t["cards"], "close": t["close"]} for t in h["tricks"]]}, h
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_score_record_reproduces_engine_scores(players):
+    """STK-5..STK-8: replaying an engine hand gives the engine's scores."""
+    rec, h = recorded_hand(players=players)
+    res = S.score_record(rec, void_trump="counts" if players == 4 else "counts")
+    assert [s["score"] for s in res["seats"]] == h["scores"]
+
+
+def test_score_record_close_may_be_omitted_when_unambiguous():
+    """STK-6: close may be left out when at most one open prediction card matches."""
+    rec, h = recorded_hand()
+    for t in rec["tricks"]:
+        t.pop("close")
+    try:
+        res = S.score_record(rec)
+    except S.RecordError as e:
+        assert "must say which" in str(e) and "STK-6" in str(e)
+    else:
+        assert [s["score"] for s in res["seats"]] == h["scores"]
+
+
+def _first_trick_follower_violation(rec):
+    """Make seat 2nd-to-play in trick 1 play off-colour while holding the colour led."""
+    r = copy.deepcopy(rec)
+    t = r["tricks"][0]
+    led = t["cards"][0][0]
+    s = (t["leader"] + 1) % r["players"]
+    hand = [c for c in r["hands"][s] if c not in r["predictions"][s]]
+    off = [c for c in hand if c[0] != led]
+    if t["cards"][1][0] != led or not off:
+        return None
+    t["cards"][1] = off[0]
+    return r
+
+
+@pytest.mark.parametrize("mutate, clause, words", [
+    (lambda r: r["tricks"][0]["cards"].__setitem__(0, "Q5"), "STK-2", "colour"),
+    (lambda r: r["tricks"].pop(), "STK-7", "tricks"),
+    (lambda r: r["tricks"].append(copy.deepcopy(r["tricks"][-1])), "STK-7", "tricks"),
+    (lambda r: r["tricks"][1].__setitem__("leader", (r["tricks"][1]["leader"] + 1) % r["players"]), "STK-5",
+     "leader"),
+    (lambda r: r.__setitem__("start", 7), "STK-3", "start"),
+    (lambda r: r["predictions"].__setitem__(0, r["hands"][0][:6]), "STK-4", "at most 5"),
+    (lambda r: r["predictions"].__setitem__(0, [r["hands"][1][0]]), "STK-4", "not dealt"),
+])
+def test_score_record_refuses_illegal_records(mutate, clause, words):
+    """Illegal records are refused with one line naming the trick or field and the clause."""
+    rec, _ = recorded_hand()
+    mutate(rec)
+    with pytest.raises(S.RecordError) as ei:
+        S.score_record(rec)
+    msg = str(ei.value)
+    assert clause in msg and words in msg and "\n" not in msg
+
+
+def test_score_record_refuses_card_not_in_hand_and_no_follow():
+    """STK-5: a card the seat does not hold, and not following suit when able, are refused."""
+    rec, _ = recorded_hand()
+    r = copy.deepcopy(rec)
+    other = (r["tricks"][0]["leader"] + 2) % 4
+    r["tricks"][0]["cards"][0] = [c for c in r["hands"][other]
+                                  if c not in r["predictions"][other] and c not in r["tricks"][0]["cards"]][0]
+    with pytest.raises(S.RecordError, match="trick 1.*not in their hand.*STK-5"):
+        S.score_record(r)
+    for seed in range(11, 40, 2):
+        rec, _ = recorded_hand(seed)
+        r = _first_trick_follower_violation(rec)
+        if r is not None:
+            with pytest.raises(S.RecordError, match="trick 1.*must follow suit.*STK-5"):
+                S.score_record(r)
+            break
+    else:
+        pytest.skip("no suitable trick found")
+
+
+def test_score_record_refuses_bad_close():
+    """STK-6: closing a card that does not match or is not open is refused."""
+    for seed in range(11, 60, 2):
+        rec, h = recorded_hand(seed)
+        for t, tr in enumerate(rec["tricks"]):
+            if tr["close"] is None:
+                w = h["tricks"][t]["winner"]
+                if rec["predictions"][w]:
+                    r = copy.deepcopy(rec)
+                    r["tricks"][t]["close"] = rec["predictions"][w][0]
+                    with pytest.raises(S.RecordError, match=f"trick {t + 1}: .*cannot close.*STK-6"):
+                        S.score_record(r)
+                    return
+    pytest.skip("no extra trick with predictions found")
+
+
+def test_score_record_bad_json():
+    with pytest.raises(S.RecordError, match="JSON"):
+        S.score_record("{not json")
+
+
+# ------------------------------------------------------------------ CLI
+def run(args, **kw):
+    return CliRunner().invoke(cli, ["books", *args], **kw)
+
+
+def test_cli_score_json(tmp_path):
+    """`books score FILE --format json` gives the seats in seat order with JSON numbers."""
+    rec, h = recorded_hand()
+    f = tmp_path / "hand.json"
+    f.write_text(json.dumps(rec))
+    res = run(["score", str(f), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert [s["seat"] for s in out["seats"]] == [0, 1, 2, 3]
+    assert [s["score"] for s in out["seats"]] == h["scores"]
+    assert set(out["seats"][0]) == {"seat", "tricks_won", "closed", "off", "score"}
+
+
+def test_cli_score_illegal_is_one_line_exit_2(tmp_path):
+    rec, _ = recorded_hand()
+    rec["tricks"].pop()
+    f = tmp_path / "hand.json"
+    f.write_text(json.dumps(rec))
+    res = run(["score", str(f)])
+    assert res.exit_code == 2
+    assert res.output.strip().startswith("Error:") and len(res.output.strip().splitlines()) == 1
+    assert "STK-7" in res.output
+
+
+def test_cli_accuracy_json_and_out(tmp_path):
+    res = run(["accuracy", "--hands", "200", "--quiet", "--format", "json", "--chunks", "4"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert len(out["by_seat"]) == 4 and isinstance(out["overall"][0]["exact"], float)
+    res = run(["accuracy", "--hands", "100", "--quiet", "--out", str(tmp_path), "--chunks", "2"])
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "books_accuracy_by_seat.png").exists()
+
+
+def test_cli_compare_and_simulate_and_variants():
+    res = run(["compare", "--hands", "100", "--quiet", "--chunks", "2", "--play-policy", "heuristic"])
+    assert res.exit_code == 0, res.output
+    assert "zero" in res.output and "random" in res.output
+    res = run(["simulate", "--games", "50", "--players", "3", "--quiet", "--chunks", "2"])
+    assert res.exit_code == 0, res.output
+    res = run(["variants", "--hands", "60", "--quiet", "--chunks", "2", "--format", "csv"])
+    assert res.exit_code == 0, res.output
+    assert res.output.startswith("scoring,")
+
+
+def test_cli_bad_choice_exit_2():
+    res = run(["accuracy", "--players", "5"])
+    assert res.exit_code == 2
