@@ -1,0 +1,232 @@
+"""Beverbende engine: kernel vs reference, properties over random rounds, no peeking.
+
+Clause ids refer to seeds/beverbende.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ludolab.sim import beverbende as B
+from ludolab.sim import beverbende_kernels as K
+from ludolab.sim import beverbende_reference as R
+from ludolab.sim.experiment import plan_run
+from ludolab.sim.rng import chunk_keys, py_game_state
+from ludolab.stdlib.beverbende import STANDARD_COMPOSITION, BeverbendeRules
+
+POLICIES = ["random", "threshold", "expected-value", "threshold:knock=-1", "threshold:knock=14,peek=0,draw2=0",
+            "expected-value:margin=0,kmax=3"]
+
+
+@st.composite
+def rulesets(draw):
+    P = draw(st.integers(2, 6))
+    comp = list(STANDARD_COMPOSITION)
+    for k in (10, 11, 12):
+        comp[k] = draw(st.sampled_from([0, comp[k], 2 * comp[k]]))
+    return BeverbendeRules(players=P, composition=tuple(comp), memory_loss=draw(st.sampled_from([0.0, 0.1, 0.6])),
+                           exchange_specials=draw(st.booleans()), round_cap=draw(st.integers(P, 90)))
+
+
+@st.composite
+def cases(draw):
+    rules = draw(rulesets())
+    pols = [draw(st.sampled_from(POLICIES)) for _ in range(rules.players)]
+    return rules, pols, draw(st.integers(0, 2**63)), draw(st.integers(0, 1000)), draw(st.integers(0, rules.players - 1))
+
+
+# ------------------------------------------------------------------ differential
+@settings(max_examples=60)
+@given(cases())
+def test_kernel_and_reference_play_the_same_round(case):  # BVB-3..BVB-13
+    rules, pols, key, g, start = case
+    a = B.trace_round(rules, pols, key, g, start, engine="kernel")
+    b = B.trace_round(rules, pols, key, g, start, engine="reference")
+    assert a == b
+    B.check_record(a)
+
+
+def test_kernel_statistics_match_the_reference_rounds():  # BVB-10
+    rules = BeverbendeRules(players=3, memory_loss=0.2)
+    pols = ["threshold", "expected-value", "random"]
+    kinds, params = B.seat_arrays(rules, pols)
+    mem = B.memory_array(rules)
+    plan = plan_run(60, 4, 3)
+    starts = np.zeros(3, dtype=np.int64)
+    out = np.zeros((3, 4, K.N_ROUND_STATS), dtype=np.int64)
+    K._simulate_rounds(plan.keys, starts, plan.games, rules.rules_array(), kinds, params, mem, out)
+    tot = np.zeros(3, dtype=np.int64)
+    for i in range(3):
+        for s in R.simulate_rounds(rules, kinds.tolist(), params.tolist(), mem.tolist(), int(plan.keys[i]),
+                                   int(plan.games[i])):
+            tot += s
+    assert out.sum(axis=0)[:3, K.RS_RAW].tolist() == tot.tolist()
+
+
+def test_whole_games_match_the_reference():  # BVB-14, BVB-15
+    for scoring in ("sum", "knocker-penalty", "win-count"):
+        rules = BeverbendeRules(players=2, scoring=scoring)
+        kinds, params = B.seat_arrays(rules, ["threshold", "expected-value"])
+        mem = B.memory_array(rules)
+        keys = chunk_keys(9, 1)
+        out = np.zeros((1, 3, 4), dtype=np.int64)
+        K._simulate_games(keys, np.zeros(1, np.int64), np.full(1, 20, np.int64), rules.rules_array(), kinds,
+                          params, mem, out)
+        tot = np.zeros(2, dtype=np.int64)
+        for g in range(20):
+            t, _, _ = R.play_game(rules, kinds.tolist(), params.tolist(), mem.tolist(), py_game_state(int(keys[0]), g))
+            tot += t
+        assert out[0, :2, 2].tolist() == tot.tolist(), scoring
+
+
+def test_compare_uses_common_random_numbers():
+    rules = BeverbendeRules(players=3)
+    df = B.compare(rules, ["threshold", "threshold", "random"], "threshold", rounds=400, seed=3, chunks=4)
+    assert df.mean_score[0] == df.mean_score[1]
+    assert df.diff_vs_first[1] == 0.0 and df.diff_vs_first_ci_low[1] == 0.0
+    single = B.simulate(rules, "threshold", rounds=400, seed=3, chunks=4)
+    assert np.isclose(single["seats"][0]["mean_score"], df.mean_score[0])
+
+
+# ------------------------------------------------------------------ properties
+@settings(max_examples=40)
+@given(cases())
+def test_cards_are_conserved_after_every_action(case):  # BVB-1
+    rules, pols, key, g, start = case
+    kinds, params = B.seat_arrays(rules, pols)
+    mem = B.memory_array(rules).tolist()
+    full = list(rules.composition)
+
+    def hook(r, obs, d):
+        counts = r.cards()
+        if obs["phase"] == "drawn":
+            counts[obs["card"]] += 1
+        assert counts == full
+
+    r, scores, _, _ = R.play_round(rules, kinds.tolist(), params.tolist(), mem, py_game_state(key, g), start, hook)
+    assert r.cards() == full
+
+
+@settings(max_examples=40)
+@given(cases())
+def test_knock_timing_and_replacement(case):  # BVB-9, BVB-10
+    rules, pols, key, g, start = case
+    kinds, params = B.seat_arrays(rules, pols)
+    r, scores, _, _ = R.play_round(rules, kinds.tolist(), params.tolist(), B.memory_array(rules).tolist(),
+                                   py_game_state(key, g), start)
+    P = rules.players
+    turns = [e[1] for e in r.events if e[0] == "turn"]
+    if r.knocker is not None:
+        k = next(i for i, e in enumerate(r.events) if e[0] == "knock")
+        before = sum(1 for e in r.events[:k] if e[0] == "turn")
+        assert before >= P
+        assert turns[before:] == [(r.knocker + i) % P for i in range(1, P)]
+    else:
+        assert r.capped and len(turns) == rules.round_cap
+    assert all(c < 10 for row in r.rows for c in row)
+    assert all(c >= 10 for c in r.aside)
+    assert scores == [sum(row) for row in r.rows]
+
+
+# ------------------------------------------------------------------ no peeking
+def _all_decisions(obs, kind, par):
+    """The policy's decision in every phase and with every drawn card, from one observation."""
+    out = []
+    o = obs.copy()
+    for ph in range(5):
+        for card in (range(13) if ph == K.PH_DRAWN else [-1]):
+            for mode in ((0, 1) if ph == K.PH_DRAWN else (0,)):
+                o[K.O_PHASE] = ph
+                o[K.O_CARD] = card
+                o[K.O_MODE] = mode
+                d, _ = K._act(kind, par, o, np.uint64(12345))
+                out.append(int(d))
+    return out
+
+
+@settings(max_examples=50)
+@given(cases(), st.integers(0, 40), st.integers(0, 2**32))
+def test_hidden_values_do_not_change_a_policys_choices(case, turns, salt):  # BVB-13
+    rules, pols, key, g, _ = case
+    kinds, params = B.seat_arrays(rules, pols)
+    mem = B.memory_array(rules)
+    ra = rules.rules_array()
+    P = rules.players
+    seat = salt % P
+    obs = np.zeros(K.O_SIZE, dtype=np.int64)
+    state = K._observe_at(ra, kinds, params, mem, np.uint64(key), g, turns, seat, obs)
+    # change every card the seat cannot know: unknown slots of every row and the whole draw pile
+    rng = np.random.default_rng(salt)
+    other = state.copy()
+    changed = 0
+    for q in range(P):
+        for s in range(4):
+            if state[K.S_KNOW + 24 * seat + 4 * q + s] < 0:
+                other[K.S_ROWS + 4 * q + s] = rng.integers(0, 13)
+                changed += 1
+    n = state[K.S_PILE_N]
+    other[K.S_PILE:K.S_PILE + n] = rng.integers(0, 13, size=n)
+    obs2 = np.zeros(K.O_SIZE, dtype=np.int64)
+    K._observe(other, ra, seat, K.PH_ACTION, -1, 0, obs2)
+    assert (obs == obs2).all()
+    for kind in (K.K_THRESHOLD, K.K_EV, K.K_RANDOM):
+        par = params[seat]
+        assert _all_decisions(obs, kind, par) == _all_decisions(obs2, kind, par)
+    # and the test can see a difference: a card the seat knows changes its observation
+    known = [(q, s) for q in range(P) for s in range(4) if state[K.S_KNOW + 24 * seat + 4 * q + s] >= 0]
+    if known:
+        q, s = known[0]
+        third = state.copy()
+        third[K.S_KNOW + 24 * seat + 4 * q + s] = (third[K.S_KNOW + 24 * seat + 4 * q + s] + 1) % 10
+        obs3 = np.zeros(K.O_SIZE, dtype=np.int64)
+        K._observe(third, ra, seat, K.PH_ACTION, -1, 0, obs3)
+        assert not (obs3 == obs).all()
+
+
+def test_reference_policies_never_see_hidden_cards():  # BVB-13
+    """In every decision of many reference rounds, the observation's beliefs are true values the
+    player learnt, and the observation holds nothing else about face-down cards."""
+    rules = BeverbendeRules(players=4, memory_loss=0.1)
+    kinds, params = B.seat_arrays(rules, ["random", "threshold", "expected-value", "threshold"])
+
+    def hook(r, obs, d):
+        seat = obs["seat"]
+        assert set(obs) == {"seat", "players", "phase", "card", "top", "turns", "knocker", "pile", "first_of_two",
+                            "exchange_specials", "discard_counts", "composition", "know"}
+        for q in range(4):
+            for s in range(4):
+                v = obs["know"][q][s]
+                assert v is None or v == r.rows[q][s], "a belief that is not the card there"
+                assert v == r.know[seat][q][s]
+
+    for g in range(40):
+        R.play_round(rules, kinds.tolist(), params.tolist(), B.memory_array(rules).tolist(),
+                     py_game_state(17, g), 0, hook)
+
+
+# ------------------------------------------------------------------ conformance
+def test_conformance_hooks():
+    c = B.conformance()
+    assert c.play(1, 25, "kernel") == c.play(1, 25, "reference")
+    for rec in c.play(2, 60, "kernel"):
+        c.check(rec)
+    rec = c.play(5, 1, "reference")[0]
+    bad = dict(rec, scores=[s + 1 for s in rec["scores"]])
+    with pytest.raises(AssertionError):
+        c.check(bad)
+
+
+def test_check_catches_an_illegal_take():  # BVB-6
+    rec = B.conformance().play(1, 1, "reference")[0]
+    ev = [list(e) for e in rec["events"]]
+    for e in ev:
+        if e[0] == "take":
+            e[3] = "SW"
+            break
+    else:
+        pytest.skip("no take in this round")
+    with pytest.raises(AssertionError):
+        B.check_record(dict(rec, events=ev))
