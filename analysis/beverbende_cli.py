@@ -1,0 +1,296 @@
+"""``ludolab beverbende``: Beverbende from the command line (rules clauses BVB-n in seeds/beverbende.md)."""
+
+from __future__ import annotations
+
+import click
+
+from .cli_common import InputError, check_out, emit, output_options, progress_flag, save_outputs, user_errors
+
+SCORINGS = ("sum", "knocker-penalty", "win-count")
+SPECIALS = ("swap", "peek", "draw-twice")
+
+
+def rules_options(fn):
+    """--players, --memory-loss, --scoring, --knock-penalty, --round-cap, --exchange-specials, --special, --deck."""
+    opts = [
+        click.option("--players", type=click.IntRange(2, 6), default=4, show_default=True,
+                     help="Number of players, 2..6 (BVB-2)."),
+        click.option("--memory-loss", "memory_loss", type=click.FloatRange(0.0, 1.0), default=0.0,
+                     show_default=True, help="Chance per turn of forgetting each remembered card (BVB-13)."),
+        click.option("--scoring", type=click.Choice(SCORINGS), default="sum", show_default=True,
+                     help="Scoring variant (BVB-15)."),
+        click.option("--knock-penalty", type=click.IntRange(0, 36), default=5, show_default=True,
+                     help="Penalty of a knocker who is not strictly lowest, with --scoring knocker-penalty."),
+        click.option("--round-cap", type=click.IntRange(1, 100_000), default=400, show_default=True,
+                     help="Turns after which a round nobody knocks in ends (BVB-12)."),
+        click.option("--exchange-specials", is_flag=True,
+                     help="A drawn special card may be exchanged into the row (BVB-7 option)."),
+        click.option("--special", "specials", multiple=True, metavar="NAME=FACTOR",
+                     help="Remove (0) or multiply (2) a special card type: swap, peek, draw-twice; repeatable."),
+        click.option("--deck", default=None, metavar="C0,...,C12",
+                     help="The whole deck: copies of 0..9, swap, peek, draw twice (default 4x9,9,9,7,5) (BVB-1)."),
+    ]
+    for o in reversed(opts):
+        fn = o(fn)
+    return fn
+
+
+def run_options(default_rounds: int):
+    """--rounds (alias --games), --seed, --chunks."""
+    def deco(fn):
+        opts = [
+            click.option("--rounds", "--games", "rounds", type=click.IntRange(1, 10**12), default=default_rounds,
+                         show_default=True, help="Number of simulated rounds (games for whole-game runs)."),
+            click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+                         help="Root seed; the same seed gives the same numbers on any thread count."),
+            click.option("--chunks", type=click.IntRange(1, 4096), default=64, show_default=True,
+                         help="Chunks the run is cut into (part of what the seed means)."),
+        ]
+        for o in reversed(opts):
+            fn = o(fn)
+        return fn
+    return deco
+
+
+def make_rules(players, memory_loss, scoring, knock_penalty, round_cap, exchange_specials, specials, deck):
+    """The :class:`~ludolab.stdlib.beverbende.BeverbendeRules` of the rules options."""
+    from ludolab.stdlib.beverbende import BeverbendeRules, parse_composition
+
+    kw = {}
+    if deck is not None:
+        kw["composition"] = parse_composition(deck)
+    rules = BeverbendeRules(players=players, memory_loss=memory_loss, scoring=scoring, knock_penalty=knock_penalty,
+                            round_cap=round_cap, exchange_specials=exchange_specials, **kw)
+    for s in specials:
+        name, eq, f = s.partition("=")
+        if not eq or name.strip() not in SPECIALS:
+            raise InputError(f"cannot read --special {s!r}: write NAME=FACTOR with NAME one of {', '.join(SPECIALS)}, "
+                             "e.g. swap=0 or peek=2")
+        try:
+            factor = float(f)
+        except ValueError:
+            raise InputError(f"--special {s!r}: the factor must be a number >= 0, e.g. 0 or 2") from None
+        if not factor >= 0:
+            raise InputError(f"--special {s!r}: the factor must be a number >= 0, e.g. 0 or 2")
+        rules = rules.with_special(name.strip(), factor)
+    return rules
+
+
+def _num_range(text: str, what: str) -> list[float]:
+    """``"2:20:2"`` (start:stop:step, inclusive) or ``"4,8,12"``."""
+    try:
+        if ":" in text:
+            parts = [float(x) for x in text.split(":")]
+            if len(parts) != 3 or parts[2] <= 0 or parts[1] < parts[0]:
+                raise ValueError
+            n = int(round((parts[1] - parts[0]) / parts[2])) + 1
+            if n > 200:
+                raise InputError(f"{what} {text!r} has {n} values: at most 200")
+            return [parts[0] + i * parts[2] for i in range(n)]
+        vals = [float(x) for x in text.split(",") if x.strip()]
+        if not vals:
+            raise ValueError
+        return vals
+    except ValueError:
+        raise InputError(f"cannot read {what} {text!r}: give start:stop:step (e.g. 2:20:2) or a list (4,8,12)") \
+            from None
+
+
+def _players_list(text: str) -> list[int]:
+    vals = _num_range(text, "--players")
+    out = []
+    for v in vals:
+        if v != int(v) or not 2 <= v <= 6:
+            raise InputError(f"--players {text!r}: player counts are whole numbers 2..6")
+        out.append(int(v))
+    return out
+
+
+@click.group(name="beverbende", short_help="Beverbende: simulate, compare, sweep knock thresholds, tune, variants.")
+def group():
+    """Beverbende (Biberbande): the 66-card knock game with hidden cards and memory.
+
+    Policies: random, threshold, expected-value, with parameters as
+    NAME:param=value,... e.g. threshold:knock=8,take=3 (see `simulate --help`).
+    """
+
+
+POLICY_HELP = ("Policy: random, threshold[:knock=10,take=2,unknown=4.5,exchange=1,swap=6,peek=1,draw2=1] or "
+               "expected-value[:margin=4,kmax=6,take=1,exchange=0.5,swapgain=1]. Give it once for every seat, "
+               "or once per seat.")
+
+
+@group.command(short_help="Simulate rounds: mean score with its CI, per seat.")
+@rules_options
+@click.option("--policy", "policies", multiple=True, default=("threshold",), show_default=True, help=POLICY_HELP)
+@click.option("--whole-games", is_flag=True, help="Play whole games (BVB-14) and report game win chances.")
+@run_options(20_000)
+@output_options
+@user_errors
+def simulate(players, memory_loss, scoring, knock_penalty, round_cap, exchange_specials, specials, deck, policies,
+             whole_games, rounds, seed, chunks, fmt, out_dir, table_format, quiet):
+    """Simulate single rounds (seat 0 starts) or whole games, every seat with its policy."""
+    import pandas as pd
+
+    from ludolab.analysis.results import provenance
+    from ludolab.sim import beverbende as bev
+
+    out_dir = check_out(out_dir)
+    rules = make_rules(players, memory_loss, scoring, knock_penalty, round_cap, exchange_specials, specials, deck)
+    pols = list(policies)
+    if len(pols) not in (1, players):
+        raise InputError(f"give --policy once (every seat) or {players} times (one per seat), not {len(pols)}")
+    pols = [bev.parse_policy(p) for p in pols]
+    arg = pols[0] if len(pols) == 1 else pols
+    meta = provenance("beverbende", rules=rules.as_dict(), policies=[p.label for p in pols], seed=seed,
+                      rounds=rounds, chunks=chunks, command="beverbende simulate")
+    if whole_games:
+        df = bev.simulate_games(rules, arg, rounds, seed, chunks, progress=progress_flag(quiet))
+        rec = {"games": rounds, "rounds_per_game": rules.n_rounds, "scoring": rules.scoring,
+               "capped_rounds": df.attrs["capped_rounds"]}
+        emit(fmt, rec, df, title=f"Beverbende, {players} players, whole games")
+        save_outputs(out_dir, {"game_wins": df}, {}, meta, table_format)
+        return
+    out = bev.simulate(rules, arg, rounds, seed, chunks, progress=progress_flag(quiet))
+    lo, hi = out["mean_score_ci"]
+    seats = pd.DataFrame([{"seat": s["seat"], "policy": s["policy"], "mean_score": s["mean_score"],
+                           "ci_low": s["mean_score_ci"][0], "ci_high": s["mean_score_ci"][1],
+                           "p_lowest_alone": s["p_lowest_alone"], "p_lowest_shared": s["p_lowest_shared"],
+                           "knock_rate": s["knock_rate"]} for s in out["seats"]])
+    if fmt == "json":
+        import json
+
+        rec = {k: v for k, v in out.items() if k not in ("seats",)}
+        rec["mean_score_ci_low"], rec["mean_score_ci_high"] = lo, hi
+        rec["seats"] = out["seats"]
+        click.echo(json.dumps(rec, indent=2))
+    else:
+        rec = {"players": players, "rounds": out["rounds"], "mean_score": out["mean_score"],
+               "mean_score_ci": f"[{lo:.4f}, {hi:.4f}]" if lo is not None else "undefined (one round)",
+               "mean_turns": out["mean_turns"], "capped_rounds": out["capped_rounds"], "seed": seed}
+        emit(fmt, rec if fmt == "table" else None, seats, title=f"Beverbende, {players} players, single rounds")
+    if out_dir is not None:
+        from ludolab.analysis.beverbende import fig_scores
+
+        n_fig = min(rounds, 2000)
+        save_outputs(out_dir, {"seats": seats}, {"score_distribution": fig_scores(rules, [p for p in pols][:3],
+                                                                                  n_fig, seed)},
+                     meta, table_format)
+
+
+@group.command(short_help="Policies in one seat against a field, on the same deals.")
+@rules_options
+@click.option("--policy", "policies", multiple=True, default=("random", "threshold", "expected-value"),
+              show_default=True, help="Candidate policies for the seat (repeatable). " + POLICY_HELP)
+@click.option("--field", default="threshold", show_default=True, help="Policy of every other seat.")
+@click.option("--seat", type=click.IntRange(0, 5), default=0, show_default=True,
+              help="The seat the candidates play (0 starts the round).")
+@run_options(20_000)
+@output_options
+@user_errors
+def compare(players, memory_loss, scoring, knock_penalty, round_cap, exchange_specials, specials, deck, policies,
+            field, seat, rounds, seed, chunks, fmt, out_dir, table_format, quiet):
+    """Compare policies on common random numbers: each plays the same rounds in the same seat."""
+    from ludolab.analysis.results import provenance
+    from ludolab.sim import beverbende as bev
+
+    out_dir = check_out(out_dir)
+    rules = make_rules(players, memory_loss, scoring, knock_penalty, round_cap, exchange_specials, specials, deck)
+    if seat >= players:
+        raise InputError(f"--seat {seat} does not exist with {players} players: seats are 0..{players - 1}")
+    df = bev.compare(rules, list(policies), field, rounds, seed, chunks, seat, progress=progress_flag(quiet))
+    meta = provenance("beverbende", rules=rules.as_dict(), field=field, seed=seed, rounds=rounds, chunks=chunks,
+                      command="beverbende compare")
+    emit(fmt, None, df, title=f"Beverbende, {players} players, seat {seat} against {field} "
+                              "(diff_vs_first: paired, against the first policy)")
+    save_outputs(out_dir, {"compare": df}, {}, meta, table_format)
+
+
+@group.command(short_help="Knock-threshold heatmap: own threshold against the field's.")
+@rules_options
+@click.option("--players-list", default=None, metavar="LIST",
+              help="Player counts to sweep, e.g. 2:6:1 or 2,4 (default: --players).")
+@click.option("--knock", "knocks", default="0:20:2", show_default=True, help="Own knock thresholds (start:stop:step or list).")
+@click.option("--field-knock", "field_knocks", default="0:20:2", show_default=True,
+              help="The field's knock thresholds.")
+@click.option("--policy", "policy", default="threshold", show_default=True,
+              help="The threshold policy whose knock is swept (its other parameters are kept).")
+@run_options(2_000)
+@output_options
+@user_errors
+def sweep(players, memory_loss, scoring, knock_penalty, round_cap, exchange_specials, specials, deck, players_list,
+          knocks, field_knocks, policy, rounds, seed, chunks, fmt, out_dir, table_format, quiet):
+    """Seat 0's knock threshold against the field's, on the same deals for every threshold."""
+    from ludolab.analysis import beverbende as A
+    from ludolab.analysis.results import provenance
+
+    out_dir = check_out(out_dir)
+    rules = make_rules(players, memory_loss, scoring, knock_penalty, round_cap, exchange_specials, specials, deck)
+    ps = _players_list(players_list) if players_list else [players]
+    for P in ps:
+        rules.with_changes(players=P)
+    df = A.knock_sweep(ps, _num_range(knocks, "--knock"), _num_range(field_knocks, "--field-knock"), rounds, seed,
+                       rules, policy, progress=progress_flag(quiet))
+    best = A.best_knock(df, "p_win" if rules.scoring == "win-count" else "mean_score")
+    meta = provenance("beverbende", rules=rules.as_dict(), seed=seed, rounds=rounds, command="beverbende sweep")
+    emit(fmt, None, best if fmt == "table" else df, title="Best own knock threshold for each field threshold")
+    figs = {}
+    if out_dir is not None:
+        figs["knock_heatmap"] = A.fig_heatmap(df, "mean_score")
+    save_outputs(out_dir, {"sweep": df, "best_knock": best}, figs, meta, table_format)
+
+
+@group.command(short_help="Tune the threshold heuristic against a field.")
+@rules_options
+@click.option("--field", default="threshold", show_default=True, help="Policy of every other seat.")
+@click.option("--objective", type=click.Choice(("mean_score", "p_win")), default="mean_score", show_default=True,
+              help="Lowest mean round score, or highest chance of the lowest row (shared counted half).")
+@click.option("--passes", type=click.IntRange(1, 10), default=2, show_default=True,
+              help="Passes of the coordinate search.")
+@run_options(4_000)
+@output_options
+@user_errors
+def tune(players, memory_loss, scoring, knock_penalty, round_cap, exchange_specials, specials, deck, field,
+         objective, passes, rounds, seed, chunks, fmt, out_dir, table_format, quiet):
+    """Coordinate search over knock, take, unknown, exchange and swap, each step on common random numbers."""
+    from ludolab.analysis import beverbende as A
+    from ludolab.analysis.results import provenance
+    from ludolab.sim import beverbende as bev
+
+    out_dir = check_out(out_dir)
+    rules = make_rules(players, memory_loss, scoring, knock_penalty, round_cap, exchange_specials, specials, deck)
+    best, hist = A.tune(rules, field, rounds, seed, passes, objective, progress=progress_flag(quiet))
+    pol = bev.make_policy("threshold", **best)
+    text = "threshold:" + ",".join(f"{k}={v:g}" for k, v in best.items())
+    check = bev.compare(rules, ["threshold", pol], field, rounds, seed + 1000, chunks)
+    rec = {"policy": text, "objective": objective, "field": bev.as_policy(field).label,
+           "mean_score": float(check.mean_score[1]), "default_mean_score": float(check.mean_score[0]),
+           "gain_vs_default": float(-check.diff_vs_first[1]),
+           "gain_ci": [float(-check.diff_vs_first_ci_high[1]), float(-check.diff_vs_first_ci_low[1])],
+           "check_seed": seed + 1000}
+    emit(fmt, rec, hist if fmt != "table" else None, title="Tuned threshold heuristic (checked on fresh deals)")
+    meta = provenance("beverbende", rules=rules.as_dict(), seed=seed, rounds=rounds, command="beverbende tune")
+    save_outputs(out_dir, {"tune_history": hist}, {}, meta, table_format)
+
+
+@group.command(short_help="Scoring variants: how each moves the best knock threshold.")
+@rules_options
+@click.option("--players-list", default="2,4,6", show_default=True, metavar="LIST", help="Player counts.")
+@click.option("--knock", "knocks", default="0:20:2", show_default=True, help="Own knock thresholds.")
+@run_options(2_000)
+@output_options
+@user_errors
+def variants(players, memory_loss, scoring, knock_penalty, round_cap, exchange_specials, specials, deck,
+             players_list, knocks, rounds, seed, chunks, fmt, out_dir, table_format, quiet):
+    """The best own knock threshold under sum, knocker-penalty and win-count scoring (BVB-15)."""
+    from ludolab.analysis import beverbende as A
+    from ludolab.analysis.results import provenance
+
+    out_dir = check_out(out_dir)
+    rules = make_rules(players, memory_loss, scoring, knock_penalty, round_cap, exchange_specials, specials, deck)
+    ps = _players_list(players_list)
+    var = A.variants(ps, _num_range(knocks, "--knock"), rounds, seed, rules, progress=progress_flag(quiet))
+    best = A.best_by_variant(var)
+    meta = provenance("beverbende", rules=rules.as_dict(), seed=seed, rounds=rounds, command="beverbende variants")
+    emit(fmt, None, best if fmt == "table" else var, title="Best own knock threshold by scoring variant")
+    save_outputs(out_dir, {"variants": var, "best_knock": best}, {}, meta, table_format)
