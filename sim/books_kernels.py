@@ -33,6 +33,11 @@ MAX_OFF = 21
 N_STATS = ST_HIST + MAX_OFF + 1
 #: Hand-level paired statistics (row ``players`` of the accumulator, k = 0).
 HP_N, HP_DFIRST, HP_DFIRST2, HP_MEAN, HP_MEAN2, HP_D0, HP_D02 = range(7)
+#: Scratch arrays passed down from a chunk (no allocation per hand): int64 ``work`` and float64 ``fwork``.
+W_BUF, W_PREDS, W_HAND, W_ORDER, W_USED, W_TAKEN, W_DECK = 0, 16, 24, 40, 48, 64, 80
+W_SIZE = W_DECK + 64
+FW_ST, FW_PV = 0, 16
+FW_SIZE = 32
 #: Game statistics per seat.
 G_WINS, G_SHARED, G_TOTAL, G_TOTAL2 = range(4)
 N_GSTATS = 4
@@ -58,7 +63,7 @@ def _rank(c):
 
 # ------------------------------------------------------------------ the deal
 @njit(cache=True)
-def _new_hand(state, rules, start, rng):
+def _new_hand(state, rules, start, rng, work):
     """Reset ``state`` for a new hand, shuffle and deal (STK-1, STK-3); returns the stream state."""
     P = rules[0]
     N = rules[1]
@@ -79,7 +84,7 @@ def _new_hand(state, rules, start, rng):
         state[LOC + c] = L_OUT
     for i in range(T_LEAD, STATE_SIZE):
         state[i] = -1
-    deck = np.empty(4 * N, dtype=np.int64)
+    deck = work[W_DECK:W_DECK + 4 * N]
     k = 0
     for col in range(4):
         for n in range(N):
@@ -96,8 +101,7 @@ def _new_hand(state, rules, start, rng):
 @njit(cache=True)
 def _observe(state, seat, obs):
     """Fill ``obs`` with what ``seat`` knows: cards in other hands become L_HIDDEN."""
-    for i in range(STATE_SIZE):
-        obs[i] = state[i]
+    obs[:] = state
     obs[S_VIEWER] = seat
     for c in range(N_CARD_IDS):
         loc = state[LOC + c]
@@ -311,13 +315,13 @@ def _strength(c, N, p):
 
 
 @njit(cache=True)
-def _forecast_heuristic(obs, p, out):
+def _forecast_heuristic(obs, p, out, work, fwork):
     """Hand-strength forecaster (twin of ``books_reference.forecast_heuristic``); returns k, cards in out."""
     me = obs[S_VIEWER]
     P = obs[S_PLAYERS]
     N = obs[S_NMAX]
     H = obs[S_HAND]
-    hand = np.empty(16, dtype=np.int64)
+    hand = work[W_HAND:W_HAND + 16]
     nh = 0
     for c in range(N_CARD_IDS):
         if obs[LOC + c] == L_HAND + me:
@@ -331,10 +335,10 @@ def _forecast_heuristic(obs, p, out):
         sum_earlier += obs[NPRED + s]
         if obs[NPRED + s] > max_earlier:
             max_earlier = obs[NPRED + s]
-    st = np.empty(16)
+    st = fwork[FW_ST:FW_ST + 16]
     for i in range(nh):
         st[i] = _strength(hand[i], N, p)
-    pv = np.empty(16)
+    pv = fwork[FW_PV:FW_PV + 16]
     for i in range(nh):
         c = hand[i]
         v = -st[i]
@@ -343,22 +347,24 @@ def _forecast_heuristic(obs, p, out):
             if j != i and (_colour(h) == _colour(c) or _number(h) == _number(c)):
                 v += st[j]
         pv[i] = v
-    used = np.zeros(16, dtype=np.bool_)
-    order = np.empty(MAX_PREDICTIONS, dtype=np.int64)
+    used = work[W_USED:W_USED + 16]
+    used[:] = 0
+    order = work[W_ORDER:W_ORDER + MAX_PREDICTIONS]
     n_order = min(MAX_PREDICTIONS, nh)
     for o in range(n_order):
         bi = -1
         for i in range(nh):
             if not used[i] and (bi < 0 or pv[i] > pv[bi]):
                 bi = i
-        used[bi] = True
+        used[bi] = 1
         order[o] = bi
     best_k = 0
     best_err = 0.0
-    taken = np.zeros(16, dtype=np.bool_)
+    taken = work[W_TAKEN:W_TAKEN + 16]
+    taken[:] = 0
     for k in range(n_order + 1):
         if k > 0:
-            taken[order[k - 1]] = True
+            taken[order[k - 1]] = 1
         e = 0.0
         cnt0 = 0
         cnt1 = 0
@@ -403,9 +409,9 @@ def _forecast_heuristic(obs, p, out):
 
 
 @njit(cache=True)
-def _forecast_random(obs, rng, out):
+def _forecast_random(obs, rng, out, work):
     me = obs[S_VIEWER]
-    hand = np.empty(16, dtype=np.int64)
+    hand = work[W_HAND:W_HAND + 16]
     nh = 0
     for c in range(N_CARD_IDS):
         if obs[LOC + c] == L_HAND + me:
@@ -417,37 +423,47 @@ def _forecast_random(obs, rng, out):
         tmp = hand[i]
         hand[i] = hand[i + j]
         hand[i + j] = tmp
-    sel = hand[:k].copy()
-    sel.sort()
-    for i in range(k):
-        out[i] = sel[i]
+    for i in range(k):  # insertion sort into out: the chosen cards ascending
+        c = hand[i]
+        j = i
+        while j > 0 and out[j - 1] > c:
+            out[j] = out[j - 1]
+            j -= 1
+        out[j] = c
     return k, rng
 
 
 @njit(cache=True, inline="always")
-def _would_match(c, led, obs, me, voidrule):
+def _would_match(c, led, preds, npreds, voidrule):
     void_led = voidrule == 1 and _colour(c) == RED and led >= 0 and led != RED
     cc = _colour(c)
     cn = _number(c)
-    for p in range(N_CARD_IDS):
-        if obs[LOC + p] == L_OPEN + me:
-            if _colour(p) == cc or _number(p) == cn or (void_led and _colour(p) == led):
-                return True
+    for i in range(npreds):
+        p = preds[i]
+        if _colour(p) == cc or _number(p) == cn or (void_led and _colour(p) == led):
+            return True
     return False
 
 
 @njit(cache=True)
-def _play_heuristic(obs, p, legal, nl):
+def _play_heuristic(obs, p, legal, nl, work):
     """Heuristic card play (twin of ``books_reference.play_heuristic``)."""
     me = obs[S_VIEWER]
     vr = obs[S_VOIDRULE]
     npreds = obs[NPRED + me] - obs[NCLOSED + me]
+    preds = work[W_PREDS:W_PREDS + MAX_PREDICTIONS]
+    npr = 0
+    if npreds > 0:
+        for q in range(N_CARD_IDS):
+            if obs[LOC + q] == L_OPEN + me:
+                preds[npr] = q
+                npr += 1
     if obs[S_NPLAYED] == 0:
         best = -1
         if npreds > 0:
             for i in range(nl):
                 c = legal[i]
-                if _would_match(c, -1, obs, me, vr) and (best < 0 or _rank(c) > _rank(best)):
+                if _would_match(c, -1, preds, npr, vr) and (best < 0 or _rank(c) > _rank(best)):
                     best = c
             if best >= 0:
                 return best
@@ -483,7 +499,7 @@ def _play_heuristic(obs, p, legal, nl):
     for i in range(nl):
         c = legal[i]
         if _beats(c, cur, led):
-            if _would_match(c, led, obs, me, vr):
+            if _would_match(c, led, preds, npr, vr):
                 if win_match < 0:
                     win_match = c
                 elif last:
@@ -527,21 +543,21 @@ def _close_heuristic(obs, options, n):
 
 
 @njit(cache=True)
-def _choose_forecast(obs, kind, params, rng, out):
+def _choose_forecast(obs, kind, params, rng, out, work, fwork):
     """Prediction set of the viewer under policy ``kind``: returns (k, rng), cards in out[:k]."""
     if kind == F_HEURISTIC:
-        return _forecast_heuristic(obs, params, out), rng
+        return _forecast_heuristic(obs, params, out, work, fwork), rng
     if kind == F_RANDOM:
-        return _forecast_random(obs, rng, out)
+        return _forecast_random(obs, rng, out, work)
     return 0, rng
 
 
 @njit(cache=True)
-def _choose_play(obs, kind, params, rng, buf):
+def _choose_play(obs, kind, params, rng, buf, work):
     me = obs[S_VIEWER]
     nl = _legal_plays(obs, me, buf)
     if kind == P_HEURISTIC:
-        return _play_heuristic(obs, params, buf, nl), rng
+        return _play_heuristic(obs, params, buf, nl, work), rng
     if nl == 1:
         return buf[0], rng
     j, rng = next_below(rng, nl)
@@ -559,16 +575,16 @@ def _choose_close(obs, kind, params, rng, buf):
 
 # ------------------------------------------------------------------ a hand, a game
 @njit(cache=True)
-def _play_hand(state, obs, rules, start, fk, fp, pk, pp, rng, trace, tpos):
+def _play_hand(state, obs, rules, start, fk, fp, pk, pp, rng, trace, tpos, work, fwork):
     """Deal and play one hand with per-seat policies; returns (rng, trace position).
 
     Args:
         fk, pk: int64 (players,) forecast / play policy kinds; fp, pp: float64 (players, N_PARAMS).
         trace: int64 (n, 3) event rows (code, seat, card), or shape (0, 3) for none.
     """
-    rng = _new_hand(state, rules, start, rng)
+    rng = _new_hand(state, rules, start, rng, work)
     P = rules[0]
-    buf = np.empty(16, dtype=np.int64)
+    buf = work[W_BUF:W_BUF + 16]
     if trace.shape[0] > 0:
         tpos = _trace(trace, tpos, A_HAND, -1, start)
         for s in range(P):
@@ -578,13 +594,13 @@ def _play_hand(state, obs, rules, start, fk, fp, pk, pp, rng, trace, tpos):
     while state[S_PHASE] == PH_FORECAST:
         s = state[S_TURN]
         _observe(state, s, obs)
-        k, rng = _choose_forecast(obs, fk[s], fp[s], rng, buf)
+        k, rng = _choose_forecast(obs, fk[s], fp[s], rng, buf, work, fwork)
         tpos = _apply_forecast(state, s, buf, k, trace, tpos)
     while state[S_PHASE] != PH_DONE:
         s = state[S_TURN]
         _observe(state, s, obs)
         if state[S_PHASE] == PH_PLAY:
-            c, rng = _choose_play(obs, pk[s], pp[s], rng, buf)
+            c, rng = _choose_play(obs, pk[s], pp[s], rng, buf, work)
             tpos = _play_card(state, c, trace, tpos, buf)
         else:
             c, rng = _choose_close(obs, pk[s], pp[s], rng, buf)
@@ -612,10 +628,12 @@ def _trace_game(key, g, rules, scoring, fk, fp, pk, pp, trace):
     P = rules[0]
     state = np.zeros(STATE_SIZE, dtype=np.int16)
     obs = np.zeros(STATE_SIZE, dtype=np.int16)
+    work = np.zeros(W_SIZE, dtype=np.int64)
+    fwork = np.zeros(FW_SIZE)
     rng = game_state(key, g)
     tpos = 0
     for h in range(P):
-        rng, tpos = _play_hand(state, obs, rules, h % P, fk, fp, pk, pp, rng, trace, tpos)
+        rng, tpos = _play_hand(state, obs, rules, h % P, fk, fp, pk, pp, rng, trace, tpos, work, fwork)
         for s in range(P):
             tpos = _trace(trace, tpos, A_SCORE, s, _score(_off(state, s), state[NWON + s], scoring))
     return tpos
@@ -636,12 +654,14 @@ def _simulate_hands(keys, starts, stops, rules, scoring, fk, fp, pk, pp, out):
     for i in prange(keys.shape[0]):
         state = np.zeros(STATE_SIZE, dtype=np.int16)
         obs = np.zeros(STATE_SIZE, dtype=np.int16)
+        work = np.zeros(W_SIZE, dtype=np.int64)
+        fwork = np.zeros(FW_SIZE)
         sc = np.zeros(4)
         for g in range(starts[i], stops[i]):
             mean0 = 0.0
             for c in range(C):
                 rng = game_state(keys[i], g)
-                rng, _ = _play_hand(state, obs, rules, 0, fk[c], fp[c], pk[c], pp[c], rng, empty, 0)
+                rng, _ = _play_hand(state, obs, rules, 0, fk[c], fp[c], pk[c], pp[c], rng, empty, 0, work, fwork)
                 tot = 0.0
                 for s in range(P):
                     off = _off(state, s)
@@ -687,13 +707,15 @@ def _simulate_games(keys, starts, stops, rules, scoring, tie_break, fk, fp, pk, 
     for i in prange(keys.shape[0]):
         state = np.zeros(STATE_SIZE, dtype=np.int16)
         obs = np.zeros(STATE_SIZE, dtype=np.int16)
+        work = np.zeros(W_SIZE, dtype=np.int64)
+        fwork = np.zeros(FW_SIZE)
         totals = np.zeros(4, dtype=np.int64)
         for g in range(starts[i], stops[i]):
             rng = game_state(keys[i], g)
             for s in range(P):
                 totals[s] = 0
             for h in range(P):
-                rng, _ = _play_hand(state, obs, rules, h % P, fk, fp, pk, pp, rng, empty, 0)
+                rng, _ = _play_hand(state, obs, rules, h % P, fk, fp, pk, pp, rng, empty, 0, work, fwork)
                 for s in range(P):
                     totals[s] += _score(_off(state, s), state[NWON + s], scoring)
             top = totals[0]
