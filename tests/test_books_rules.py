@@ -110,7 +110,7 @@ def test_stk3_deal_is_complete_and_equal(players):
     assert all(len(h) == rules.hand_size for h in hands)
     assert sorted(c for h in hands for c in h) == sorted(int(c) for c in rules.deck)
     kst = np.zeros(B.STATE_SIZE, dtype=np.int16)
-    K._new_hand(kst, rules.as_array(), 0, np.uint64(12345))
+    K._new_hand(kst, rules.as_array(), 0, np.uint64(12345), np.zeros(K.W_SIZE, dtype=np.int64))
     assert list(kst) == st
 
 
