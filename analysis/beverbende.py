@@ -51,8 +51,9 @@ def knock_sweep(players=(2, 3, 4, 5, 6), knocks=range(0, 21, 2), field_knocks=ra
     """The knock threshold of seat 0 against the field's threshold (every other seat), by player count.
 
     Returns:
-        tidy DataFrame: ``players``, ``field_knock``, ``knock``, ``mean_score`` and CI, ``p_lowest_alone``
-        and CI, ``p_lowest_shared``, ``knock_rate``, ``diff_vs_first`` and CI (paired), ``capped_rounds``.
+        tidy DataFrame: ``players``, ``field_knock``, ``knock``, ``mean_score`` and CI, ``margin`` and CI,
+        ``p_lowest_alone`` and CI, ``p_lowest_shared``, ``p_win`` (lowest row, shared counted half),
+        ``knock_rate``, ``diff_vs_first`` and CI (paired), ``capped_rounds``.
     """
     base = base or BeverbendeRules()
     knocks = [float(k) for k in knocks]
@@ -64,22 +65,23 @@ def knock_sweep(players=(2, 3, 4, 5, 6), knocks=range(0, 21, 2), field_knocks=ra
                              progress=progress)
             df.insert(0, "field_knock", float(fk))
             df.insert(1, "knock", knocks)
+            df["p_win"] = df.p_lowest_alone + df.p_lowest_shared / 2
             rows.append(df)
     return pd.concat(rows, ignore_index=True)
 
 
-def best_knock(sweep: pd.DataFrame, objective: str = "mean_score") -> pd.DataFrame:
+def best_knock(sweep: pd.DataFrame, objective: str = "margin") -> pd.DataFrame:
     """The best own knock threshold for each (players, field_knock) of a sweep.
 
-    objective: ``mean_score`` (lowest wins) or ``p_win`` (highest chance of the lowest row, shared
-    wins counted as half).
+    objective: ``margin`` (lowest score relative to the other seats' mean: what decides a game scored by
+    sums), ``mean_score`` (lowest own score) or ``p_win`` (highest chance of the lowest row, shared wins
+    counted as half).
     """
     s = sweep.copy()
-    s["p_win"] = s.p_lowest_alone + s.p_lowest_shared / 2
     keys = [c for c in ("scoring", "players", "field_knock") if c in s]
-    idx = (s.groupby(keys)[objective].idxmin() if objective == "mean_score"
-           else s.groupby(keys)[objective].idxmax())
-    return s.loc[idx, keys + ["knock", "mean_score", "mean_score_ci_low", "mean_score_ci_high", "p_win"]] \
+    idx = (s.groupby(keys)[objective].idxmax() if objective == "p_win"
+           else s.groupby(keys)[objective].idxmin())
+    return s.loc[idx, keys + ["knock", "margin", "margin_ci_low", "margin_ci_high", "mean_score", "p_win"]] \
         .rename(columns={"knock": "best_knock"}).reset_index(drop=True)
 
 
@@ -177,11 +179,12 @@ def variants(players=(2, 4, 6), knocks=range(0, 21, 2), rounds: int = 5_000, see
 
 
 def best_by_variant(var: pd.DataFrame) -> pd.DataFrame:
-    """The best knock threshold of each scoring variant and player count: the lowest mean score for ``sum`` and
-    ``knocker-penalty``, the highest chance of a lowest row (shared counted half) for ``win-count``."""
+    """The best knock threshold of each scoring variant and player count: the lowest margin over the other
+    seats for ``sum`` and ``knocker-penalty``, the highest chance of a lowest row (shared counted half) for
+    ``win-count``."""
     out = []
     for sc, part in var.groupby("scoring", sort=False):
-        out.append(best_knock(part, "p_win" if sc == "win-count" else "mean_score"))
+        out.append(best_knock(part, "p_win" if sc == "win-count" else "margin"))
     return pd.concat(out, ignore_index=True)
 
 
@@ -210,11 +213,11 @@ TUNE_GRID = {"knock": [4, 6, 8, 10, 12, 14, 16], "take": [0, 1, 2, 3, 4], "unkno
 
 
 def tune(rules: BeverbendeRules, field="threshold", rounds: int = 5_000, seed: int = 0, passes: int = 2,
-         objective: str = "mean_score", start=None, grid=None, progress=False) -> tuple[dict, pd.DataFrame]:
+         objective: str = "margin", start=None, grid=None, progress=False) -> tuple[dict, pd.DataFrame]:
     """Coordinate search over the threshold heuristic's parameters for seat 0 against a field.
 
     Every candidate of a coordinate step is played on the same deals (common random numbers); the
-    incumbent is kept unless a candidate is better (``mean_score`` lower, or ``p_win`` higher).
+    incumbent is kept unless a candidate is better (``margin`` or ``mean_score`` lower, or ``p_win`` higher).
 
     Returns:
         (the best parameters as a dict, the history DataFrame of every step).
@@ -222,8 +225,8 @@ def tune(rules: BeverbendeRules, field="threshold", rounds: int = 5_000, seed: i
     Raises:
         LudolabError: an unknown objective or parameter.
     """
-    if objective not in ("mean_score", "p_win"):
-        raise LudolabError(f"unknown tuning objective {objective!r}: allowed are mean_score, p_win")
+    if objective not in ("margin", "mean_score", "p_win"):
+        raise LudolabError(f"unknown tuning objective {objective!r}: allowed are margin, mean_score, p_win")
     grid = grid or TUNE_GRID
     best = dict(bev.POLICY_PARAMS["threshold"])
     if start:
@@ -237,10 +240,12 @@ def tune(rules: BeverbendeRules, field="threshold", rounds: int = 5_000, seed: i
             cands = [bev.make_policy("threshold", **{**best, name: v}) for v in vals]
             df = bev.compare(rules, cands, field, rounds, seed + ps, progress=progress)
             df["p_win"] = df.p_lowest_alone + df.p_lowest_shared / 2
-            i = int(df[objective].idxmin() if objective == "mean_score" else df[objective].idxmax())
+            i = int(df[objective].idxmax() if objective == "p_win" else df[objective].idxmin())
             best[name] = vals[i]
             for j, v in enumerate(vals):
-                history.append({"pass": ps, "parameter": name, "value": v, "mean_score": df.mean_score[j],
+                history.append({"pass": ps, "parameter": name, "value": v, "margin": df.margin[j],
+                                "margin_ci_low": df.margin_ci_low[j], "margin_ci_high": df.margin_ci_high[j],
+                                "mean_score": df.mean_score[j],
                                 "mean_score_ci_low": df.mean_score_ci_low[j],
                                 "mean_score_ci_high": df.mean_score_ci_high[j], "p_win": df.p_win[j],
                                 "chosen": j == i})
@@ -248,7 +253,7 @@ def tune(rules: BeverbendeRules, field="threshold", rounds: int = 5_000, seed: i
 
 
 # ------------------------------------------------------------------ charts
-def fig_heatmap(sweep: pd.DataFrame, value: str = "mean_score", title_rules: str = "rulebook deck, sum scoring"):
+def fig_heatmap(sweep: pd.DataFrame, value: str = "margin", title_rules: str = "rulebook deck, sum scoring"):
     """Heatmap of seat 0's knock threshold (x) against the field's (y), one panel per player count."""
     from matplotlib.figure import Figure
 
@@ -260,17 +265,18 @@ def fig_heatmap(sweep: pd.DataFrame, value: str = "mean_score", title_rules: str
     for ax, P in zip(axes, ps):
         part = sweep[sweep.players == P].pivot(index="field_knock", columns="knock", values=value)
         im = ax.imshow(part.values, origin="lower", aspect="auto", vmin=lo, vmax=hi,
-                       cmap="viridis_r" if value == "mean_score" else "viridis",
+                       cmap="viridis" if value == "p_win" else "viridis_r",
                        extent=(part.columns.min() - 1, part.columns.max() + 1, part.index.min() - 1,
                                part.index.max() + 1))
-        best = part.idxmin(axis=1) if value == "mean_score" else part.idxmax(axis=1)
+        best = part.idxmax(axis=1) if value == "p_win" else part.idxmin(axis=1)
         ax.plot(best.values, best.index, "w.", ms=6, label="best own threshold")
         ax.set_title(f"{P} players")
         ax.set_xlabel("own knock threshold (points)")
         if P == ps[0]:
             ax.set_ylabel("field's knock threshold (points)")
             ax.legend(loc="upper left", fontsize=7)
-    label = "mean round score of seat 0 (points)" if value == "mean_score" else "P(seat 0 has the lowest row)"
+    label = {"margin": "seat 0 score minus the others' mean (points)", "mean_score": "seat 0 mean round score (points)",
+             "p_win": "P(seat 0 has the lowest row)"}[value]
     fig.colorbar(im, ax=list(axes), label=label)
     fig.suptitle(f"Beverbende: when to knock ({title_rules}; threshold heuristic)")
     return fig
@@ -375,12 +381,17 @@ def report_section(ctx) -> str:
     ks = range(4, 21, 4) if quick else range(2, 21, 2)
     sw = knock_sweep((2, 4, 6), ks, ks, rounds=max(500, n // 4), seed=ctx.seed)
     bk = best_knock(sw)
+    lines = []
+    for P, d in bk.groupby("players"):
+        r = d.iloc[(d.field_knock - 10).abs().argmin()]
+        lines.append(f"With {int(P)} players against a field knocking at {r.field_knock:g}, the best own threshold "
+                     f"is {r.best_knock:g} (margin {r.margin:+.2f} points a round, 95% CI {r.margin_ci_low:+.2f} to "
+                     f"{r.margin_ci_high:+.2f}).")
     md += ["\n## When to knock\n",
-           "Seat 0's knock threshold (own) against the threshold of every other seat (field); the dots mark the "
-           "best own threshold for each field. "
-           + " ".join(f"With {int(P)} players against a field knocking at {int(d.field_knock.iloc[len(d) // 2])}, "
-                      f"knock at {d.best_knock.iloc[len(d) // 2]:g} or below."
-                      for P, d in bk.groupby("players")) + "\n",
+           "Seat 0's knock threshold (own: knock when the believed row total is at most this) against the "
+           "threshold of every other seat (field). The colour is seat 0's `margin`: its round score minus the mean "
+           "of the other seats' (points; lower is better, and it is what decides a game scored by sums); the dots "
+           "mark the best own threshold for each field. " + " ".join(lines) + "\n",
            ctx.figure(fig_heatmap(sw), "beverbende_knock_heatmap", "knock threshold heatmap"),
            ctx.table(bk, "beverbende_best_knock", {**meta, "rounds": max(500, n // 4)})]
 
@@ -414,8 +425,8 @@ def report_section(ctx) -> str:
     bv = best_by_variant(var)
     md += ["\n## Scoring variants and the best knock\n",
            "`sum` is the rulebook; `knocker-penalty` adds 5 to a knocker who is not strictly lowest; `win-count` "
-           "gives a point per round won. Best own knock threshold against the default field (lowest mean score, "
-           "or highest chance of the lowest row for win-count):\n",
+           "gives a point per round won. Best own knock threshold against the default field (lowest margin over "
+           "the other seats, or highest chance of the lowest row for win-count, shared counted half):\n",
            ctx.table(bv, "beverbende_variants", {**meta, "rounds": max(500, n // 4)})]
 
     ctx.say("beverbende: whole games ...")

@@ -231,20 +231,22 @@ def sweep(players, memory_loss, scoring, knock_penalty, round_cap, exchange_spec
         rules.with_changes(players=P)
     df = A.knock_sweep(ps, _num_range(knocks, "--knock"), _num_range(field_knocks, "--field-knock"), rounds, seed,
                        rules, policy, progress=progress_flag(quiet))
-    best = A.best_knock(df, "p_win" if rules.scoring == "win-count" else "mean_score")
+    objective = "p_win" if rules.scoring == "win-count" else "margin"
+    best = A.best_knock(df, objective)
     meta = provenance("beverbende", rules=rules.as_dict(), seed=seed, rounds=rounds, command="beverbende sweep")
     emit(fmt, None, best if fmt == "table" else df, title="Best own knock threshold for each field threshold")
     figs = {}
     if out_dir is not None:
-        figs["knock_heatmap"] = A.fig_heatmap(df, "mean_score")
+        figs["knock_heatmap"] = A.fig_heatmap(df, objective, f"{rules.scoring} scoring, {rules.n_cards}-card deck")
     save_outputs(out_dir, {"sweep": df, "best_knock": best}, figs, meta, table_format)
 
 
 @group.command(short_help="Tune the threshold heuristic against a field.")
 @rules_options
 @click.option("--field", default="threshold", show_default=True, help="Policy of every other seat.")
-@click.option("--objective", type=click.Choice(("mean_score", "p_win")), default="mean_score", show_default=True,
-              help="Lowest mean round score, or highest chance of the lowest row (shared counted half).")
+@click.option("--objective", type=click.Choice(("margin", "mean_score", "p_win")), default="margin",
+              show_default=True, help="Lowest score relative to the other seats' mean, lowest own score, or highest "
+              "chance of the lowest row (shared counted half).")
 @click.option("--passes", type=click.IntRange(1, 10), default=2, show_default=True,
               help="Passes of the coordinate search.")
 @run_options(4_000)
@@ -265,8 +267,9 @@ def tune(players, memory_loss, scoring, knock_penalty, round_cap, exchange_speci
     check = bev.compare(rules, ["threshold", pol], field, rounds, seed + 1000, chunks)
     rec = {"policy": text, "objective": objective, "field": bev.as_policy(field).label,
            "mean_score": float(check.mean_score[1]), "default_mean_score": float(check.mean_score[0]),
-           "gain_vs_default": float(-check.diff_vs_first[1]),
-           "gain_ci": [float(-check.diff_vs_first_ci_high[1]), float(-check.diff_vs_first_ci_low[1])],
+           "margin": float(check.margin[1]), "default_margin": float(check.margin[0]),
+           "score_gain_vs_default": float(-check.diff_vs_first[1]),
+           "score_gain_ci": [float(-check.diff_vs_first_ci_high[1]), float(-check.diff_vs_first_ci_low[1])],
            "check_seed": seed + 1000}
     emit(fmt, rec, hist if fmt != "table" else None, title="Tuned threshold heuristic (checked on fresh deals)")
     meta = provenance("beverbende", rules=rules.as_dict(), seed=seed, rounds=rounds, command="beverbende tune")

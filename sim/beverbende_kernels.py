@@ -710,7 +710,8 @@ def _compare_rounds(keys, starts, stops, rules, kinds, params, mem, focal, out):
     out[i, a, b] += (x_a - x_b)**2 for b < K; out[i, a, K] += x_a; out[i, a, K+1] += x_a**2;
     out[i, a, K+2] += strict wins of the focal seat; out[i, a, K+3] += shared wins;
     out[i, a, K+4] += capped rounds; out[i, a, K+5] += knocks by the focal seat;
-    out[i, a, K+6] += the mean score over all seats (sum over seats); out[i, a, K+7] += its square.
+    out[i, a, K+6] += the mean score over all seats (sum over seats); out[i, a, K+7] += its square;
+    out[i, a, K+8] += (P - 1) times the focal seat's margin over the mean of the other seats; [K+9] its square.
     """
     K = kinds.shape[0]
     P = rules[R_PLAYERS]
@@ -739,10 +740,15 @@ def _compare_rounds(keys, starts, stops, rules, kinds, params, mem, focal, out):
                 if state[S_KNOCKER] == focal:
                     out[i, a, K + 5] += 1
                 tot = 0
+                totx = 0
                 for p in range(P):
                     tot += raw[p]
+                    totx += raw[p] if rules[R_SCORING] == SC_WINCOUNT else pts[p]
                 out[i, a, K + 6] += tot
                 out[i, a, K + 7] += tot * tot
+                m = (P - 1) * xa - (totx - xa)
+                out[i, a, K + 8] += m
+                out[i, a, K + 9] += m * m
             for a in range(K):
                 for b in range(K):
                     dd = x[a] - x[b]
