@@ -317,6 +317,7 @@ def fig_specials(sv: pd.DataFrame):
                capsize=3, label="removed" if f == 0 else f"x{f:g}")
     ax.axhline(0, color="k", lw=0.8)
     ax.set_xticks(np.arange(len(names)), names)
+    ax.set_xlabel("special card type (removed from the deck, or its copies doubled)")
     ax.set_ylabel("change of the mean round score (points, 95% CI)")
     P = int(sv.players.iloc[0])
     ax.set_title(f"Beverbende: what each special card does ({P} players, threshold heuristic)")
@@ -354,7 +355,7 @@ def report_section(ctx) -> str:
     from ludolab.analysis.results import provenance
 
     quick = ctx.quick
-    n = 2_000 if quick else 12_000
+    n = 2_000 if quick else 24_000
     rules = BeverbendeRules()
     meta = provenance(GAME, rules=rules.as_dict(), seed=ctx.seed)
     md = ["# Beverbende\n",

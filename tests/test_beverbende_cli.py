@@ -1,0 +1,160 @@
+"""``ludolab beverbende`` commands, the analyses behind them, the report section and the bench entry.
+
+Tiny N throughout; clause ids refer to seeds/beverbende.md.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from ludolab.analysis import beverbende as A
+from ludolab.analysis.cli import cli
+from ludolab.stdlib.beverbende import BeverbendeRules
+
+
+def run(*args):
+    result = CliRunner().invoke(cli, ["beverbende", *[str(a) for a in args]], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return getattr(result, "stdout", result.output)
+
+
+def fails(*args):
+    result = CliRunner().invoke(cli, ["beverbende", *[str(a) for a in args]])
+    assert result.exit_code == 2, result.output
+    lines = [ln for ln in result.output.strip().splitlines() if ln.strip()]
+    assert lines[-1].startswith("Error:"), result.output
+    assert "Traceback" not in result.output
+    return lines[-1]
+
+
+def test_simulate_json_has_rounds_mean_score_ci_and_seats():  # BVB-10
+    out = json.loads(run("simulate", "--rounds", 500, "--players", 3, "--format", "json", "--quiet"))
+    assert out["rounds"] == 500
+    lo, hi = out["mean_score_ci"]
+    assert lo <= out["mean_score"] <= hi
+    assert out["mean_score_ci_low"] == lo and out["mean_score_ci_high"] == hi
+    assert len(out["seats"]) == 3 and all(isinstance(s["mean_score"], float) for s in out["seats"])
+    assert np.isclose(np.mean([s["mean_score"] for s in out["seats"]]), out["mean_score"])
+    assert isinstance(out["capped_rounds"], int)
+
+
+def test_simulate_one_round_has_undefined_ci():
+    out = json.loads(run("simulate", "--rounds", 1, "--format", "json"))
+    assert out["mean_score_ci"] == [None, None]
+
+
+def test_simulate_same_seed_same_output():
+    a = run("simulate", "--rounds", 300, "--seed", 5, "--format", "json")
+    b = run("simulate", "--rounds", 300, "--seed", 5, "--format", "json")
+    c = run("simulate", "--rounds", 300, "--seed", 6, "--format", "json")
+    assert a == b and a != c
+
+
+def test_simulate_per_seat_policies_and_options():  # BVB-7, BVB-12, BVB-13, BVB-15
+    out = json.loads(run("simulate", "--rounds", 300, "--players", 2, "--policy", "random", "--policy",
+                         "expected-value:margin=2", "--memory-loss", 0.2, "--scoring", "knocker-penalty",
+                         "--exchange-specials", "--special", "swap=0", "--special", "peek=2", "--format", "json"))
+    assert [s["policy"] for s in out["seats"]] == ["random", "expected-value(margin=2)"]
+    assert out["rules"]["composition"][10] == 0 and out["rules"]["composition"][11] == 14
+    assert out["rules"]["memory_loss"] == 0.2 and out["rules"]["exchange_specials"] is True
+
+
+def test_simulate_whole_games():  # BVB-14
+    out = run("simulate", "--rounds", 100, "--players", 2, "--whole-games", "--format", "csv")
+    df = pd.read_csv(pd.io.common.StringIO(out))
+    assert list(df.seat) == [0, 1] and (df.games == 100).all()
+
+
+def test_simulate_writes_tables_and_charts(tmp_path):
+    run("simulate", "--rounds", 50, "--players", 3, "--out", tmp_path / "o", "--quiet")
+    names = {p.name for p in (tmp_path / "o").iterdir()}
+    assert "seats.csv" in names and "seats.meta.json" in names and "score_distribution.png" in names
+
+
+def test_compare_is_paired_and_csv():
+    out = run("compare", "--rounds", 400, "--policy", "threshold", "--policy", "threshold:knock=6", "--format",
+              "csv")
+    df = pd.read_csv(pd.io.common.StringIO(out))
+    assert df.diff_vs_first[0] == 0
+    assert df.diff_vs_first_ci_low[1] <= df.diff_vs_first[1] <= df.diff_vs_first_ci_high[1]
+
+
+def test_sweep_and_heatmap(tmp_path):
+    out = json.loads(run("sweep", "--rounds", 100, "--knock", "4:12:4", "--field-knock", "8,12", "--players-list",
+                         "2,3", "--format", "json", "--out", tmp_path))
+    assert len(out) == 3 * 2 * 2
+    assert (tmp_path / "knock_heatmap.png").exists() and (tmp_path / "best_knock.csv").exists()
+
+
+def test_tune_and_variants():  # BVB-15
+    out = json.loads(run("tune", "--rounds", 100, "--passes", 1, "--players", 2, "--format", "json"))
+    assert out["policy"].startswith("threshold:knock=") and "rows" in out
+    var = json.loads(run("variants", "--rounds", 100, "--knock", "6,10", "--players-list", "2", "--format", "json"))
+    assert {r["scoring"] for r in var} == {"sum", "knocker-penalty", "win-count"}
+
+
+@pytest.mark.parametrize("args, words", [
+    (("simulate", "--policy", "bogus"), "allowed are random, threshold, expected-value"),
+    (("simulate", "--policy", "threshold:kn=3"), "allowed are knock"),
+    (("simulate", "--policy", "threshold:knock"), "name=value"),
+    (("simulate", "--policy", "threshold:knock=nan"), "finite"),
+    (("simulate", "--players", 3, "--policy", "random", "--policy", "random"), "3 times"),
+    (("simulate", "--special", "joker=2"), "NAME=FACTOR"),
+    (("simulate", "--deck", "1,2"), "13 counts"),
+    (("simulate", "--deck", "1,1,1,1,1,1,1,1,1,1,1,1,1", "--players", 6), "number cards"),
+    (("compare", "--seat", 3, "--players", 2), "seats are 0..1"),
+    (("sweep", "--knock", "x"), "start:stop:step"),
+    (("sweep", "--players-list", "7"), "2..6"),
+    (("simulate", "--players", 9), "9"),
+])
+def test_bad_input_is_one_line_exit_2(args, words):
+    assert words in fails(*args)
+
+
+# ------------------------------------------------------------------ analyses
+def test_analyses_return_tidy_tables():
+    rules = BeverbendeRules()
+    assert len(A.policy_table((2, 3), rounds=200, seed=1)) == 6
+    mc = A.memory_curve((0.0, 0.5), rounds=200, seed=1)
+    assert set(mc.who) == {"one", "all"}
+    # perfect memory is the same whoever "forgets" with q = 0
+    assert mc[mc.memory_loss == 0].mean_score.nunique() == 1
+    sv = A.special_values(3, rounds=200, seed=1)
+    assert (sv[sv.factor == 1].change == 0).all()
+    assert len(A.special_use(3, rounds=200, seed=1)) == 4
+    fp = A.first_player((2,), rounds=200, seed=1)
+    assert list(fp.seat) == [0, 1]
+    gw = A.game_wins((2,), games=50, seed=1)
+    assert len(gw) == 3
+    best, hist = A.tune(rules.with_changes(players=2), rounds=100, passes=1, grid={"knock": [6, 10]})
+    assert best["knock"] in (6.0, 10.0) and hist.chosen.sum() == 1
+
+
+def test_figures_have_titles_and_labels():
+    sw = A.knock_sweep((2, 3), (4, 8), (6, 10), rounds=100, seed=1)
+    for fig in (A.fig_heatmap(sw), A.fig_memory(A.memory_curve((0.0, 1.0), rounds=100)),
+                A.fig_specials(A.special_values(rounds=100)), A.fig_scores(BeverbendeRules(players=2), rounds=20)):
+        ax = fig.axes[0]
+        assert fig._suptitle is not None or ax.get_title()
+        assert ax.get_xlabel() and ax.get_ylabel()
+
+
+def test_report_section_quick(tmp_path):
+    from ludolab.analysis.report import ReportContext
+
+    ctx = ReportContext(tmp_path, True, 1)
+    md = A.report_section(ctx)
+    assert md.startswith("# Beverbende")
+    for name in ("beverbende_knock_heatmap.png", "beverbende_memory.png", "beverbende_specials.png"):
+        assert (tmp_path / "charts" / name).exists()
+    assert "95% CI" in md
+
+
+def test_bench_records():
+    rows = A.bench(2000, 0.05, lambda m: None)
+    assert rows and rows[0]["unit"] == "rounds" and rows[0]["ratio"] > 1
