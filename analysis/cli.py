@@ -24,6 +24,14 @@ class GameGroup(click.Group):
     def list_commands(self, ctx):
         return sorted(set(super().list_commands(ctx)) | {g.cli_name for g in registry.GAMES})
 
+    def resolve_command(self, ctx, args):
+        """An unknown command is refused with the list of valid ones (games and tools)."""
+        name = click.utils.make_str(args[0]) if args else None
+        if name is not None and not name.startswith("-") and self.get_command(ctx, name) is None:
+            raise click.UsageError(f"unknown command or game {name!r}: allowed are "
+                                   f"{', '.join(self.list_commands(ctx))}", ctx)
+        return super().resolve_command(ctx, args)
+
     def get_command(self, ctx, name):
         cmd = super().get_command(ctx, name)
         if cmd is not None:
@@ -103,9 +111,9 @@ def main(argv=None):
     """Console entry point: click usage errors become one ``Error:`` line, exit code 2."""
     try:
         rv = cli.main(args=argv, prog_name="ludolab", standalone_mode=False)
-    except click.exceptions.Abort:
+    except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("Aborted.", err=True)
-        sys.exit(1)
+        sys.exit(130)
     except click.exceptions.NoArgsIsHelpError as exc:
         click.echo(exc.ctx.get_help())
         sys.exit(0)

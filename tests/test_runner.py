@@ -79,3 +79,28 @@ def test_resolve_kernel():
     assert resolve_kernel("ludolab.sim.box_kernels:_simulate") is not None
     with pytest.raises(ValueError):
         resolve_kernel("no-colon")
+
+
+def test_ctrl_c_stops_a_huge_run_within_seconds():
+    """A run of 10**12 games stops within a few seconds of Ctrl-C (each kernel call is a bounded slice)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    code = ("from ludolab.analysis.cli import main; "
+            "main(['box', 'simulate', '--games', '1000000000000', '--quiet'])")
+    p = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(4)  # start-up, kernel load and the first slices
+    assert p.poll() is None, "the run ended before it was interrupted"
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    try:
+        rc = p.wait(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    waited = time.monotonic() - t0
+    assert rc == 130 and "Aborted" in p.stderr.read()
+    assert waited < 5, f"Ctrl-C took {waited:.1f} s to stop the run"
