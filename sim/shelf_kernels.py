@@ -35,6 +35,7 @@ NCELL = GW * GH
 CENTRE = 2 * GW + 4
 DRAW = OFFER_MAX  # the source "draw two from the pile"
 NKIND = 6
+AUX_T = 96  # offset of the pair codes in the aux table
 
 # header
 S_NP, S_SEAT, S_TURN, S_PILE, S_OFFER, S_RET, S_FIRST, S_NDECK, S_NHELD, S_SRC = range(10)
@@ -131,75 +132,134 @@ def _score_tableau(tab, attrs, points, columns, kinds_out):
     return total
 
 
-@njit(cache=True)
-def _line_eq(v, n, points):
+@njit(cache=True, inline="always")
+def _runs5(e1, e2, e3, e4, points):
+    """Points of the maximal runs of 5 places given whether each neighbour pair continues."""
     total = 0
     run = 1
-    for j in range(1, n):
-        if v[j] == v[j - 1]:
-            run += 1
-        else:
-            total += points[run]
-            run = 1
+    if e1:
+        run += 1
+    else:
+        total += points[run]
+        run = 1
+    if e2:
+        run += 1
+    else:
+        total += points[run]
+        run = 1
+    if e3:
+        run += 1
+    else:
+        total += points[run]
+        run = 1
+    if e4:
+        run += 1
+    else:
+        total += points[run]
+        run = 1
     return total + points[run]
 
 
+@njit(cache=True, inline="always")
+def _runs3(e1, e2, points):
+    if e1 and e2:
+        return points[3]
+    if e1 or e2:
+        return points[2] + points[1]
+    return 3 * points[1]
+
+
 @njit(cache=True)
-def _line_up(v, n, points):
-    total = 0
-    run = 1
-    for j in range(1, n):
-        if v[j] > v[j - 1]:
-            run += 1
-        else:
-            total += points[run]
+def _pattern_tables(points, t5, t3):
+    """Points of a line of 5 (t5, 16 entries) or 3 places (t3, 4 entries) for every pattern of
+    'neighbour pair continues the run' bits (bit j: places j and j + 1), for branch-free scoring."""
+    for m in range(16):
+        t5[m] = _runs5((m & 1) != 0, (m & 2) != 0, (m & 4) != 0, (m & 8) != 0, points)
+    for m in range(4):
+        t3[m] = _runs3((m & 1) != 0, (m & 2) != 0, points)
+
+
+@njit(cache=True)
+def _make_aux(attrs, points):
+    """Lookup tables for the fast greedy gain: int64 (AUX_T + n * n,).
+
+    aux[16 * L + m] (L = 0..5): points of a block of L books whose neighbour pairs
+    continue a run exactly at the set bits of m (one kind); aux[AUX_T + a * n + b]:
+    bit k set when card b continues a run of kind k after card a."""
+    n = attrs.shape[0]
+    aux = np.zeros(AUX_T + n * n, dtype=np.int64)
+    for L in range(1, 6):
+        for m in range(1 << (L - 1)):
+            total = 0
             run = 1
-    return total + points[run]
+            for j in range(L - 1):
+                if (m >> j) & 1:
+                    run += 1
+                else:
+                    total += points[run]
+                    run = 1
+            aux[16 * L + m] = total + points[run]
+    for a in range(n):
+        for b in range(n):
+            code = 0
+            for k in range(NKIND):
+                if _cont(attrs, a, b, k):
+                    code |= 1 << k
+            aux[AUX_T + a * n + b] = code
+    return aux
+
+
+@njit(cache=True, inline="always")
+def _bits5(v0, v1, v2, v3, v4):
+    eq = (v0 == v1) | ((v1 == v2) << 1) | ((v2 == v3) << 2) | ((v3 == v4) << 3)
+    up = (v0 < v1) | ((v1 < v2) << 1) | ((v2 < v3) << 2) | ((v3 < v4) << 3)
+    dn = (v0 > v1) | ((v1 > v2) << 1) | ((v2 > v3) << 2) | ((v3 > v4) << 3)
+    return eq, up, dn
 
 
 @njit(cache=True)
-def _line_down(v, n, points):
+def _score_fast(tab, attrs, t5, t3, columns):
+    """Score of a finished tableau without the per-kind split (the throughput path: no
+    allocation, no data-dependent branches); t5/t3 from :func:`_pattern_tables`."""
     total = 0
-    run = 1
-    for j in range(1, n):
-        if v[j] < v[j - 1]:
-            run += 1
-        else:
-            total += points[run]
-            run = 1
-    return total + points[run]
-
-
-@njit(cache=True)
-def _score_fast(tab, attrs, points, columns):
-    """Score of a finished tableau without the per-kind split (the throughput path)."""
-    total = 0
-    v = np.empty(5, dtype=np.int64)
     for r in range(3):
-        for a in range(4):
-            for c in range(5):
-                v[c] = attrs[tab[5 * r + c], a]
-            if a < 2:
-                total += _line_eq(v, 5, points)
-            else:
-                total += _line_up(v, 5, points) + _line_down(v, 5, points)
+        c0 = tab[5 * r]
+        c1 = tab[5 * r + 1]
+        c2 = tab[5 * r + 2]
+        c3 = tab[5 * r + 3]
+        c4 = tab[5 * r + 4]
+        eq, up, dn = _bits5(attrs[c0, 0], attrs[c1, 0], attrs[c2, 0], attrs[c3, 0], attrs[c4, 0])
+        total += t5[eq]
+        eq, up, dn = _bits5(attrs[c0, 1], attrs[c1, 1], attrs[c2, 1], attrs[c3, 1], attrs[c4, 1])
+        total += t5[eq]
+        eq, up, dn = _bits5(attrs[c0, 2], attrs[c1, 2], attrs[c2, 2], attrs[c3, 2], attrs[c4, 2])
+        total += t5[up] + t5[dn]
+        eq, up, dn = _bits5(attrs[c0, 3], attrs[c1, 3], attrs[c2, 3], attrs[c3, 3], attrs[c4, 3])
+        total += t5[up] + t5[dn]
     if columns:
         for c in range(5):
+            a0 = tab[c]
+            a1 = tab[5 + c]
+            a2 = tab[10 + c]
             for a in range(4):
-                for r in range(3):
-                    v[r] = attrs[tab[5 * r + c], a]
+                v0 = attrs[a0, a]
+                v1 = attrs[a1, a]
+                v2 = attrs[a2, a]
                 if a < 2:
-                    total += _line_eq(v, 3, points)
+                    total += t3[(v0 == v1) | ((v1 == v2) << 1)]
                 else:
-                    total += _line_up(v, 3, points) + _line_down(v, 3, points)
+                    total += t3[(v0 < v1) | ((v1 < v2) << 1)] + t3[(v0 > v1) | ((v1 > v2) << 1)]
     return total
 
 
 @njit(cache=True, parallel=True)
 def _score_many(tabs, attrs, points, columns, out):
     """Score every tableau of tabs int (N, 15) into out int64 (N,)."""
+    t5 = np.zeros(16, dtype=np.int64)
+    t3 = np.zeros(4, dtype=np.int64)
+    _pattern_tables(points, t5, t3)
     for i in prange(tabs.shape[0]):
-        out[i] = _score_fast(tabs[i], attrs, points, columns)
+        out[i] = _score_fast(tabs[i], attrs, t5, t3, columns)
 
 
 @njit(cache=True)
@@ -397,9 +457,10 @@ def _finish(state, place_i, cell, ret_i):
 def _observe(state, seat, obs):
     """What ``seat`` knows, in the state's layout: the pile's cards are -1 (only the
     count is known) except a top card this seat put back; other hands are -1."""
-    obs[:] = state[:]
+    for j in range(STATE_LEN):
+        obs[j] = state[j]
     p = state[S_PILE]
-    for j in range(MAXD):
+    for j in range(p):
         obs[PILE0 + j] = -1
     if p > 0 and state[S_RET] == seat:
         obs[PILE0 + p - 1] = state[PILE0 + p - 1]
@@ -412,125 +473,156 @@ def _observe(state, seat, obs):
 
 
 # ------------------------------------------------------------------ evaluation for policies
-@njit(cache=True)
-def _eval_line(obs, seat, cells_idx, n, attrs, points, params, use_pot, c_lo, c_hi, kinds):
-    """Points (+ potential) of one line of grid cells; c_lo..c_hi is the feasible span
-    (places outside it can never hold a card)."""
-    base = GRID0 + seat * NCELL
-    line = np.empty(GW, dtype=np.int64)
-    for j in range(n):
-        line[j] = obs[base + cells_idx[j]]
-    total = float(_score_line(line, n, attrs, points, kinds))
-    if use_pot:
-        # potential: runs that can still grow (an open feasible place at an end)
-        for k in range(NKIND):
-            run = 0
-            start = 0
-            for j in range(n + 1):
-                c = line[j] if j < n else -1
-                cont = False
-                if c >= 0 and run > 0 and _cont(attrs, line[j - 1], c, k):
-                    cont = True
-                if cont:
-                    run += 1
-                else:
-                    if run >= 2 and run < 5:
-                        open_end = False
-                        if start - 1 >= max(c_lo, 0) and line[start - 1] < 0:
-                            open_end = True
-                        end = start + run
-                        if end <= c_hi and end < n and line[end] < 0:
-                            open_end = True
-                        if open_end:
-                            total += params[run - 1]
-                    if c >= 0:
-                        run = 1
-                        start = j
-                    else:
-                        run = 0
-    return total
+# A placement changes only the line through the placed card, and there only the
+# block of adjacent cards it joins: gain = E(new block) - E(block left of it) -
+# E(block right of it), for the shelf (and the column under the columns variant).
+# E(block) = its points, plus (potential policies) params[L - 1] for each run of
+# L = 2..4 books with an open end: the place next to that end of the block is
+# empty and still inside the feasible frame (SHB-8).
 
 
 @njit(cache=True)
-def _eval_row(obs, seat, r, attrs, points, columns, params, use_pot):
-    """Evaluation of row r of a seat's grid (and nothing else)."""
-    idx = np.empty(GW, dtype=np.int64)
-    for c in range(GW):
-        idx[c] = r * GW + c
-    kinds = np.zeros(NKIND, dtype=np.int64)
-    b = BB0 + 4 * seat
-    if obs[NPL0 + seat] == 0:
+def _block_eval(attrs, buf, n, points, params, use_pot, open_lo, open_hi):
+    """E of the block buf[:n]; open_lo/open_hi: may the block grow at its start/end."""
+    total = 0
+    pot = 0.0
+    for k in range(NKIND):
+        run = 1
+        start = 0
+        for j in range(1, n + 1):
+            if j < n and _cont(attrs, buf[j - 1], buf[j], k):
+                run += 1
+            else:
+                total += points[run]
+                if use_pot and run >= 2 and run < 5:
+                    if (start == 0 and open_lo) or (j == n and open_hi):
+                        pot += params[run - 1]
+                run = 1
+                start = j
+    return total + pot
+
+
+@njit(cache=True)
+def _line_gain(obs, base, fixed, cell_of_pos, pos, npos, card, attrs, points, params, use_pot,
+               lo_b, hi_b, lo_a, hi_a, buf):
+    """Gain along one line (a row: positions are columns; a column: positions are rows).
+
+    cell_of_pos: cell = fixed * cell_of_pos[0] + pos * cell_of_pos[1]; npos places;
+    lo_b/hi_b and lo_a/hi_a: the feasible span of positions before and after placing.
+    """
+    # the left block: positions l0..pos-1; the right block pos+1..r1
+    l0 = pos
+    while l0 - 1 >= 0 and obs[base + fixed * cell_of_pos[0] + (l0 - 1) * cell_of_pos[1]] >= 0:
+        l0 -= 1
+    r1 = pos
+    while r1 + 1 < npos and obs[base + fixed * cell_of_pos[0] + (r1 + 1) * cell_of_pos[1]] >= 0:
+        r1 += 1
+    n = 0
+    for p in range(l0, r1 + 1):
+        if p == pos:
+            buf[n] = card
+        else:
+            buf[n] = obs[base + fixed * cell_of_pos[0] + p * cell_of_pos[1]]
+        n += 1
+    g = _block_eval(attrs, buf, n, points, params, use_pot, l0 - 1 >= lo_a, r1 + 1 <= hi_a)
+    if pos > l0:
+        g -= _block_eval(attrs, buf, pos - l0, points, params, use_pot, l0 - 1 >= lo_b, pos <= hi_b)
+    if r1 > pos:
+        for j in range(r1 - pos):
+            buf[j] = buf[pos - l0 + 1 + j]
+        g -= _block_eval(attrs, buf, r1 - pos, points, params, use_pot, pos >= lo_b, r1 + 1 <= hi_b)
+    return g
+
+
+@njit(cache=True)
+def _row_gain_fast(obs, base, r, c, card, aux, nd):
+    """Points gained along the shelf by putting card on (r, c): table lookups only (no potential)."""
+    row = base + r * GW
+    l0 = c
+    while l0 > 0 and obs[row + l0 - 1] >= 0:
+        l0 -= 1
+    r1 = c
+    while r1 < GW - 1 and obs[row + r1 + 1] >= 0:
+        r1 += 1
+    n = r1 - l0 + 1
+    if n == 1:
         return 0.0
-    c_lo = obs[b + 3] - 4
-    c_hi = obs[b + 2] + 4
-    return _eval_line(obs, seat, idx, GW, attrs, points, params, use_pot, c_lo, c_hi, kinds)
+    nl = c - l0
+    nr = r1 - c
+    c0 = 0
+    c1 = 0
+    c2 = 0
+    c3 = 0
+    prev = obs[row + l0] if l0 < c else card
+    for p in range(l0 + 1, r1 + 1):
+        cur = obs[row + p] if p != c else card
+        code = aux[AUX_T + prev * nd + cur]
+        j = p - l0 - 1
+        if j == 0:
+            c0 = code
+        elif j == 1:
+            c1 = code
+        elif j == 2:
+            c2 = code
+        else:
+            c3 = code
+        prev = cur
+    g = 0
+    lmask = (1 << max(nl - 1, 0)) - 1
+    for k in range(NKIND):
+        bits = ((c0 >> k) & 1) | (((c1 >> k) & 1) << 1) | (((c2 >> k) & 1) << 2) | (((c3 >> k) & 1) << 3)
+        g += aux[16 * n + bits]
+        if nl > 0:
+            g -= aux[16 * nl + (bits & lmask)]
+        if nr > 0:
+            g -= aux[16 * nr + (bits >> (nl + 1))]
+    return float(g)
 
 
 @njit(cache=True)
-def _eval_col(obs, seat, c, attrs, points, params, use_pot):
-    idx = np.empty(GH, dtype=np.int64)
-    for r in range(GH):
-        idx[r] = r * GW + c
-    kinds = np.zeros(NKIND, dtype=np.int64)
-    b = BB0 + 4 * seat
-    if obs[NPL0 + seat] == 0:
-        return 0.0
-    r_lo = obs[b + 1] - 2
-    r_hi = obs[b] + 2
-    return _eval_line(obs, seat, idx, GH, attrs, points, params, use_pot, r_lo, r_hi, kinds)
+def _gain(obs, seat, card, cell, attrs, points, columns, params, use_pot, buf, geom, aux):
+    """Change in evaluation when ``card`` goes on ``cell`` of ``seat`` (obs is not changed).
 
-
-@njit(cache=True)
-def _gain(obs, seat, card, cell, attrs, points, columns, params, use_pot):
-    """Change in evaluation when ``card`` goes on ``cell`` (obs is restored afterwards)."""
+    buf: int64 scratch (>= 8); geom: int64 (4,) scratch for the line geometry."""
     r = cell // GW
     c = cell % GW
-    before = _eval_row(obs, seat, r, attrs, points, columns, params, use_pot)
-    if columns:
-        before += _eval_col(obs, seat, c, attrs, points, params, use_pot)
+    base = GRID0 + seat * NCELL
     b = BB0 + 4 * seat
-    save0 = obs[b]
-    save1 = obs[b + 1]
-    save2 = obs[b + 2]
-    save3 = obs[b + 3]
-    saven = obs[NPL0 + seat]
-    _place(obs, seat, card, cell)
-    after = _eval_row(obs, seat, r, attrs, points, columns, params, use_pot)
+    if not use_pot and not columns:
+        return _row_gain_fast(obs, base, r, c, card, aux, attrs.shape[0])
+    if obs[NPL0 + seat] == 0:
+        r0 = r
+        r1 = r
+        c0 = c
+        c1 = c
+    else:
+        r0 = obs[b]
+        r1 = obs[b + 1]
+        c0 = obs[b + 2]
+        c1 = obs[b + 3]
+    nr0 = min(r0, r)
+    nr1 = max(r1, r)
+    nc0 = min(c0, c)
+    nc1 = max(c1, c)
+    geom[0] = GW
+    geom[1] = 1
+    g = _line_gain(obs, base, r, geom, c, GW, card, attrs, points, params, use_pot,
+                   max(c1 - 4, 0), min(c0 + 4, GW - 1), max(nc1 - 4, 0), min(nc0 + 4, GW - 1), buf)
     if columns:
-        after += _eval_col(obs, seat, c, attrs, points, params, use_pot)
-    if use_pot and saven > 0:
-        # a placement that widens the box can close open places of other rows
-        if obs[b] != save0 or obs[b + 1] != save1 or obs[b + 2] != save2 or obs[b + 3] != save3:
-            for rr in range(GH):
-                if rr != r:
-                    after += _eval_row(obs, seat, rr, attrs, points, columns, params, use_pot)
-            # restore and measure the same rows before
-            obs[GRID0 + seat * NCELL + cell] = -1
-            obs[b] = save0
-            obs[b + 1] = save1
-            obs[b + 2] = save2
-            obs[b + 3] = save3
-            obs[NPL0 + seat] = saven
-            for rr in range(GH):
-                if rr != r:
-                    before += _eval_row(obs, seat, rr, attrs, points, columns, params, use_pot)
-            return after - before
-    obs[GRID0 + seat * NCELL + cell] = -1
-    obs[b] = save0
-    obs[b + 1] = save1
-    obs[b + 2] = save2
-    obs[b + 3] = save3
-    obs[NPL0 + seat] = saven
-    return after - before
+        geom[2] = 1
+        geom[3] = GW
+        g += _line_gain(obs, base, c, geom[2:], r, GH, card, attrs, points, params, use_pot,
+                        max(r1 - 2, 0), min(r0 + 2, GH - 1), max(nr1 - 2, 0), min(nr0 + 2, GH - 1), buf)
+    return g
 
 
 @njit(cache=True)
-def _best_place(obs, seat, card, cells, ncell, attrs, points, columns, params, use_pot):
+def _best_place(obs, seat, card, cells, ncell, attrs, points, columns, params, use_pot, buf, geom, aux):
     """Best (gain, cell) for ``card`` among cells[:ncell]; ties go to the lowest cell."""
     best = -1e300
     bc = cells[0]
     for j in range(ncell):
-        g = _gain(obs, seat, card, cells[j], attrs, points, columns, params, use_pot)
+        g = _gain(obs, seat, card, cells[j], attrs, points, columns, params, use_pot, buf, geom, aux)
         if g > best + 1e-9:
             best = g
             bc = cells[j]
@@ -539,7 +631,7 @@ def _best_place(obs, seat, card, cells, ncell, attrs, points, columns, params, u
 
 # ------------------------------------------------------------------ policies (SHB-14)
 @njit(cache=True)
-def _choose_source(kind, params, obs, attrs, points, columns, st):
+def _choose_source(kind, params, obs, attrs, points, columns, aux, st):
     """The first decision of a turn, from the observation only; returns (src, stream state)."""
     seat = obs[S_SEAT]
     if kind == P_RANDOM:
@@ -548,13 +640,15 @@ def _choose_source(kind, params, obs, attrs, points, columns, st):
     use_pot = kind == P_POTENTIAL
     pp = params[1:]
     cells = np.empty(NCELL, dtype=np.int64)
+    buf = np.empty(8, dtype=np.int64)
+    geom = np.empty(4, dtype=np.int64)
     ncell = _legal_cells(obs, seat, cells)
     hand = obs[HAND0 + seat]
     best = -1e300
     bsrc = 0
-    gh, _ = _best_place(obs, seat, hand, cells, ncell, attrs, points, columns, pp, use_pot)
+    gh, _ = _best_place(obs, seat, hand, cells, ncell, attrs, points, columns, pp, use_pot, buf, geom, aux)
     for j in range(obs[S_OFFER]):
-        g, _ = _best_place(obs, seat, obs[OFFER0 + j], cells, ncell, attrs, points, columns, pp, use_pot)
+        g, _ = _best_place(obs, seat, obs[OFFER0 + j], cells, ncell, attrs, points, columns, pp, use_pot, buf, geom, aux)
         g = max(g, gh)
         if g > best + 1e-9:
             best = g
@@ -565,7 +659,7 @@ def _choose_source(kind, params, obs, attrs, points, columns, st):
 
 
 @njit(cache=True)
-def _choose_place(kind, params, obs, attrs, points, columns, st):
+def _choose_place(kind, params, obs, attrs, points, columns, aux, st):
     """The second decision: (held index to place, cell, held index to put back or -1, stream)."""
     seat = obs[S_SEAT]
     nh = obs[S_NHELD]
@@ -581,11 +675,13 @@ def _choose_place(kind, params, obs, attrs, points, columns, st):
         return pi, cells[cj], ri, st
     use_pot = kind == P_POTENTIAL
     pp = params[1:]
+    buf = np.empty(8, dtype=np.int64)
+    geom = np.empty(4, dtype=np.int64)
     best = -1e300
     bi = 0
     bc = cells[0]
     for i in range(nh):
-        g, c = _best_place(obs, seat, obs[HELD0 + i], cells, ncell, attrs, points, columns, pp, use_pot)
+        g, c = _best_place(obs, seat, obs[HELD0 + i], cells, ncell, attrs, points, columns, pp, use_pot, buf, geom, aux)
         if g > best + 1e-9:
             best = g
             bi = i
@@ -597,15 +693,15 @@ def _choose_place(kind, params, obs, attrs, points, columns, st):
         b = 3 - bi - a
         _place(obs, seat, obs[HELD0 + bi], bc)
         ncell2 = _legal_cells(obs, seat, cells)
-        ga, _ = _best_place(obs, seat, obs[HELD0 + a], cells, ncell2, attrs, points, columns, pp, use_pot)
-        gb, _ = _best_place(obs, seat, obs[HELD0 + b], cells, ncell2, attrs, points, columns, pp, use_pot)
+        ga, _ = _best_place(obs, seat, obs[HELD0 + a], cells, ncell2, attrs, points, columns, pp, use_pot, buf, geom, aux)
+        gb, _ = _best_place(obs, seat, obs[HELD0 + b], cells, ncell2, attrs, points, columns, pp, use_pot, buf, geom, aux)
         ri = b if ga >= gb - 1e-9 else a
     return bi, bc, ri, st
 
 
 # ------------------------------------------------------------------ a whole game (SHB-3..SHB-12)
 @njit(cache=True)
-def _play(state, obs, n_players, n_deck, attrs, points, columns, kinds, params, st, trace, ntrace, srcs):
+def _play(state, obs, n_players, n_deck, attrs, points, columns, aux, kinds, params, st, trace, ntrace, srcs):
     """Play one game to the end; returns the stream state.
 
     kinds int64 (n_players,), params float64 (n_players, NPARAM): each seat's policy.
@@ -618,11 +714,11 @@ def _play(state, obs, n_players, n_deck, attrs, points, columns, kinds, params, 
     for t in range(n_turns):
         seat = state[S_SEAT]
         _observe(state, seat, obs)
-        src, st = _choose_source(kinds[seat], params[seat], obs, attrs, points, columns, st)
+        src, st = _choose_source(kinds[seat], params[seat], obs, attrs, points, columns, aux, st)
         _take(state, src)
         srcs[seat, 1 if src == DRAW else 0] += 1
         _observe(state, seat, obs)
-        pi, cell, ri, st = _choose_place(kinds[seat], params[seat], obs, attrs, points, columns, st)
+        pi, cell, ri, st = _choose_place(kinds[seat], params[seat], obs, attrs, points, columns, aux, st)
         if ntrace:
             trace[t, 0] = seat
             trace[t, 1] = src
@@ -682,7 +778,8 @@ def _play_traced(key, g, n_players, n_deck, attrs, points, columns, kinds, param
     for j in range(n_deck):
         deal[j] = deck[j]
     srcs = np.zeros((MAXP, 2), dtype=np.int64)
-    _play(state, obs, n_players, n_deck, attrs, points, columns, kinds, params, st, trace, True, srcs)
+    aux = _make_aux(attrs, points)
+    _play(state, obs, n_players, n_deck, attrs, points, columns, aux, kinds, params, st, trace, True, srcs)
     _final_scores(state, n_players, attrs, points, columns, scores, kinds_out)
     _win_shares(scores, kinds_out, n_players, tiebreak, shares)
     return state
@@ -701,6 +798,7 @@ def _simulate(keys, starts, stops, n_players, n_deck, attrs, points, columns, ti
     products of the table mean score with every configuration's (paired CIs).
     """
     n_cfg = cfg_kinds.shape[0]
+    aux = _make_aux(attrs, points)
     o_pos = MAXP * NSEATSTAT
     o_hist = o_pos + MAXP * NPOSSTAT
     o_cross = o_hist + HBINS * MAXP
@@ -716,7 +814,7 @@ def _simulate(keys, starts, stops, n_players, n_deck, attrs, points, columns, ti
         for g in range(starts[i], stops[i]):
             for c in range(n_cfg):
                 st = game_state(keys[i], g)
-                _play(state, obs, n_players, n_deck, attrs, points, columns, cfg_kinds[c], cfg_params[c],
+                _play(state, obs, n_players, n_deck, attrs, points, columns, aux, cfg_kinds[c], cfg_params[c],
                       st, empty, False, srcs)
                 kinds_out[:, :] = 0
                 _final_scores(state, n_players, attrs, points, columns, scores, kinds_out)

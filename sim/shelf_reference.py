@@ -168,70 +168,63 @@ class Game:
 
 
 # ------------------------------------------------------------------ evaluation (policy twins)
-def _eval_line(cells: list, attrs, points, params, use_pot, lo, hi) -> float:
-    line = list(cells)
-    n = len(line)
-    total = float(sum(p for _, _, _, p in line_runs(line, attrs, points)))
-    if use_pot:
-        for k in range(len(KINDS)):
-            run, start = 0, 0
-            for j in range(n + 1):
-                c = line[j] if j < n else None
-                cont = c is not None and run > 0 and continues(attrs, line[j - 1], c, k)
-                if cont:
-                    run += 1
-                else:
-                    if 2 <= run < 5:
-                        open_end = start - 1 >= max(lo, 0) and line[start - 1] is None
-                        end = start + run
-                        if end <= hi and end < n and line[end] is None:
-                            open_end = True
-                        if open_end:
-                            total += params[run - 1]
-                    if c is not None:
-                        run, start = 1, j
-                    else:
-                        run = 0
-    return total
+# A placement changes only the line through the placed card, and there only the
+# block of adjacent cards it joins: gain = E(new block) - E(left block) - E(right
+# block).  E = points, plus (potential) params[L - 1] per run of L = 2..4 books
+# with an open end (the place beyond that end of the block is empty and inside
+# the feasible frame, SHB-8).
+def block_eval(block: list, attrs, points, params, use_pot, open_lo: bool, open_hi: bool) -> float:
+    total, pot = 0, 0.0
+    n = len(block)
+    for k in range(len(KINDS)):
+        run, start = 1, 0
+        for j in range(1, n + 1):
+            if j < n and continues(attrs, block[j - 1], block[j], k):
+                run += 1
+            else:
+                total += points[run]
+                if use_pot and 2 <= run < 5 and ((start == 0 and open_lo) or (j == n and open_hi)):
+                    pot += params[run - 1]
+                run, start = 1, j
+    return total + pot
 
 
-def _eval_row(grid, r, attrs, points, params, use_pot) -> float:
-    if not grid:
-        return 0.0
-    cs = [c for _, c in grid]
-    return _eval_line([grid.get((r, c)) for c in range(GW)], attrs, points, params, use_pot,
-                      max(cs) - 4, min(cs) + 4)
-
-
-def _eval_col(grid, c, attrs, points, params, use_pot) -> float:
-    if not grid:
-        return 0.0
-    rs = [r for r, _ in grid]
-    return _eval_line([grid.get((r, c)) for r in range(GH)], attrs, points, params, use_pot,
-                      max(rs) - 2, min(rs) + 2)
+def line_gain(line: list, pos: int, card, attrs, points, params, use_pot, span_before, span_after) -> float:
+    """Gain of putting card at pos of a line (a list with None for empty places)."""
+    l0 = pos
+    while l0 - 1 >= 0 and line[l0 - 1] is not None:
+        l0 -= 1
+    r1 = pos
+    while r1 + 1 < len(line) and line[r1 + 1] is not None:
+        r1 += 1
+    left, right = line[l0:pos], line[pos + 1:r1 + 1]
+    lo_b, hi_b = span_before
+    lo_a, hi_a = span_after
+    g = block_eval(left + [card] + right, attrs, points, params, use_pot, l0 - 1 >= lo_a, r1 + 1 <= hi_a)
+    if left:
+        g -= block_eval(left, attrs, points, params, use_pot, l0 - 1 >= lo_b, pos <= hi_b)
+    if right:
+        g -= block_eval(right, attrs, points, params, use_pot, pos >= lo_b, r1 + 1 <= hi_b)
+    return g
 
 
 def gain(grid: dict, card, cell, attrs, points, columns, params, use_pot) -> float:
     """Change of evaluation when card goes on cell (grid is left unchanged)."""
     r, c = cell
-    had = len(grid)
-    bbox_before = _bb(grid)
-    before = _eval_row(grid, r, attrs, points, params, use_pot)
+    if grid:
+        r0, r1, c0, c1 = _bb(grid)
+    else:
+        r0 = r1 = r
+        c0 = c1 = c
+    nr0, nr1, nc0, nc1 = min(r0, r), max(r1, r), min(c0, c), max(c1, c)
+    row = [grid.get((r, x)) for x in range(GW)]
+    g = line_gain(row, c, card, attrs, points, params, use_pot,
+                  (max(c1 - 4, 0), min(c0 + 4, GW - 1)), (max(nc1 - 4, 0), min(nc0 + 4, GW - 1)))
     if columns:
-        before += _eval_col(grid, c, attrs, points, params, use_pot)
-    g2 = dict(grid)
-    g2[cell] = card
-    after = _eval_row(g2, r, attrs, points, params, use_pot)
-    if columns:
-        after += _eval_col(g2, c, attrs, points, params, use_pot)
-    if use_pot and had > 0 and _bb(g2) != bbox_before:
-        for rr in range(GH):
-            if rr != r:
-                after += _eval_row(g2, rr, attrs, points, params, use_pot)
-        for rr in range(GH):
-            if rr != r:
-                before += _eval_row(grid, rr, attrs, points, params, use_pot)
-    return after - before
+        col = [grid.get((y, c)) for y in range(GH)]
+        g += line_gain(col, r, card, attrs, points, params, use_pot,
+                       (max(r1 - 2, 0), min(r0 + 2, GH - 1)), (max(nr1 - 2, 0), min(nr0 + 2, GH - 1)))
+    return g
 
 
 def _bb(grid):
