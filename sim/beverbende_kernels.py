@@ -202,8 +202,10 @@ def _draw(state, st, trace):
 def _deal(state, rules, start, st, trace):
     """BVB-3, BVB-4: shuffle, deal four cards a seat, start the discard pile, look at the outer cards."""
     P = rules[R_PLAYERS]
-    for j in range(S_SIZE):
+    for j in range(S_ROWS):
         state[j] = 0
+    for k in range(N_KINDS):
+        state[S_DCOUNT + k] = 0
     state[S_NP] = P
     n = 0
     for kind in range(N_KINDS):
