@@ -61,11 +61,12 @@ class Policy:
         return np.array(self.params, dtype=np.float64)
 
 
-IMPLEMENTED_FORECAST = ("zero", "heuristic", "random")
-IMPLEMENTED_PLAY = ("random", "heuristic")
+IMPLEMENTED_FORECAST = ("zero", "heuristic", "random", "rollout")
+IMPLEMENTED_PLAY = ("random", "heuristic", "rollout")
 
 
-def forecast_policy(name: str = "heuristic", params=None) -> Policy:
+def forecast_policy(name: str = "heuristic", params=None, pool: int = 6, worlds: int = 4,
+                    max_cards: int = 5) -> Policy:
     """A forecast policy (STK-4).
 
     Args:
@@ -74,6 +75,14 @@ def forecast_policy(name: str = "heuristic", params=None) -> Policy:
             0..5, then k random cards).
         params: for ``heuristic``, up to 9 floats overriding
             :data:`ludolab.stdlib.books.HEURISTIC_FORECAST_PARAMS`.
+        pool, worlds, max_cards: for ``rollout`` (determinization): the candidate prediction sets
+            are the subsets of at most ``max_cards`` of the ``pool`` cards the hand-strength
+            ranking rates best as prediction cards (4,944 sets of at most 5 of 15 would be too
+            many to roll out; this prunes the sets built on cards that share colour and number
+            with few strong cards); successive halving starts with ``worlds`` sampled deals of
+            the hidden cards per candidate and doubles them while halving the candidates; every
+            rollout plays heuristic forecasts and play for everyone.  The hand score is judged
+            under the ruleset's scoring.
 
     Raises:
         PolicyError: unknown name or bad parameters.
@@ -92,11 +101,17 @@ def forecast_policy(name: str = "heuristic", params=None) -> Policy:
         if not 0.0 <= base[3] < 1.0:
             raise PolicyError(f"high_cut must be in [0, 1), not {base[3]}")
         p[:len(base)] = base
-    kind = {"zero": B.F_ZERO, "heuristic": B.F_HEURISTIC, "random": B.F_RANDOM}[name]
-    return Policy("forecast", name, kind, tuple(p))
+    if name == "rollout":
+        if not (1 <= int(pool) <= 12 and 1 <= int(worlds) <= 100_000 and 0 <= int(max_cards) <= 5):
+            raise PolicyError(f"the rollout forecaster needs pool 1..12, worlds 1..100000 and max_cards 0..5, "
+                              f"not {pool}, {worlds}, {max_cards}")
+        p[0], p[1], p[3] = float(pool), float(worlds), float(max_cards)
+    kind = {"zero": B.F_ZERO, "heuristic": B.F_HEURISTIC, "random": B.F_RANDOM, "rollout": B.F_ROLLOUT}[name]
+    label = name if name != "rollout" else f"rollout(pool {pool}, {worlds} worlds)"
+    return Policy("forecast", label if name == "rollout" else name, kind, tuple(p))
 
 
-def play_policy(name: str = "heuristic", keep_low: bool = True) -> Policy:
+def play_policy(name: str = "heuristic", keep_low: bool = True, worlds: int = 16) -> Policy:
     """A card-play policy (STK-5, STK-6 closing choice).
 
     Args:
@@ -105,6 +120,12 @@ def play_policy(name: str = "heuristic", keep_low: bool = True) -> Policy:
             ``books_reference.play_heuristic`` and ``close_heuristic``).
         keep_low: heuristic only: duck with the lowest losing card while
             predictions are open (else the highest).
+        worlds: ``rollout`` only (determinization / perfect-information Monte
+            Carlo): worlds sampled consistent with everything the player has seen
+            (hidden hands dealt in their public sizes, respecting shown voids), shared
+            by all candidate cards; each card is played out with heuristic play for
+            everyone; the card (or prediction card to close) with the best mean hand
+            score under the ruleset's scoring is chosen.
 
     Raises:
         PolicyError: unknown name.
@@ -113,8 +134,12 @@ def play_policy(name: str = "heuristic", keep_low: bool = True) -> Policy:
         raise PolicyError(unknown("play policy", name, IMPLEMENTED_PLAY).args[0])
     p = [0.0] * B.N_PARAMS
     p[0] = 1.0 if keep_low else 0.0
-    kind = {"random": B.P_RANDOM, "heuristic": B.P_HEURISTIC}[name]
-    return Policy("play", name, kind, tuple(p))
+    if name == "rollout":
+        if not 1 <= int(worlds) <= 100_000:
+            raise PolicyError(f"the rollout player needs worlds 1..100000, not {worlds}")
+        p[1] = float(worlds)
+    kind = {"random": B.P_RANDOM, "heuristic": B.P_HEURISTIC, "rollout": B.P_ROLLOUT}[name]
+    return Policy("play", name if name != "rollout" else f"rollout({worlds} worlds)", kind, tuple(p))
 
 
 def _as_forecast(p) -> Policy:
@@ -138,6 +163,8 @@ def _seat_arrays(rules: BooksRules, forecast, play):
     pk = np.array([x.kind for x in pl], dtype=np.int64)
     fp = np.array([x.params for x in fl], dtype=np.float64)
     pp = np.array([x.params for x in pl], dtype=np.float64)
+    fp[fk == B.F_ROLLOUT, 2] = rules.scoring_id  # rollouts judge hands under the ruleset's scoring
+    pp[pk == B.P_ROLLOUT, 2] = rules.scoring_id
     return fk, fp, pk, pp, fl, pl
 
 

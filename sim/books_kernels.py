@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ludolab.stdlib.books import (A_CLOSE, A_DEAL, A_EXTRA, A_FORECAST, A_HAND, A_PLAY, A_PREDICT, A_SCORE,
+from ludolab.stdlib.books import (HEURISTIC_FORECAST_PARAMS, N_PARAMS, A_CLOSE, A_DEAL, A_EXTRA, A_FORECAST, A_HAND, A_PLAY, A_PREDICT, A_SCORE,
                                   F_HEURISTIC, F_RANDOM, F_ROLLOUT, F_ZERO, L_CLOSED, L_HAND, L_HIDDEN,
                                   L_OPEN, L_OUT, L_PLAYED, LOC, MAX_NUMBER, MAX_PREDICTIONS, N_CARD_IDS,
                                   NCLOSED, NEXTRA, NHAND, NPRED, NWON, P_HEURISTIC, P_RANDOM, P_ROLLOUT,
@@ -25,6 +25,8 @@ from ludolab.stdlib.books import (A_CLOSE, A_DEAL, A_EXTRA, A_FORECAST, A_HAND, 
                                   T_CLOSE, T_LEAD, T_WIN)
 
 from .rng import game_state, next_below, shuffle_inplace
+
+_HEUR_F = HEURISTIC_FORECAST_PARAMS
 
 #: Statistics per (config, seat, number of prediction cards) in the accuracy accumulator.
 ST_N, ST_SCORE, ST_SCORE2, ST_EXACT, ST_OFF1, ST_OFF, ST_OFF2, ST_ABSERR, ST_ABSERR2, ST_WON = range(10)
@@ -37,7 +39,9 @@ HP_N, HP_DFIRST, HP_DFIRST2, HP_MEAN, HP_MEAN2, HP_D0, HP_D02 = range(7)
 W_BUF, W_PREDS, W_HAND, W_ORDER, W_USED, W_TAKEN, W_DECK = 0, 16, 24, 40, 48, 64, 80
 W_SIZE = W_DECK + 64
 FW_ST, FW_PV = 0, 16
-FW_SIZE = 32
+FW_PEX = 32       #: P(exact) the last forecast expects (-1: the policy has no estimate)
+FW_PEXS = 36      #: + seat: the same, per seat, for the hand being played
+FW_SIZE = 40
 #: Game statistics per seat.
 G_WINS, G_SHARED, G_TOTAL, G_TOTAL2 = range(4)
 N_GSTATS = 4
@@ -543,7 +547,7 @@ def _close_heuristic(obs, options, n):
 
 
 @njit(cache=True)
-def _choose_forecast(obs, kind, params, rng, out, work, fwork):
+def _choose_forecast_basic(obs, kind, params, rng, out, work, fwork):
     """Prediction set of the viewer under policy ``kind``: returns (k, rng), cards in out[:k]."""
     if kind == F_HEURISTIC:
         return _forecast_heuristic(obs, params, out, work, fwork), rng
@@ -553,7 +557,7 @@ def _choose_forecast(obs, kind, params, rng, out, work, fwork):
 
 
 @njit(cache=True)
-def _choose_play(obs, kind, params, rng, buf, work):
+def _choose_play_basic(obs, kind, params, rng, buf, work):
     me = obs[S_VIEWER]
     nl = _legal_plays(obs, me, buf)
     if kind == P_HEURISTIC:
@@ -565,12 +569,400 @@ def _choose_play(obs, kind, params, rng, buf, work):
 
 
 @njit(cache=True)
-def _choose_close(obs, kind, params, rng, buf):
+def _choose_close_basic(obs, kind, params, rng, buf):
     n = _pending_matches(obs, buf)
     if kind == P_RANDOM:
         j, rng = next_below(rng, n)
         return buf[j], rng
     return _close_heuristic(obs, buf, n), rng
+
+
+# ------------------------------------------------------------------ determinization and rollouts
+@njit(cache=True)
+def _continue_basic(state, obs, fk, fp, pk, pp, rng, work, fwork, notrace):
+    """Play the hand in ``state`` to its end from wherever it is, with basic (non-rollout) policies."""
+    buf = work[W_BUF:W_BUF + 16]
+    while state[S_PHASE] == PH_FORECAST:
+        s = state[S_TURN]
+        _observe(state, s, obs)
+        k, rng = _choose_forecast_basic(obs, fk[s], fp[s], rng, buf, work, fwork)
+        _apply_forecast(state, s, buf, k, notrace, 0)
+    while state[S_PHASE] != PH_DONE:
+        s = state[S_TURN]
+        _observe(state, s, obs)
+        if state[S_PHASE] == PH_PLAY:
+            c, rng = _choose_play_basic(obs, pk[s], pp[s], rng, buf, work)
+            _play_card(state, c, notrace, 0, buf)
+        else:
+            c, rng = _choose_close_basic(obs, pk[s], pp[s], rng, buf)
+            _close_card(state, c, notrace, 0)
+    return rng
+
+
+@njit(cache=True)
+def _voids(obs, void):
+    """void int64 (16,): void[4 * seat + colour] = 1 if seat showed out of that colour (STK-5)."""
+    void[:] = 0
+    P = obs[S_PLAYERS]
+    for t in range(obs[S_TRICK] + 1):
+        if t >= 16:
+            break
+        leader = obs[T_LEAD + t]
+        if leader < 0 or obs[T_CARDS + 4 * t + leader] < 0:
+            continue
+        led = _colour(obs[T_CARDS + 4 * t + leader])
+        for s in range(P):
+            c = obs[T_CARDS + 4 * t + s]
+            if c >= 0 and _colour(c) != led:
+                void[4 * s + led] = 1
+
+
+@njit(cache=True)
+def _sample_world(obs, rng, world, hidden, void):
+    """Determinization: a full state consistent with the observation ``obs`` (its viewer's knowledge).
+
+    The cards hidden from the viewer are dealt to the other seats in the public hand counts, never
+    giving a seat a colour it has shown out of (STK-5): cards are shuffled, the colours with the
+    fewest possible holders go first, and each card goes to a possible holder with probability
+    proportional to the room left in that hand; a dead end restarts (up to 8 times), after which
+    the voids are ignored.  Returns the stream state.
+    """
+    me = obs[S_VIEWER]
+    P = obs[S_PLAYERS]
+    _voids(obs, void)
+    nh = 0
+    for c in range(N_CARD_IDS):
+        if obs[LOC + c] == L_HIDDEN:
+            hidden[nh] = c
+            nh += 1
+    cap = np.zeros(4, dtype=np.int64)
+    for attempt in range(9):
+        use_void = attempt < 8
+        world[:] = obs
+        world[S_VIEWER] = -1
+        for s in range(P):
+            cap[s] = 0 if s == me else world[NHAND + s]
+        for i in range(nh - 1, 0, -1):
+            j, rng = next_below(rng, i + 1)
+            t = hidden[i]
+            hidden[i] = hidden[j]
+            hidden[j] = t
+        # stable insertion sort by the number of possible holders of the card's colour
+        for i in range(1, nh):
+            c = hidden[i]
+            kc = 0
+            for s in range(P):
+                if s != me and (not use_void or void[4 * s + _colour(c)] == 0):
+                    kc += 1
+            j = i
+            while j > 0:
+                d = hidden[j - 1]
+                kd = 0
+                for s in range(P):
+                    if s != me and (not use_void or void[4 * s + _colour(d)] == 0):
+                        kd += 1
+                if kd <= kc:
+                    break
+                hidden[j] = d
+                j -= 1
+            hidden[j] = c
+        ok = True
+        for i in range(nh):
+            c = hidden[i]
+            tot = 0
+            for s in range(P):
+                if s != me and (not use_void or void[4 * s + _colour(c)] == 0):
+                    tot += cap[s]
+            if tot == 0:
+                ok = False
+                break
+            r, rng = next_below(rng, tot)
+            for s in range(P):
+                if s != me and (not use_void or void[4 * s + _colour(c)] == 0):
+                    if r < cap[s]:
+                        world[LOC + c] = L_HAND + s
+                        cap[s] -= 1
+                        break
+                    r -= cap[s]
+        if ok:
+            return rng
+    return rng
+
+
+@njit(cache=True)
+def _rollout_defaults(P, scoring, keep_low):
+    """Policies every seat follows inside a rollout: heuristic forecasts and heuristic play."""
+    fk = np.full(P, F_HEURISTIC, dtype=np.int64)
+    pk = np.full(P, P_HEURISTIC, dtype=np.int64)
+    fp = np.zeros((P, N_PARAMS))
+    pp = np.zeros((P, N_PARAMS))
+    for s in range(P):
+        for i in range(len(_HEUR_F)):
+            fp[s, i] = _HEUR_F[i]
+        pp[s, 0] = keep_low
+    return fk, fp, pk, pp
+
+
+@njit(cache=True)
+def _rollout_choice(obs, params, rng, options, n, close_phase):
+    """Rollout (perfect-information Monte Carlo) choice among ``options[:n]`` (cards to play, or
+    prediction cards to close): ``params[1]`` worlds are sampled consistent with the observation
+    and shared by every option; each option is played out to the end of the hand with heuristic
+    play for everyone; the option with the highest total hand score of the viewer (scoring
+    ``params[2]``) wins, ties to the lowest card.  Returns (card, rng)."""
+    if n == 1:
+        return options[0], rng
+    me = obs[S_VIEWER]
+    P = obs[S_PLAYERS]
+    R = max(1, int(params[1]))
+    scoring = int(params[2])
+    fk, fp, pk, pp = _rollout_defaults(P, scoring, params[0])
+    world = np.empty(STATE_SIZE, dtype=np.int16)
+    sim = np.empty(STATE_SIZE, dtype=np.int16)
+    obs2 = np.empty(STATE_SIZE, dtype=np.int16)
+    hidden = np.empty(64, dtype=np.int64)
+    void = np.empty(16, dtype=np.int64)
+    work = np.zeros(W_SIZE, dtype=np.int64)
+    fwork = np.zeros(FW_SIZE)
+    notrace = np.zeros((0, 3), dtype=np.int64)
+    opts = options[:n].copy()
+    total = np.zeros(n, dtype=np.int64)
+    for w in range(R):
+        rng = _sample_world(obs, rng, world, hidden, void)
+        sub = game_state(rng, w)
+        for i in range(n):
+            sim[:] = world
+            if close_phase:
+                _close_card(sim, opts[i], notrace, 0)
+            else:
+                _play_card(sim, opts[i], notrace, 0, work)
+            _continue_basic(sim, obs2, fk, fp, pk, pp, sub, work, fwork, notrace)
+            total[i] += _score(_off(sim, me), sim[NWON + me], scoring)
+    best = 0
+    for i in range(1, n):
+        if total[i] > total[best]:
+            best = i
+    return opts[best], rng
+
+
+@njit(cache=True)
+def _forecast_candidates(obs, pool_size, kmax, cands):
+    """Candidate prediction sets for the rollout forecaster, as bitmasks over card ids (int64).
+
+    Pruning: only the ``pool_size`` cards that the hand-strength ranking rates best as prediction
+    cards (those sharing colour or number with the most strong cards of the hand) are considered,
+    and every subset of the pool with at most ``kmax`` cards is a candidate (the empty set first).
+    Returns the number of candidates."""
+    me = obs[S_VIEWER]
+    N = obs[S_NMAX]
+    p = np.zeros(N_PARAMS)
+    for i in range(len(_HEUR_F)):
+        p[i] = _HEUR_F[i]
+    hand = np.empty(16, dtype=np.int64)
+    nh = 0
+    for c in range(N_CARD_IDS):
+        if obs[LOC + c] == L_HAND + me:
+            hand[nh] = c
+            nh += 1
+    st = np.empty(16)
+    for i in range(nh):
+        st[i] = _strength(hand[i], N, p)
+    pv = np.empty(16)
+    for i in range(nh):
+        c = hand[i]
+        v = -st[i]
+        for j in range(nh):
+            h = hand[j]
+            if j != i and (_colour(h) == _colour(c) or _number(h) == _number(c)):
+                v += st[j]
+        pv[i] = v
+    m = min(pool_size, nh)
+    pool = np.empty(16, dtype=np.int64)
+    used = np.zeros(16, dtype=np.int64)
+    for o in range(m):
+        bi = -1
+        for i in range(nh):
+            if used[i] == 0 and (bi < 0 or pv[i] > pv[bi]):
+                bi = i
+        used[bi] = 1
+        pool[o] = hand[bi]
+    n = 0
+    for sub in range(1 << m):
+        k = 0
+        mask = np.int64(0)
+        for b in range(m):
+            if (sub >> b) & 1:
+                k += 1
+                mask |= np.int64(1) << np.int64(pool[b])
+        if k <= kmax:
+            cands[n] = mask
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _forecast_search(obs, params, rng, cands, nc, stats, final_n, half_width):
+    """Successive halving over candidate prediction sets with rollouts (common worlds per round).
+
+    Round r evaluates every surviving candidate on ``params[1] * 2**r`` fresh worlds sampled
+    consistent with the viewer's information (own hand, prediction cards laid before); each world
+    is played out with heuristic forecasts for the later players and heuristic play for everyone.
+    The better half (by mean hand score, scoring ``params[2]``) survives.  The survivor, and every
+    candidate of the last round, then gets more worlds (up to ``final_n``) until the 95% CI
+    half-width of its mean score is at most ``half_width``.
+
+    stats float64 (nc, 6): worlds, sum score, sum score^2, exact, off by 1, round reached.
+    Returns (index of the best candidate, rng).
+    """
+    me = obs[S_VIEWER]
+    P = obs[S_PLAYERS]
+    base = max(1, int(params[1]))
+    scoring = int(params[2])
+    fk, fp, pk, pp = _rollout_defaults(P, scoring, 1.0)
+    world = np.empty(STATE_SIZE, dtype=np.int16)
+    sim = np.empty(STATE_SIZE, dtype=np.int16)
+    obs2 = np.empty(STATE_SIZE, dtype=np.int16)
+    hidden = np.empty(64, dtype=np.int64)
+    void = np.empty(16, dtype=np.int64)
+    work = np.zeros(W_SIZE, dtype=np.int64)
+    fwork = np.zeros(FW_SIZE)
+    notrace = np.zeros((0, 3), dtype=np.int64)
+    cards = np.empty(16, dtype=np.int64)
+    alive = np.arange(nc)
+    na = nc
+    stats[:nc, :] = 0.0
+    r = 0
+    n_round = base
+    wcount = 0
+    while True:
+        for w in range(n_round):
+            rng = _sample_world(obs, rng, world, hidden, void)
+            sub = game_state(rng, wcount)
+            wcount += 1
+            for a in range(na):
+                ci = alive[a]
+                sim[:] = world
+                k = 0
+                for c in range(N_CARD_IDS):
+                    if (cands[ci] >> np.int64(c)) & 1:
+                        cards[k] = c
+                        k += 1
+                _apply_forecast(sim, me, cards, k, notrace, 0)
+                _continue_basic(sim, obs2, fk, fp, pk, pp, sub, work, fwork, notrace)
+                off = _off(sim, me)
+                x = float(_score(off, sim[NWON + me], scoring))
+                stats[ci, 0] += 1
+                stats[ci, 1] += x
+                stats[ci, 2] += x * x
+                if off == 0:
+                    stats[ci, 3] += 1
+                elif off == 1:
+                    stats[ci, 4] += 1
+                stats[ci, 5] = r
+        if na <= 1:
+            break
+        # keep the better half (stable: ties keep the earlier candidate)
+        keep = (na + 1) // 2
+        for i in range(1, na):
+            a = alive[i]
+            j = i
+            while j > 0 and stats[alive[j - 1], 1] / stats[alive[j - 1], 0] < stats[a, 1] / stats[a, 0]:
+                alive[j] = alive[j - 1]
+                j -= 1
+            alive[j] = a
+        if na <= 8 and final_n > 0:
+            break
+        na = keep
+        r += 1
+        n_round *= 2
+    # refine the last candidates until their CI is narrow enough
+    if final_n > 0:
+        while True:
+            worst_hw = 0.0
+            for a in range(na):
+                ci = alive[a]
+                n = stats[ci, 0]
+                m = stats[ci, 1] / n
+                var = max(stats[ci, 2] / n - m * m, 0.0) * n / max(n - 1.0, 1.0)
+                hw = 1.959963984540054 * np.sqrt(var / n)
+                if hw > worst_hw:
+                    worst_hw = hw
+            if worst_hw <= half_width or stats[alive[0], 0] >= final_n:
+                break
+            for w in range(256):
+                rng = _sample_world(obs, rng, world, hidden, void)
+                sub = game_state(rng, wcount)
+                wcount += 1
+                for a in range(na):
+                    ci = alive[a]
+                    sim[:] = world
+                    k = 0
+                    for c in range(N_CARD_IDS):
+                        if (cands[ci] >> np.int64(c)) & 1:
+                            cards[k] = c
+                            k += 1
+                    _apply_forecast(sim, me, cards, k, notrace, 0)
+                    _continue_basic(sim, obs2, fk, fp, pk, pp, sub, work, fwork, notrace)
+                    off = _off(sim, me)
+                    x = float(_score(off, sim[NWON + me], scoring))
+                    stats[ci, 0] += 1
+                    stats[ci, 1] += x
+                    stats[ci, 2] += x * x
+                    if off == 0:
+                        stats[ci, 3] += 1
+                    elif off == 1:
+                        stats[ci, 4] += 1
+                    stats[ci, 5] = r + 1
+    best = alive[0]
+    for a in range(na):
+        ci = alive[a]
+        if stats[ci, 1] / stats[ci, 0] > stats[best, 1] / stats[best, 0]:
+            best = ci
+    return best, rng
+
+
+@njit(cache=True)
+def _forecast_rollout(obs, params, rng, out, fwork):
+    """Rollout forecaster as a policy: candidates (pool ``params[0]``, at most ``params[3]`` cards),
+    successive halving from ``params[1]`` worlds; writes the chosen set (ascending) into out,
+    its estimated P(exact) into fwork[FW_PEX]; returns (k, rng)."""
+    kmax = int(params[3]) if params[3] > 0 else MAX_PREDICTIONS
+    cands = np.empty(1 << 12, dtype=np.int64)
+    nc = _forecast_candidates(obs, int(params[0]), min(kmax, MAX_PREDICTIONS), cands)
+    stats = np.zeros((nc, 6))
+    best, rng = _forecast_search(obs, params, rng, cands, nc, stats, 0, 0.0)
+    k = 0
+    for c in range(N_CARD_IDS):
+        if (cands[best] >> np.int64(c)) & 1:
+            out[k] = c
+            k += 1
+    fwork[FW_PEX] = stats[best, 3] / stats[best, 0]
+    return k, rng
+
+
+@njit(cache=True)
+def _choose_forecast(obs, kind, params, rng, out, work, fwork):
+    """Prediction set of the viewer under policy ``kind`` (any kind); returns (k, rng)."""
+    fwork[FW_PEX] = -1.0
+    if kind == F_ROLLOUT:
+        return _forecast_rollout(obs, params, rng, out, fwork)
+    return _choose_forecast_basic(obs, kind, params, rng, out, work, fwork)
+
+
+@njit(cache=True)
+def _choose_play(obs, kind, params, rng, buf, work):
+    if kind == P_ROLLOUT:
+        nl = _legal_plays(obs, obs[S_VIEWER], buf)
+        return _rollout_choice(obs, params, rng, buf, nl, False)
+    return _choose_play_basic(obs, kind, params, rng, buf, work)
+
+
+@njit(cache=True)
+def _choose_close(obs, kind, params, rng, buf):
+    if kind == P_ROLLOUT:
+        n = _pending_matches(obs, buf)
+        return _rollout_choice(obs, params, rng, buf, n, True)
+    return _choose_close_basic(obs, kind, params, rng, buf)
 
 
 # ------------------------------------------------------------------ a hand, a game
@@ -581,6 +973,8 @@ def _play_hand(state, obs, rules, start, fk, fp, pk, pp, rng, trace, tpos, work,
     Args:
         fk, pk: int64 (players,) forecast / play policy kinds; fp, pp: float64 (players, N_PARAMS).
         trace: int64 (n, 3) event rows (code, seat, card), or shape (0, 3) for none.
+        fwork: float64 scratch; on return fwork[FW_PEXS + seat] holds each seat's forecast P(exact)
+            estimate (-1 if its forecaster makes none).
     """
     rng = _new_hand(state, rules, start, rng, work)
     P = rules[0]
@@ -595,6 +989,7 @@ def _play_hand(state, obs, rules, start, fk, fp, pk, pp, rng, trace, tpos, work,
         s = state[S_TURN]
         _observe(state, s, obs)
         k, rng = _choose_forecast(obs, fk[s], fp[s], rng, buf, work, fwork)
+        fwork[FW_PEXS + s] = fwork[FW_PEX]
         tpos = _apply_forecast(state, s, buf, k, trace, tpos)
     while state[S_PHASE] != PH_DONE:
         s = state[S_TURN]
