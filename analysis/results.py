@@ -18,7 +18,6 @@ from importlib import metadata
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 
 def versions() -> dict:

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import numpy as np
-import pandas as pd
 
 from ludolab.stdlib.box import BoxRules
 from ludolab.stdlib.errors import LudolabError
@@ -244,6 +243,8 @@ class Evaluation:
 
     def distribution(self, scoring: str | None = None) -> pd.Series:
         """P(score = x) for every reachable score x, indexed by x."""
+        import pandas as pd
+
         sc = self._scores(scoring)
         s = pd.Series(self.final).groupby(sc).sum()
         s.index.name = "score"

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from ludolab.stdlib.box import BoxRules
 from ludolab.stdlib.errors import LudolabError
@@ -55,6 +54,8 @@ def match_exact(rules: BoxRules, players: int = 2, ties_win: bool = False,
     Raises:
         LudolabError: players outside 2..6.
     """
+    import pandas as pd
+
     if isinstance(players, bool) or int(players) != players or not 2 <= players <= 6:
         raise LudolabError(f"players must be 2..6, not {players}")
     players = int(players)
@@ -149,6 +150,8 @@ def simulate_rounds(policies: list[Policy], games: int, seed: int = 0, rounds: i
         LudolabError: bad seat count, rounds (1..max_rounds) or threshold, or
         elimination under a scoring other than sum or count.
     """
+    import pandas as pd
+
     if not 2 <= len(policies) <= 6:
         raise LudolabError(f"players must be 2..6, not {len(policies)}")
     rules = policies[0].rules

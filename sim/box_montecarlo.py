@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from ludolab.stdlib.box import BoxRules
 from ludolab.stdlib.errors import LudolabError
@@ -45,6 +44,8 @@ class SimResult:
         return wilson_ci(int(self.counts[hit].sum()), self.games)
 
     def distribution(self) -> pd.Series:
+        import pandas as pd
+
         sc = self.policy.rules.scores
         s = pd.Series(self.counts).groupby(sc).sum() / self.games
         s.index.name = "score"
@@ -92,6 +93,8 @@ def compare(policies: list[Policy], games: int, seed: int = 0, chunks: int = DEF
     Raises:
         LudolabError: fewer than one policy, policies for different rules.
     """
+    import pandas as pd
+
     if not policies:
         raise LudolabError("compare needs at least one policy")
     rules = policies[0].rules
