@@ -116,7 +116,7 @@ def memory_curve(qs=(0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0), players: int = 4
                          "mean_score": s["mean_score"], "mean_score_ci_low": s["mean_score_ci"][0],
                          "mean_score_ci_high": s["mean_score_ci"][1], "p_lowest_alone": s["p_lowest_alone"],
                          "table_mean_score": out["mean_score"], "mean_turns": out["mean_turns"],
-                         "rounds": rounds})
+                         "capped_rounds": out["capped_rounds"], "rounds": rounds})
     return pd.DataFrame(rows)
 
 
@@ -325,27 +325,42 @@ def fig_specials(sv: pd.DataFrame):
     return fig
 
 
-def fig_scores(rules: BeverbendeRules, policies=CATALOGUE, rounds: int = 4_000, seed: int = 0):
-    """Distribution of the round score of each policy playing every seat (the reference engine is not used:
-    traced kernel rounds)."""
+def fig_scores(rules: BeverbendeRules, policies=CATALOGUE, rounds: int = 20_000, seed: int = 0):
+    """Distribution of the round score (row value, BVB-10) of each policy playing every seat, on the same deals."""
     from matplotlib.figure import Figure
 
-    from ludolab.sim.rng import chunk_keys
-
-    key = int(chunk_keys(seed, 1)[0])
     fig = Figure(figsize=(6.5, 4), layout="constrained")
     ax = fig.subplots()
-    bins = np.arange(-0.5, 37.5, 1.0)
+    x = np.arange(37)
     for pol in policies:
-        xs = []
-        for g in range(rounds):
-            rec = bev.trace_round(rules, pol, key, g)
-            xs += rec["scores"]
-        ax.hist(xs, bins=bins, histtype="step", density=True, lw=1.6, label=bev.as_policy(pol).label)
+        out = bev.simulate(rules, pol, rounds, seed)
+        counts = np.sum([s["row_value_counts"] for s in out["seats"]], axis=0)
+        ax.step(x, counts / counts.sum(), where="mid", lw=1.6,
+                label=f"{bev.as_policy(pol).label} (mean {out['mean_score']:.2f})")
     ax.set_xlabel("round score (sum of the row, points)")
     ax.set_ylabel("share of rows")
-    ax.set_title(f"Beverbende: round scores ({rules.players} players, every seat the same policy)")
+    ax.set_title(f"Beverbende: round scores ({rules.players} players, every seat the same policy, "
+                 f"{rounds:,} rounds)")
     ax.legend()
+    return fig
+
+
+def fig_seat_scores(out: dict):
+    """Distribution of each seat's round score from a :func:`ludolab.sim.beverbende.simulate` result."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6.5, 4), layout="constrained")
+    ax = fig.subplots()
+    x = np.arange(37)
+    for s in out["seats"]:
+        c = np.asarray(s["row_value_counts"], dtype=float)
+        ax.step(x, c / c.sum(), where="mid", lw=1.4, label=f"seat {s['seat']}: {s['policy']} "
+                                                          f"(mean {s['mean_score']:.2f})")
+    ax.set_xlabel("round score (sum of the row, points)")
+    ax.set_ylabel("share of rounds")
+    P = out["rules"]["players"]
+    ax.set_title(f"Beverbende: round scores by seat ({P} players, {out['rounds']:,} rounds, seat 0 starts)")
+    ax.legend(fontsize=8)
     return fig
 
 
@@ -366,21 +381,37 @@ def report_section(ctx) -> str:
           f"uses common random numbers (the same deals) with root seed {ctx.seed}; intervals are 95% CIs.\n"]
 
     ctx.say("beverbende: policies by player count ...")
-    pt = policy_table((2, 4, 6), rounds=n, seed=ctx.seed)
+    pt = policy_table((2, 3, 4, 5, 6), rounds=n, seed=ctx.seed)
     best = pt.loc[pt.groupby("players").mean_score.idxmin()]
     md += ["## Policies against the threshold field\n",
            "Seat 0 plays each policy, every other seat the default threshold heuristic. "
            + " ".join(f"With {int(r.players)} players the best is {r.policy} ({r.mean_score:.2f} points a round)."
                       for r in best.itertuples()) + "\n",
-           "Columns: `mean_score` is seat 0's mean round score (points); `p_lowest_alone` the chance its row is "
-           "strictly the lowest; `diff_vs_first` its paired score difference against `random`.\n",
-           ctx.table(pt[["players", "policy", "mean_score", "mean_score_ci_low", "mean_score_ci_high",
+           "Columns: `mean_score` is seat 0's mean round score (points); `margin` its score minus the mean of "
+           "the other seats' (points, lower is better); `p_lowest_alone` the chance its row is strictly the lowest; "
+           "`knock_rate` the share of rounds it knocked in; `diff_vs_first` its paired score difference against "
+           "`random`; `capped_rounds` the rounds ended by the round cap of "
+           f"{rules.round_cap} turns (BVB-12).\n",
+           ctx.table(pt[["players", "policy", "mean_score", "mean_score_ci_low", "mean_score_ci_high", "margin",
                          "p_lowest_alone", "knock_rate", "diff_vs_first", "diff_vs_first_ci_low",
-                         "diff_vs_first_ci_high"]], "beverbende_policies", {**meta, "rounds": n})]
+                         "diff_vs_first_ci_high", "capped_rounds"]], "beverbende_policies", {**meta, "rounds": n})]
+    ctx.say("beverbende: score distributions and first-player advantage ...")
+    fp = first_player((2, 3, 4, 5, 6), rounds=n, seed=ctx.seed)
+    adv = []
+    for P, d in fp.groupby("players"):
+        adv.append(f"{int(P)} players: seat 0 {d.mean_score.iloc[0]:.2f}, last seat {d.mean_score.iloc[-1]:.2f}")
+    md += ["\n## Round scores and the first player\n",
+           "Every seat plays the default threshold heuristic; seat 0 starts. Mean round score per seat "
+           "(" + "; ".join(adv) + "). `p_lowest_alone` is the chance of the strictly lowest row.\n",
+           ctx.figure(fig_scores(BeverbendeRules(), rounds=n, seed=ctx.seed), "beverbende_scores",
+                      "round score distributions"),
+           ctx.table(fp[["players", "seat", "mean_score", "mean_score_ci_low", "mean_score_ci_high",
+                         "p_lowest_alone", "p_lowest_alone_ci_low", "p_lowest_alone_ci_high", "knock_rate"]],
+                     "beverbende_first_player", {**meta, "rounds": n})]
 
     ctx.say("beverbende: knock thresholds ...")
     ks = range(4, 21, 4) if quick else range(2, 21, 2)
-    sw = knock_sweep((2, 4, 6), ks, ks, rounds=max(500, n // 4), seed=ctx.seed)
+    sw = knock_sweep((2, 4, 6) if quick else (2, 3, 4, 5, 6), ks, ks, rounds=max(500, n // 8), seed=ctx.seed)
     bk = best_knock(sw)
     lines = []
     for P, d in bk.groupby("players"):
@@ -394,7 +425,7 @@ def report_section(ctx) -> str:
            "of the other seats' (points; lower is better, and it is what decides a game scored by sums); the dots "
            "mark the best own threshold for each field. " + " ".join(lines) + "\n",
            ctx.figure(fig_heatmap(sw), "beverbende_knock_heatmap", "knock threshold heatmap"),
-           ctx.table(bk, "beverbende_best_knock", {**meta, "rounds": max(500, n // 4)})]
+           ctx.table(bk, "beverbende_best_knock", {**meta, "rounds": max(500, n // 8)})]
 
     ctx.say("beverbende: memory ...")
     mc = memory_curve((0.0, 0.1, 0.3, 0.6, 1.0), 4, rounds=n, seed=ctx.seed)
@@ -402,10 +433,13 @@ def report_section(ctx) -> str:
     md += ["\n## What a good memory is worth\n",
            f"Four players. Forgetting each remembered card with chance q per turn, seat 0 alone scores "
            f"{one.mean_score.iloc[-1] - one.mean_score.iloc[0]:+.2f} points a round at q = 1 compared with perfect "
-           "memory. When everybody forgets alike the rounds also get longer (`mean_turns`).\n",
+           "memory. When everybody forgets alike the rounds get longer (`mean_turns`): the threshold heuristic "
+           "counts a forgotten card as 4.5 and stops believing its row is low enough to knock; at q = 1 nobody "
+           "ever knocks and every round ends at the round cap (`capped_rounds`).\n",
            ctx.figure(fig_memory(mc), "beverbende_memory", "memory curve"),
            ctx.table(mc[["memory_loss", "who", "mean_score", "mean_score_ci_low", "mean_score_ci_high",
-                         "table_mean_score", "mean_turns"]], "beverbende_memory", {**meta, "rounds": n})]
+                         "table_mean_score", "mean_turns", "capped_rounds"]], "beverbende_memory",
+                     {**meta, "rounds": n})]
 
     ctx.say("beverbende: special cards ...")
     sv = special_values(4, rounds=n, seed=ctx.seed)

@@ -170,12 +170,9 @@ def simulate(players, memory_loss, scoring, knock_penalty, round_cap, exchange_s
                "mean_turns": out["mean_turns"], "capped_rounds": out["capped_rounds"], "seed": seed}
         emit(fmt, rec if fmt == "table" else None, seats, title=f"Beverbende, {players} players, single rounds")
     if out_dir is not None:
-        from ludolab.analysis.beverbende import fig_scores
+        from ludolab.analysis.beverbende import fig_seat_scores
 
-        n_fig = min(rounds, 2000)
-        save_outputs(out_dir, {"seats": seats}, {"score_distribution": fig_scores(rules, [p for p in pols][:3],
-                                                                                  n_fig, seed)},
-                     meta, table_format)
+        save_outputs(out_dir, {"seats": seats}, {"score_distribution": fig_seat_scores(out)}, meta, table_format)
 
 
 @group.command(short_help="Policies in one seat against a field, on the same deals.")

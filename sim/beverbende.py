@@ -191,7 +191,8 @@ def simulate(rules: BeverbendeRules, policies="threshold", rounds: int = 10_000,
     Returns:
         JSON-able dict: ``rounds``, ``mean_score`` (mean round score over all seats) with its 95% CI,
         ``capped_rounds``, ``mean_turns`` and ``seats``, one dict per seat (mean score and CI,
-        probability of the strictly lowest row, of a shared lowest, knock rate, ...).
+        probability of the strictly lowest row, of a shared lowest, knock rate, ``row_value_counts``: the
+        number of rounds ending with each row value 0..36, ...).
 
     Raises:
         PolicyError, LudolabError: bad policies, counts or seed.
@@ -218,7 +219,8 @@ def simulate(rules: BeverbendeRules, policies="threshold", rounds: int = 10_000,
                       "p_lowest_alone": win.value, "p_lowest_alone_ci": [win.low, win.high],
                       "p_lowest_shared": tie.value, "p_lowest_shared_ci": [tie.low, tie.high],
                       "knock_rate": kn.value, "knock_rate_ci": [kn.low, kn.high],
-                      "p_knock_wins": (float(o[K.RS_KNOCK_WIN] / o[K.RS_KNOCK]) if o[K.RS_KNOCK] else None)})
+                      "p_knock_wins": (float(o[K.RS_KNOCK_WIN] / o[K.RS_KNOCK]) if o[K.RS_KNOCK] else None),
+                      "row_value_counts": [int(x) for x in o[K.RS_HIST:K.RS_HIST + 37]]})
     turns = mean_ci(n, t[K.RT_TURNS], t[K.RT_TURNS2])
     return {"game": GAME_ID, "rules": rules.as_dict(), "rounds": n, "seed": int(seed),
             "chunks": int(min(chunks, n)),

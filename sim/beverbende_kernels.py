@@ -637,7 +637,8 @@ def _round_points(state, rules, raw, pts):
 
 
 # ------------------------------------------------------------------ Monte Carlo kernels
-N_ROUND_STATS = 10
+RS_HIST = 10      # RS_HIST + v: rounds in which the row's value was v (0..36)
+N_ROUND_STATS = RS_HIST + 37
 RS_SCORE = 0      # round score under the scoring variant (win-count: the raw row value)
 RS_SCORE2 = 1
 RS_WIN = 2        # strictly lowest row
@@ -676,6 +677,7 @@ def _round_stats(state, rules, raw, pts, out_p, out_t):
                 out_p[p, RS_KNOCK_WIN] += 1
         out_p[p, RS_RAW] += raw[p]
         out_p[p, RS_RAW2] += raw[p] * raw[p]
+        out_p[p, RS_HIST + raw[p]] += 1
     out_t[RT_CAPPED] += state[S_CAPPED]
     out_t[RT_TURNS] += state[S_TURNS]
     out_t[RT_TURNS2] += state[S_TURNS] * state[S_TURNS]
