@@ -339,9 +339,8 @@ def fig_scores(rules: BeverbendeRules, policies=CATALOGUE, rounds: int = 20_000,
                 label=f"{bev.as_policy(pol).label} (mean {out['mean_score']:.2f})")
     ax.set_xlabel("round score (sum of the row, points)")
     ax.set_ylabel("share of rows")
-    ax.set_title(f"Beverbende: round scores ({rules.players} players, every seat the same policy, "
-                 f"{rounds:,} rounds)")
-    ax.legend()
+    ax.set_title(f"Beverbende: round scores ({rules.players} players, all seats one policy)")
+    ax.legend(fontsize=8, title=f"{rounds:,} rounds", title_fontsize=8)
     return fig
 
 
@@ -445,9 +444,16 @@ def report_section(ctx) -> str:
     sv = special_values(4, rounds=n, seed=ctx.seed)
     su = special_use(4, rounds=n, seed=ctx.seed)
     md += ["\n## How much each special card matters\n",
-           "The deck without a special type (factor 0) or with it doubled (factor 2), every seat on the threshold "
-           "heuristic: `change` is the table's mean round score minus the printed deck's. Below, seat 0 ignores one "
-           "type while the field uses all: `diff_vs_first` is what ignoring it costs (paired).\n",
+           "Two questions. First, what a special type does to the game: the deck without it (factor 0) or with it "
+           "doubled (factor 2), every seat on the threshold heuristic; `change` is the table's mean round score "
+           "minus the printed deck's (points), `mean_turns` the round length. A special drawn is a number card not "
+           "drawn, and a special dealt into a row is replaced by a random number at the end, so fewer specials "
+           "can mean lower scores even though each special helps the player who draws it. Second, what a special "
+           "is worth to the player who uses it: seat 0 ignores one type while the field uses all, and "
+           "`diff_vs_first` is what ignoring it costs (paired, points a round). "
+           + " ".join(f"Never playing {r.ignores} costs {r.diff_vs_first:+.2f} points a round "
+                      f"(95% CI {r.diff_vs_first_ci_low:+.2f} to {r.diff_vs_first_ci_high:+.2f})."
+                      for r in su.iloc[1:].itertuples()) + "\n",
            ctx.figure(fig_specials(sv), "beverbende_specials", "special card values"),
            ctx.table(sv[["special", "factor", "copies", "mean_score", "change", "change_ci_low", "change_ci_high",
                          "mean_turns"]], "beverbende_specials", {**meta, "rounds": n}),
