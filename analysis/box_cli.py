@@ -45,7 +45,11 @@ def objective_options(fn):
 
 
 def make_rules(tiles, one_die, moves, max_tiles_per_move, scoring):
+    """The :class:`~ludolab.stdlib.box.BoxRules` of the rules options; a thai limit on tiles per move is refused."""
     from ludolab.stdlib.box import BoxRules, parse_tiles
+
+    if moves == "thai" and max_tiles_per_move is not None:
+        raise InputError("--max-tiles-per-move does not apply to --moves thai, which always covers one tile (STB-5)")
 
     return BoxRules(tiles=parse_tiles(tiles), one_die=one_die, moves=moves,
                     max_tiles_per_move=max_tiles_per_move, score=scoring)
@@ -142,6 +146,9 @@ def advise(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target
     from ludolab.sim import box as sbox
 
     _check_objective(objective, target, ties_win)
+    if roll is None and dice is not None:
+        raise InputError("--dice goes with --roll (the dice the roll was made with); without --roll the advice "
+                         "is the dice choice")
     rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
     import re
 

@@ -100,7 +100,16 @@ def refuse(names, why: str):
 
 
 def check_out(out_dir):
-    """Validate --out (a folder name, not empty) and return it as a Path (or None)."""
+    """Validate --out before any work and return it as a Path (or None).
+
+    The folder must be one that can be written: not a file, not under a file, and
+    creatable (its missing folders and a file inside them are made and removed again
+    as a probe, so a read-only or special file system, a name too long or a missing
+    permission is refused here, before any progress or work is printed).
+
+    Raises:
+        InputError: naming --out and why it cannot be used.
+    """
     if out_dir is None:
         if "table_format" in click.get_current_context().params:
             refuse(["table_format"], "applies only with --out DIR")
@@ -108,17 +117,44 @@ def check_out(out_dir):
     if str(out_dir).strip() == "":
         raise InputError("--out needs a folder name")
     import os
+    import tempfile
 
     path = Path(out_dir)
-    if path.exists() and not path.is_dir():
-        raise InputError(f"--out {str(out_dir)!r} is a file: give a folder")
-    # checked before any work: the nearest existing folder must take new files
-    base = path.absolute()
-    while not base.exists():
-        base = base.parent
-    if not base.is_dir() or not os.access(base, os.W_OK | os.X_OK):
-        why = "it lies under a file" if not base.is_dir() else f"{str(base)!r} is not writable"
-        raise InputError(f"cannot write to --out {str(out_dir)!r}: {why}")
+
+    def cannot(why):
+        return InputError(f"cannot write to --out {str(out_dir)!r}: {why}")
+
+    try:
+        if path.exists() and not path.is_dir():
+            raise InputError(f"--out {str(out_dir)!r} is a file: give a folder")
+        # the nearest existing folder must take new files
+        base = path.absolute()
+        missing = []
+        while not base.exists():
+            missing.append(base)
+            base = base.parent
+    except OSError as exc:  # e.g. a folder name too long
+        raise cannot(exc.strerror or exc) from None
+    if not base.is_dir():
+        raise cannot("it lies under a file")
+    if not os.access(base, os.W_OK | os.X_OK):
+        raise cannot(f"{str(base)!r} is not writable")
+    made = []
+    try:
+        for folder in reversed(missing):
+            folder.mkdir()
+            made.append(folder)
+        fd, probe = tempfile.mkstemp(prefix=".probe.", dir=path)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise cannot(exc.strerror or exc) from None
+    finally:
+        for folder in reversed(made):
+            try:
+                folder.rmdir()
+            except OSError:
+                pass
     return path
 
 
@@ -142,8 +178,6 @@ def emit(fmt: str, record: dict | None = None, table=None, title: str | None = N
     table: text; json: the record, with the table under ``rows`` (or a list of
     rows when there is no record); csv: the table (or the record as one row).
     """
-    import pandas as pd
-
     if fmt == "json":
         rows = None if table is None else [{k: _clean(v) for k, v in r.items()} for r in table.to_dict("records")]
         if record is None:
@@ -155,7 +189,12 @@ def emit(fmt: str, record: dict | None = None, table=None, title: str | None = N
         click.echo(json.dumps(payload, indent=2, default=str))
         return
     if fmt == "csv":
-        df = table if table is not None else pd.DataFrame([record])
+        if table is None:
+            import pandas as pd
+
+            df = pd.DataFrame([record])
+        else:
+            df = table
         click.echo(df.to_csv(index=False), nl=False)
         return
     if title:

@@ -13,8 +13,6 @@ Clause ids (``STB-n``, ``STB-On``) refer to ``seeds/shut_the_box.md``.
 
 from __future__ import annotations
 
-import pandas as pd
-
 from ludolab.stdlib.box import BoxRules, RulesError
 
 from .box_exact import (OBJECTIVES, Evaluation, Policy, Solution, evaluate, objective_label, solve,  # noqa: F401
@@ -43,11 +41,14 @@ def advise(rules: BoxRules, open_tiles, roll=None, objective: str = "expected-sc
         RulesError, ValueError: bad tiles, objective, or a roll that cannot
         happen (including dice the one-die rule does not allow there, STB-6).
     """
+    import pandas as pd
+
     s = rules.mask_of(open_tiles)
     if s == 0:
         raise RulesError("the box is already shut: there is nothing to advise")
     if roll is None and dice is not None:
-        raise RulesError("--dice goes with --roll (the dice the roll was made with)")
+        raise RulesError("a dice count goes with a roll (the dice the roll was made with); before the roll "
+                         "the advice is the dice choice itself")
     sol = solve(rules, objective, target, ties_win)
     terminal, sense = terminal_utility(rules, objective, target, ties_win)
     oc = rules.outcomes

@@ -141,7 +141,8 @@ class BoxRules:
             if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
                 raise RulesError(f"max tiles per move must be a whole number >= 1 (or unlimited), not {k!r}")
             if self.moves == "thai":
-                raise RulesError("--max-tiles-per-move does not apply to thai moves, which always cover one tile (STB-5)")
+                raise RulesError("a limit on tiles per move does not apply to thai moves, which always cover one "
+                                 "tile (STB-5)")
             if k > 12:
                 raise RulesError(f"max tiles per move must be 1..12 (or unlimited), not {k}")
             object.__setattr__(self, "max_tiles_per_move", int(k))
@@ -264,8 +265,31 @@ class BoxRules:
         """The flat table of roll outcomes and candidate moves (STB-2, STB-4, STB-5)."""
         return _build_outcomes(self)
 
+    def dice_rule_text(self, state: int) -> str:
+        """What the one-die rule (STB-6) asks for with the open tiles ``state`` (a bitmask), as words.
+
+        Example: ``with open 1,2,3,7 the one-die rule "789-optional" calls for two dice until every
+        tile of 7 or more is covered``.  Used in messages; ``always-optional`` allows both counts.
+        """
+        rule = self.one_die
+        allowed = int(self.dice_allowed[state])
+        where = f"with open {self.format_state(state)}"
+        if rule.startswith("le6"):
+            where += f" (total {sum(self.tiles_of(state))})"
+        if rule == "never":
+            return 'under the one-die rule "never" one die is never allowed: every roll is made with two dice'
+        if rule == "always-optional" or allowed == DICE_BOTH:
+            cond = ("every tile of 7 or more is covered" if rule.startswith("789") else
+                    "the open tiles total 6 or less" if rule.startswith("le6") else "always")
+            return f'{where} the one-die rule "{rule}" allows one die or two ({cond})'
+        if allowed == DICE_TWO:
+            until = "every tile of 7 or more is covered" if rule.startswith("789") else "the open tiles total 6 or less"
+            return f'{where} the one-die rule "{rule}" calls for two dice until {until}'
+        why = "every tile of 7 or more is covered" if rule.startswith("789") else "the open tiles total 6 or less"
+        return f'{where} the one-die rule "{rule}" calls for one die ({why})'
+
     def roll_index(self, roll: str | int, dice: int | None = None, state: int | None = None) -> int:
-        """Index of a roll outcome from its text.
+        """Index of a roll outcome (into :attr:`outcomes`) from its text (STB-2, STB-6).
 
         Args:
             roll: a total (``7``) for subset moves, or the dice (``"3+4"``,
@@ -276,24 +300,31 @@ class BoxRules:
             state: open tiles bitmask; when given, the dice must be allowed
                 there by the one-die rule (STB-6).
 
+        Returns:
+            ``k`` with ``0 <= k < outcomes.n``.
+
         Raises:
-            RulesError: if the roll cannot be read or cannot happen.
+            RulesError: if the roll cannot be read, or cannot happen with that
+            number of dice (two dice make 2..12, one die 1..6), or that number
+            of dice is not allowed in ``state`` by the one-die rule.
         """
         oc = self.outcomes
         text = str(roll).strip().replace(" ", "")
         if dice not in (None, 1, 2):
             raise RulesError(f"dice must be 1 or 2, not {dice!r}")
         allowed = None if state is None else int(self.dice_allowed[state])
+        words = {1: "one die", 2: "two dice"}
         if self.moves == "subset":
             if not re.fullmatch(r"\d+", text):
                 raise RulesError(f"cannot read roll {roll!r}: give the total of the dice, 2..12 (1..6 with one die)")
             total = int(text)
             if not 1 <= total <= 12:
                 raise RulesError(f"roll {total} is impossible: totals run 2..12 with two dice, 1..6 with one die")
-            forced_one = dice is None and allowed == DICE_ONE
+            inferred = dice is None
             if dice is None:
                 dice = 1 if (total == 1 or allowed == DICE_ONE) else 2
             want = dice
+            shown = str(total)
         else:
             parts = re.split(r"[+,]", text)
             if len(parts) not in (1, 2) or not all(re.fullmatch(r"[1-6]", p) for p in parts):
@@ -302,13 +333,21 @@ class BoxRules:
             faces = sorted(int(p) for p in parts)
             want = len(faces)
             if dice is not None and dice != want:
-                raise RulesError(f"roll {roll!r} shows {want} {'die' if want == 1 else 'dice'} "
-                                 f"but --dice {dice} was given")
+                raise RulesError(f"roll {roll!r} shows {words[want]}, not {words[dice]}: give both faces "
+                                 "(e.g. 3+4) for two dice, one face for one die")
+            inferred = False
+            shown = "+".join(map(str, faces))
+        reach = {1: "its faces run 1..6", 2: "their totals run 2..12"}
+        possible = self.moves == "thai" or (2 <= total <= 12 if want == 2 else total <= 6)
         if allowed is not None and not allowed & want:
-            rule = self.one_die
-            only = "one die" if allowed == DICE_ONE else "two dice"
-            raise RulesError(f"with open {self.format_state(state)} the one-die rule {rule} allows only {only}, "
-                             f"so roll {roll!r} with {'one die' if want == 1 else 'two dice'} cannot happen")
+            if inferred:  # a total of 1 asks for one die, which the rule does not allow here
+                raise RulesError(f"{self.dice_rule_text(state)}, and {words[3 - want]} cannot make {shown}: "
+                                 f"{reach[3 - want]}")
+            raise RulesError(f"{self.dice_rule_text(state)}, so roll {shown} with {words[want]} cannot happen")
+        if not possible:
+            if inferred and allowed == DICE_ONE:
+                raise RulesError(f"{self.dice_rule_text(state)}, and one die cannot make {shown}: {reach[1]}")
+            raise RulesError(f"roll {shown} is impossible: {words[want]} cannot make {shown}: {reach[want]}")
         for k in range(oc.n):
             if oc.dice[k] != want:
                 continue
@@ -316,10 +355,7 @@ class BoxRules:
                 return k
             if self.moves == "thai" and tuple(oc.faces[k][:want]) == tuple(faces):
                 return k
-        if self.moves == "subset" and forced_one:
-            raise RulesError(f"with open {self.format_state(state)} the one-die rule {self.one_die} allows only one "
-                             f"die, so roll {total} cannot happen (faces run 1..6)")
-        raise RulesError(f"roll {total} is impossible with one die: faces run 1..6")
+        raise AssertionError(f"roll {shown} with {words[want]} has no outcome")  # pragma: no cover
 
     def legal_moves(self, state: int, outcome: int) -> list[int]:
         """Bitmasks of the legal moves for a state and roll outcome (STB-4, STB-5)."""

@@ -411,3 +411,50 @@ def test_stb4_count_of_coverable_state_roll_pairs():
     n = sum(1 for s in range(r.n_states) for o in two if r.legal_moves(s, o))
     assert r.n_states * len(two) == 5632
     assert n == 4040
+
+
+# ------------------------------------------------------------------ messages
+def test_lower_layers_never_speak_of_command_line_flags():
+    """Errors raised by the rules, the solvers and the analyses are in the game's terms: only the
+    command line (analysis/box_cli.py) names flags such as --dice."""
+    import ast
+    import re
+    from pathlib import Path
+
+    import ludolab.analysis.box
+    import ludolab.analysis.box_tables
+    import ludolab.sim.box
+    import ludolab.stdlib.box
+
+    flag = re.compile(r"(^|[\s'\"(])--[a-z]")
+    files = [Path(ludolab.stdlib.box.__file__), Path(ludolab.analysis.box.__file__),
+             Path(ludolab.analysis.box_tables.__file__)]
+    files += sorted(Path(ludolab.sim.box.__file__).parent.glob("box*.py"))
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Raise):
+                continue
+            for part in ast.walk(node):
+                if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                    assert not flag.search(part.value), f"{path.name} line {node.lineno}: {part.value!r}"
+
+
+@pytest.mark.parametrize("rules, state, roll, dice, want", [
+    (dict(), None, "1", 2, "two dice cannot make 1"),
+    (dict(), None, "9", 1, "one die cannot make 9"),
+    (dict(one_die="never"), (1, 2, 3), "3", 1, 'under the one-die rule "never" one die is never allowed'),
+    (dict(one_die="never"), (1, 2, 3), "1", None, "two dice cannot make 1"),
+    (dict(one_die="789-optional"), (1, 2, 8), "4", 1, "two dice until every tile of 7 or more is covered"),
+    (dict(one_die="le6-optional"), (1, 6), "4", 1, "two dice until the open tiles total 6 or less"),
+    (dict(one_die="le6-forced"), (1, 2), "5", 2, "calls for one die (the open tiles total 6 or less)"),
+    (dict(one_die="789-forced"), (1, 2), "8", None, "one die cannot make 8"),
+    (dict(moves="thai"), None, "3+4", 1, "shows two dice, not one die"),
+])
+def test_stb2_stb6_roll_messages(rules, state, roll, dice, want):
+    """STB-2, STB-6: a roll refused for its dice says which count, and what the one-die rule asks for."""
+    r = BoxRules(**rules)
+    s = None if state is None else r.mask_of(state)
+    with pytest.raises(RulesError) as exc:
+        r.roll_index(roll, dice, state=s)
+    assert want in str(exc.value)
+    assert "allows only" not in str(exc.value)

@@ -543,3 +543,81 @@ def test_out_under_a_file_is_refused_before_any_work(tmp_path, capsys):
     line = run_error(capsys, "box", "simulate", "--games", "100", "--out", str(blocker / "sub"))
     assert "--out" in line and "under a file" in line
     assert blocker.read_text() == "keep me"
+
+
+# ------------------------------------------------------- messages in the game's terms
+@pytest.mark.parametrize("args, want, unwanted", [
+    # two dice cannot make 1: the message speaks of two dice, not of one die
+    (("--open", "1,2,3", "--roll", "1", "--dice", "2"), ["two dice", "2..12", "1"], ["one die"]),
+    # one die cannot make 9
+    (("--open", "1,2,3", "--roll", "9", "--dice", "1"), ["one die", "1..6", "9"], ["two dice"]),
+    # the one-die rule never: one die is never allowed
+    (("--open", "1,2,3", "--roll", "3", "--one-die", "never", "--dice", "1"),
+     ['"never"', "one die is never allowed"], ["allows only", "never allows"]),
+    # 789-optional with 7 open: two dice until every tile of 7 or more is covered
+    (("--open", "1,2,7", "--roll", "1"), ['"789-optional"', "two dice", "7 or more", "2..12"], ["allows only"]),
+    # le6-forced with 1,2 open: one die is compulsory, so two dice cannot be used
+    (("--open", "1,2", "--roll", "3", "--one-die", "le6-forced", "--dice", "2"),
+     ['"le6-forced"', "one die", "total 6 or less"], ["allows only"]),
+    # 789-forced with no tile of 7 or more: one die, which cannot make 8
+    (("--open", "1,2,3", "--roll", "8", "--one-die", "789-forced"), ['"789-forced"', "one die cannot make 8", "1..6"],
+     []),
+    # thai: faces and dice count disagree; the library does not speak of flags
+    (("--moves", "thai", "--open", "1,2,3,4", "--roll", "3+4", "--dice", "1"), ["two dice", "not one die"], ["--dice"]),
+], ids=["two-dice-1", "one-die-9", "never-one-die", "789-two-dice", "le6-forced-one-die", "789-forced-8", "thai"])
+def test_roll_messages_in_the_games_terms(capsys, args, want, unwanted):
+    """STB-2, STB-5, STB-6: an impossible roll is explained with the right number of dice and the rule's words."""
+    line = run_error(capsys, "box", "advise", *args)
+    for w in want:
+        assert w in line, f"{w!r} not in {line!r}"
+    for u in unwanted:
+        assert u not in line, f"{u!r} in {line!r}"
+
+
+def _policy_table(tmp_path):
+    out = tmp_path / "solved"
+    run("box", "solve", "--tiles", "5", "--out", out)
+    return out / "policy.csv"
+
+
+def test_policy_table_with_byte_order_mark_is_read(tmp_path):
+    """A table saved by a spreadsheet program starts with a UTF-8 byte-order mark: it reads as without."""
+    plain = _policy_table(tmp_path)
+    bom = tmp_path / "bom.csv"
+    bom.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes())
+    want = run_json("box", "evaluate", "--tiles", "5", "--policy", f"table:{plain}")
+    got = run_json("box", "evaluate", "--tiles", "5", "--policy", f"table:{bom}")
+    assert got["mean_score"] == want["mean_score"] and got["p_shut"] == want["p_shut"]
+
+
+@pytest.mark.parametrize("sep", [";", "\t"], ids=["semicolons", "tabs"])
+def test_policy_table_with_semicolons_or_tabs_is_read(tmp_path, sep):
+    """Spreadsheet programs in many languages separate columns with semicolons (or tabs): such a table
+    plays exactly like the comma-separated one."""
+    plain = _policy_table(tmp_path)
+    df = pd.read_csv(plain, dtype=str, keep_default_na=False)
+    other = tmp_path / "other.csv"
+    df.to_csv(other, sep=sep, index=False, encoding="utf-8-sig")
+    want = run_json("box", "evaluate", "--tiles", "5", "--policy", f"table:{plain}")
+    got = run_json("box", "evaluate", "--tiles", "5", "--policy", f"table:{other}")
+    assert got["mean_score"] == want["mean_score"] and got["sd_score"] == want["sd_score"]
+
+
+def test_policy_table_with_another_separator_is_refused(tmp_path, capsys):
+    """A table whose columns are split by something else is refused naming the separator expected."""
+    bad = tmp_path / "pipes.csv"
+    bad.write_text("open|dice|roll|cover\n1 2 3|2|5|2 3\n")
+    line = run_error(capsys, "box", "evaluate", "--policy", f"table:{bad}")
+    assert "pipes.csv" in line and "commas" in line and "open,dice,roll,cover" in line
+    assert "missing column" not in line
+
+
+@pytest.mark.parametrize("command", [("report", "--quick", "--quiet"), ("report", "--quick"),
+                                     ("box", "simulate", "--games", "100")])
+def test_out_that_cannot_be_created_is_refused_before_any_work(tmp_path, capsys, command):
+    """--out whose folder cannot be made (here a name longer than any file system allows) is refused
+    up front: one error line, nothing printed before it, nothing left behind."""
+    target = tmp_path / ("x" * 300) / "sub"
+    line = run_error(capsys, *command, "--out", str(target))
+    assert "--out" in line
+    assert list(tmp_path.iterdir()) == []
