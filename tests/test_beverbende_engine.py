@@ -230,3 +230,26 @@ def test_check_catches_an_illegal_take():  # BVB-6
         pytest.skip("no take in this round")
     with pytest.raises(AssertionError):
         B.check_record(dict(rec, events=ev))
+
+
+def test_same_seed_same_numbers_on_one_or_two_threads():
+    import numba
+
+    rules = BeverbendeRules(players=5, memory_loss=0.1)
+    old = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = B.simulate(rules, ["random", "threshold", "expected-value", "threshold", "random"], 3000, seed=4,
+                         chunks=8)
+        g1 = B.simulate_games(rules, "threshold", 100, seed=4, chunks=8)
+    finally:
+        numba.set_num_threads(old)
+    numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+    try:
+        two = B.simulate(rules, ["random", "threshold", "expected-value", "threshold", "random"], 3000, seed=4,
+                         chunks=8)
+        g2 = B.simulate_games(rules, "threshold", 100, seed=4, chunks=8)
+    finally:
+        numba.set_num_threads(old)
+    assert one == two
+    assert g1.equals(g2)
