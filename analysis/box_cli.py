@@ -82,6 +82,44 @@ def _policy(rules, name, objective, target, ties_win):
     return pol
 
 
+def _rules_out(fmt, rules, with_score=True):
+    """The rules as JSON prints them (an object, as in the provenance sidecars), else their label."""
+    if fmt != "json":
+        return rules.label(with_score)
+    rec = rules.to_dict()
+    if not with_score:
+        rec.pop("score")
+    return rec
+
+
+def _tiles_json(text):
+    """Tiles written ``"3,4"`` (``"shut"`` or ``""`` for none) as a list of ints."""
+    text = str(text)
+    return [] if text in ("", "shut") else [int(t) for t in text.split(",")]
+
+
+def _roll_json(rules, label):
+    """A roll label as JSON: the total (``7``) for subset moves, the faces (``[3, 4]``, ``[5]``) for thai moves."""
+    faces = [int(p) for p in str(label).split("+")]
+    return faces if rules.moves == "thai" else faces[0]
+
+
+def _json_table(rules, df, tiles=(), rolls=()):
+    """A copy of ``df`` with tile columns as lists and roll columns as numbers, for ``--format json``."""
+    df = df.copy()
+    for c in tiles:
+        df[c] = [_tiles_json(v) for v in df[c]]
+    for c in rolls:
+        df[c] = [_roll_json(rules, v) for v in df[c]]
+    return df
+
+
+def _csv_note(fmt, holds, rest):
+    """Under ``--format csv``, say on stderr which table the CSV holds and where the rest is."""
+    if fmt == "csv":
+        click.echo(f"note: the CSV holds {holds}; {rest} are printed with --format table or json", err=True)
+
+
 @group.command(short_help="Solve exactly: value of every state, optimal moves and dice.")
 @box_rules_options
 @objective_options
@@ -93,43 +131,44 @@ def _policy(rules, name, objective, target, ties_win):
 def solve(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target, ties_win, adversarial, exact,
           fmt, out_dir, table_format, quiet):
     """Solve the game exactly (dynamic programming over every set of open tiles)."""
-    from ludolab.analysis.results import provenance
-    from ludolab.sim import box as sbox
+    from ludolab.sim import box_exact
 
     _check_objective(objective, target, ties_win)
     out_dir = check_out(out_dir)
     rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
-    sol = sbox.solve(rules, objective, target, ties_win, adversarial, exact)
-    full = rules.full
-    dice_note = {1: "one die", 2: "two dice"}[int(sol.dice[full])]
-    rec = {"rules": rules.label(), "objective": sol.label, "value": sol.start_value}
+    sol = box_exact.solve(rules, objective, target, ties_win, adversarial, exact)
+    start_dice = int(sol.dice[rules.full])
+    rec = {"rules": _rules_out(fmt, rules), "objective": sol.label, "value": sol.start_value}
     if exact:
         v = sol.start_value_exact
-        rec["value_exact"] = f"{v.numerator}/{v.denominator}"
-    rec["start_dice"] = dice_note
+        rec["value_exact"] = ({"numerator": v.numerator, "denominator": v.denominator} if fmt == "json"
+                              else f"{v.numerator}/{v.denominator}")
+    rec["start_dice"] = start_dice if fmt == "json" else {1: "one die", 2: "two dice"}[start_dice]
     rec["states"] = rules.n_states
     emit(fmt, rec, title="Shut the Box, exact solution")
     if out_dir is not None:
         import pandas as pd
 
-        from ludolab.analysis.box_plots import fig_policy_map, policy_map_frame
         from ludolab.analysis import box as ba
+        from ludolab.analysis.box_plots import fig_policy_map, policy_map_frame
+        from ludolab.analysis.box_tables import policy_table_frame
+        from ludolab.analysis.results import provenance
 
         values = pd.DataFrame({"open": [rules.format_state(s) for s in range(rules.n_states)],
                                "score": rules.scores, "value": sol.value, "dice": sol.dice})
         if exact:
             values["value_exact"] = [f"{v.numerator}/{v.denominator}" for v in sol.value_exact]
-        from ludolab.analysis.box_tables import policy_table_frame
-
         table = policy_table_frame(sol.policy(), sol.value)
-        meta = provenance("box", rules=rules.to_dict(), objective=sol.label, command="box solve")
+        meta = provenance("box", rules=rules.to_dict(), policy="worst" if adversarial else "optimal",
+                          objective=sol.label, command="box solve")
         if rules.n_tiles <= 6:
             grid = policy_map_frame(sol)
         else:
             top = ba.decision_states(sol, None)
             states = list(dict.fromkeys(rules.mask_of([int(t) for t in o.split(",")]) for o in top["open"]))
             grid = policy_map_frame(sol, states[:40])
-        save_outputs(out_dir, {"values": values, "policy": table}, {"policy_map": fig_policy_map(grid)}, meta, table_format)
+        save_outputs(out_dir, {"values": values, "policy": table}, {"policy_map": fig_policy_map(grid)}, meta,
+                     table_format)
 
 
 @group.command(short_help="Every legal move for a roll, best first; or one die or two.")
@@ -159,22 +198,33 @@ def advise(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target
     tiles_open = [int(p) for p in parts]
     df = sbox.advise(rules, tiles_open, roll, objective, target, ties_win, None if dice is None else int(dice))
     label = df.attrs.get("objective")
+    state = rules.mask_of(tiles_open)
+    open_out = list(rules.tiles_of(state)) if fmt == "json" else rules.format_state(state)
     if roll is None:
-        rec = {"open": rules.format_state(rules.mask_of(tiles_open)), "objective": label,
-               "advice": f"roll {'one die' if df['dice'].iloc[0] == 1 else 'two dice'}"}
+        best_dice = int(df["dice"].iloc[0])
+        rec = {"open": open_out, "objective": label, "advice": f"roll {'one die' if best_dice == 1 else 'two dice'}"}
         if len(df) == 1:
             rec["advice"] += " (the only choice under --one-die " + rules.one_die + ")"
+        if fmt == "json":
+            rec["dice"] = best_dice
+        _csv_note(fmt, "the dice counts with their values", "the open tiles, objective and advice")
         emit(fmt, rec, df, title="Before the roll")
         return
-    rec = {"open": rules.format_state(rules.mask_of(tiles_open)), "roll": roll, "objective": label}
+    o = rules.roll_index(roll, None if dice is None else int(dice), state=state)
+    rec = {"open": open_out, "roll": _roll_json(rules, rules.outcomes.label[o]) if fmt == "json" else roll}
+    if fmt == "json":
+        rec["dice"] = int(rules.outcomes.dice[o])
+    rec["objective"] = label
+    rows = _json_table(rules, df, tiles=("cover", "tiles_left")) if fmt == "json" else df
+    _csv_note(fmt, "the legal moves, best first", "the open tiles, roll, objective and advice")
     if len(df) == 0:
         rec["advice"] = "no legal move: the turn ends"
         rec["value"] = df.attrs.get("stop_value")
-        emit(fmt, rec, None if fmt == "table" else df, title="No legal move")
+        emit(fmt, rec, None if fmt == "table" else rows, title="No legal move")
         return
     best = df[df["best"]]["cover"].tolist()
     rec["advice"] = f"cover {best[0]}" + (f" (as good: {'; '.join(best[1:])})" if len(best) > 1 else "")
-    emit(fmt, rec, df, title="Legal moves, best first")
+    emit(fmt, rec, rows, title="Legal moves, best first")
 
 
 @group.command(short_help="Exact distribution of the final score under a policy.")
@@ -187,24 +237,27 @@ def advise(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target
 def evaluate(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target, ties_win, policy_name,
              fmt, out_dir, table_format, quiet):
     """Exact evaluation of a policy: the whole distribution of the final score."""
-    from ludolab.analysis.box_plots import fig_score_distributions
-    from ludolab.analysis.results import provenance
-    from ludolab.sim import box as sbox
+    from ludolab.sim import box_exact
 
     _check_objective(objective, target, ties_win, [policy_name])
     out_dir = check_out(out_dir)
     rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
     pol = _policy(rules, policy_name, objective, target, ties_win)
-    ev = sbox.evaluate(pol)
+    ev = box_exact.evaluate(pol)
     dist = ev.distribution().reset_index()
-    rec = {"rules": rules.label(), "policy": pol.label, "mean_score": ev.mean(),
+    rec = {"rules": _rules_out(fmt, rules), "policy": pol.label, "mean_score": ev.mean(),
            "sd_score": ev.sd(), "p_shut": ev.p_shut}
+    _csv_note(fmt, "the score distribution", "the mean, standard deviation and P(shut)")
     emit(fmt, rec, dist, title="Exact evaluation")
-    d2 = dist.copy()
-    d2.insert(0, "policy", rec["policy"])
-    meta = provenance("box", rules=rules.to_dict(), policy=rec["policy"], command="box evaluate")
-    save_outputs(out_dir, {"evaluate_distribution": dist}, {"evaluate_distribution": fig_score_distributions(d2)}, meta,
-          table_format)
+    if out_dir is not None:
+        from ludolab.analysis.box_plots import fig_score_distributions
+        from ludolab.analysis.results import provenance
+
+        d2 = dist.copy()
+        d2.insert(0, "policy", pol.label)
+        meta = provenance("box", rules=rules.to_dict(), policy=pol.label, command="box evaluate")
+        save_outputs(out_dir, {"evaluate_distribution": dist},
+                     {"evaluate_distribution": fig_score_distributions(d2)}, meta, table_format)
 
 
 @group.command(short_help="Monte Carlo of a policy with 95% confidence intervals.")
@@ -218,33 +271,34 @@ def evaluate(tiles, one_die, moves, max_tiles_per_move, scoring, objective, targ
 def simulate(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target, ties_win, policy_name,
              games, seed, chunks, fmt, out_dir, table_format, quiet):
     """Monte Carlo of a policy, with 95% confidence intervals (and the exact values beside them)."""
-    from ludolab.analysis.box_plots import fig_mc_distribution
-    from ludolab.analysis.results import provenance
-    from ludolab.sim import box as sbox
+    from ludolab.sim import box_exact, box_montecarlo
 
     _check_objective(objective, target, ties_win, [policy_name])
     out_dir = check_out(out_dir)
     rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
     pol = _policy(rules, policy_name, objective, target, ties_win)
-    res = sbox.simulate(pol, games, seed, chunks, progress=progress_flag(quiet))
-    ev = sbox.evaluate(pol)
+    res = box_montecarlo.simulate(pol, games, seed, chunks, progress=progress_flag(quiet))
+    ev = box_exact.evaluate(pol)
     m, p = res.mean(), res.p_shut()
     rec = {"rules": rules.label(), "policy": pol.label, "games": res.games, "seed": seed,
            "chunks": res.provenance["chunks"],
            "mean_score": m.value, "mean_score_ci_low": m.low, "mean_score_ci_high": m.high,
            "p_shut": p.value, "p_shut_ci_low": p.low, "p_shut_ci_high": p.high,
            "exact_mean_score": ev.mean(), "exact_p_shut": ev.p_shut}
-    emit(fmt, rec, title="Monte Carlo")
+    emit(fmt, {**rec, "rules": _rules_out(fmt, rules)}, title="Monte Carlo")
     if out_dir is not None:
         import pandas as pd
+
+        from ludolab.analysis.box_plots import fig_mc_distribution
+        from ludolab.analysis.results import provenance
 
         dist = pd.concat([ev.distribution().rename("exact"), res.distribution().rename("simulated")], axis=1)
         dist = dist.fillna(0.0).reset_index()
         meta = provenance("box", rules=rules.to_dict(), policy=rec["policy"], games=games, seed=seed,
                           chunks=res.provenance["chunks"], command="box simulate")
         save_outputs(out_dir, {"simulate_summary": pd.DataFrame([rec]), "simulate_distribution": dist},
-              {"simulate_distribution": fig_mc_distribution(ev.distribution(), res.distribution(), res.games)}, meta,
-              table_format)
+                     {"simulate_distribution": fig_mc_distribution(ev.distribution(), res.distribution(), res.games)},
+                     meta, table_format)
 
 
 @group.command(short_help="Compare policies, exactly and by paired Monte Carlo.")
@@ -259,23 +313,27 @@ def compare(tiles, one_die, moves, max_tiles_per_move, scoring, objective, targe
             games, seed, chunks, fmt, out_dir, table_format, quiet):
     """Compare policies: exact values, and paired Monte Carlo differences (common random numbers)."""
     from ludolab.analysis import box as ba
-    from ludolab.analysis.box_plots import fig_score_distributions
-    from ludolab.analysis.results import provenance
-    from ludolab.sim import box as sbox
+    from ludolab.sim import box_montecarlo
 
     names = policy_names or ("optimal",) + ba.HEURISTICS
     _check_objective(objective, target, ties_win, names)
     out_dir = check_out(out_dir)
     rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
     pols = [_policy(rules, n, objective, target, ties_win) for n in names]
-    df = sbox.compare(pols, games, seed, chunks, progress=progress_flag(quiet))
+    df = box_montecarlo.compare(pols, games, seed, chunks, progress=progress_flag(quiet))
     first = df["policy"].iloc[0]
-    emit(fmt, {"rules": rules.label(), "games": games, "seed": seed, "paired_against": first} if fmt != "csv" else None,
+    _csv_note(fmt, "the policy comparison", "the rules, games, seed and the policy compared against")
+    emit(fmt, {"rules": _rules_out(fmt, rules), "games": games, "seed": seed, "paired_against": first}
+         if fmt != "csv" else None,
          df, title="Policy comparison (diff_vs_first: paired, same dice for every policy)")
-    meta = provenance("box", rules=rules.to_dict(), games=games, seed=seed, chunks=min(chunks, games),
-                      command="box compare")
-    save_outputs(out_dir, {"compare": df}, {"distributions": fig_score_distributions(ba.score_distributions(pols))}, meta,
-          table_format)
+    if out_dir is not None:
+        from ludolab.analysis.box_plots import fig_score_distributions
+        from ludolab.analysis.results import provenance
+
+        meta = provenance("box", rules=rules.to_dict(), games=games, seed=seed, chunks=min(chunks, games),
+                          command="box compare")
+        save_outputs(out_dir, {"compare": df}, {"distributions": fig_score_distributions(ba.score_distributions(pols))},
+                     meta, table_format)
 
 
 @group.command(short_help="What playing for the wrong scoring costs.")
@@ -287,17 +345,17 @@ def compare(tiles, one_die, moves, max_tiles_per_move, scoring, objective, targe
 def variants(tiles, one_die, moves, max_tiles_per_move, scoring, top, fmt, out_dir, table_format, quiet):
     """Scoring variants: what the policy optimal for one scoring costs under every other."""
     from ludolab.analysis import box as ba
-    from ludolab.analysis.box_plots import fig_variants_matrix
-    from ludolab.analysis.results import provenance
 
     refuse(["scoring"], "does not apply: variants compares every scoring (sum, count, digital, all-or-nothing)")
     out_dir = check_out(out_dir)
     rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
     matrix, dis = ba.variants_matrix(rules)
     if fmt == "json":
-        emit(fmt, {"rules": rules.label(with_score=False), "matrix": matrix.to_dict("records"),
-                   "disagreements": dis.head(top).to_dict("records")})
+        shown = _json_table(rules, dis.head(top), tiles=("open", "cover_a", "cover_b"), rolls=("roll",))
+        emit(fmt, {"rules": _rules_out(fmt, rules, with_score=False), "matrix": matrix.to_dict("records"),
+                   "disagreements": shown.to_dict("records")})
     elif fmt == "csv":
+        _csv_note(fmt, "the cost matrix", "the disagreements")
         emit(fmt, None, matrix)
     else:
         click.echo(f"Scoring variants ({rules.label(with_score=False)}): expected score of the policy optimised "
@@ -310,9 +368,14 @@ def variants(tiles, one_die, moves, max_tiles_per_move, scoring, top, fmt, out_d
         click.echo(piv.loc[order, order].to_string(float_format=lambda x: f"{x:.3g}"))
         click.echo(f"\nWhere the policies disagree most (top {top}, weighted by how often it happens)")
         click.echo(dis.head(top).to_string(index=False, float_format=lambda x: f"{x:.4g}"))
-    meta = provenance("box", rules=rules.to_dict(), command="box variants")
-    save_outputs(out_dir, {"variants_matrix": matrix, "variants_disagreements": dis},
-          {"variants_matrix": fig_variants_matrix(matrix)}, meta, table_format)
+    if out_dir is not None:
+        from ludolab.analysis.box_plots import fig_variants_matrix
+        from ludolab.analysis.results import provenance
+
+        meta = provenance("box", **ba.rules_meta(rules, score=("optimised_for, scored_by", list(ba.SCORINGS))),
+                          objective="min E[score] under each scoring", command="box variants")
+        save_outputs(out_dir, {"variants_matrix": matrix, "variants_disagreements": dis},
+                     {"variants_matrix": fig_variants_matrix(matrix)}, meta, table_format)
 
 
 @group.command(short_help="2-6 players: win and tie chances per seat.")
@@ -334,9 +397,7 @@ def match(tiles, one_die, moves, max_tiles_per_move, scoring, players, ties_win,
           policy_name, games, seed, chunks, fmt, out_dir, table_format, quiet):
     """Several players: exact win and tie probabilities per seat for one round
     (later seats play to beat the score so far), or multi-round / elimination by simulation."""
-    from ludolab.analysis.box_plots import fig_seat_wins
-    from ludolab.analysis.results import provenance
-    from ludolab.sim import box as sbox
+    from ludolab.sim import box_match
 
     rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
     out_dir = check_out(out_dir)
@@ -350,29 +411,34 @@ def match(tiles, one_die, moves, max_tiles_per_move, scoring, players, ties_win,
     else:
         refuse(["ties_win"], "applies only to the exact one-round game")
     if rounds is None and not elimination:
-        sol = sbox.match_exact(rules, players, ties_win, keep_policies=False)
+        sol = box_match.match_exact(rules, players, ties_win, keep_policies=False)
         df = sol.seats
-        rec = {"rules": rules.label(), "players": players, "mode": "one round, exact equilibrium",
+        rec = {"rules": _rules_out(fmt, rules), "players": players, "mode": "one round, exact equilibrium",
                "p_game_tied": sol.p_tie_game}
-        meta = provenance("box", rules=rules.to_dict(), players=players, ties_win=ties_win, command="box match")
+        meta = dict(players=players, ties_win=ties_win,
+                    policy="exact equilibrium: each seat maximises its chance to win (STB-10)")
         ci = False
         stem = "match"
     else:
         pol = _policy(rules, policy_name, "expected-score", None, False)
-        df = sbox.simulate_rounds([pol] * players, games, seed, rounds=rounds,
-                                  threshold=threshold if elimination else None, chunks=chunks,
-                                  progress=progress_flag(quiet))
-        rec = {"rules": rules.label(), "players": players, "mode": df.attrs["mode"], "policy": pol.label,
+        df = box_match.simulate_rounds([pol] * players, games, seed, rounds=rounds,
+                                       threshold=threshold if elimination else None, chunks=chunks,
+                                       progress=progress_flag(quiet))
+        rec = {"rules": _rules_out(fmt, rules), "players": players, "mode": df.attrs["mode"], "policy": pol.label,
                "games": games, "seed": seed}
         if df.attrs.get("games_cut"):
             rec["games_cut"] = df.attrs["games_cut"]
             click.echo(f"note: {df.attrs['games_cut']} games were still running after 1000 rounds and were "
                        "decided by the lowest total", err=True)
-        meta = provenance("box", rules=rules.to_dict(), players=players, games=games, seed=seed,
-                          chunks=min(chunks, games), policy=pol.label, command="box match")
+        meta = dict(players=players, games=games, seed=seed, chunks=min(chunks, games), policy=pol.label)
         ci = True
         stem = "match_rounds" if rounds else "match_elimination"
+    _csv_note(fmt, "the table of seats", "the rules, mode and " +
+              ("the chance of a tied game" if not ci else "policy, games and seed"))
     emit(fmt, rec if fmt != "csv" else None, df, title="Match")
-    save_outputs(out_dir, {stem: df}, {f"{stem}_seat_wins": fig_seat_wins(df, ci)}, meta, table_format)
+    if out_dir is not None:
+        from ludolab.analysis.box_plots import fig_seat_wins
+        from ludolab.analysis.results import provenance
 
-
+        meta = provenance("box", rules=rules.to_dict(), **meta, command="box match")
+        save_outputs(out_dir, {stem: df}, {f"{stem}_seat_wins": fig_seat_wins(df, ci)}, meta, table_format)

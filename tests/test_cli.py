@@ -77,11 +77,14 @@ def read_meta(path: Path) -> dict:
 def test_stb_o2_solve_exact_p_shut(one_die, fraction):
     """STB-O2, STB-6: `box solve --objective shut --exact` reproduces the published fractions."""
     d = run_json("box", "solve", "--objective", "shut", "--one-die", one_die, "--exact")
-    assert d["value_exact"] == fraction
+    exact = d["value_exact"]
+    assert Fraction(exact["numerator"], exact["denominator"]) == Fraction(fraction)
+    assert f"{exact['numerator']}/{exact['denominator']}" == fraction  # already in lowest terms
     assert d["value"] == pytest.approx(float(Fraction(fraction)), abs=1e-12)
     assert d["states"] == 512
     assert d["objective"] == "max P(shut)"
-    assert f"one-die {one_die}" in d["rules"]
+    assert d["rules"]["one_die"] == one_die and d["rules"]["tiles"] == list(range(1, 10))
+    assert d["start_dice"] == 2
 
 
 def test_stb_o2_solve_never_decimal_value():
@@ -101,19 +104,19 @@ def test_stb4_advise_roll_rows_best_first():
     d = run_json("box", "advise", "--open", "1,2,3,4,5", "--roll", "7", "--objective", "shut")
     rows = d["rows"]
     covers = [r["cover"] for r in rows]
-    assert covers[0] == "3,4"
+    assert covers[0] == [3, 4]
     assert d["advice"] == "cover 3,4"
-    assert covers.index("3,4") < covers.index("2,5")
+    assert d["open"] == [1, 2, 3, 4, 5] and d["roll"] == 7 and d["dice"] == 2
+    assert covers.index([3, 4]) < covers.index([2, 5])
     # every subset of {1..5} totalling 7, each listed once
-    assert sorted(covers) == sorted(["3,4", "2,5", "1,2,4"])
+    assert sorted(covers) == sorted([[3, 4], [2, 5], [1, 2, 4]])
     values = [r["value"] for r in rows]
     assert values == sorted(values, reverse=True), "max P(shut): rows must be best (highest) first"
     assert [r["best"] for r in rows] == [True] + [False] * (len(rows) - 1)
     for r in rows:
         assert 0.0 <= r["value"] <= 1.0
-        left = set(r["tiles_left"].split(","))
-        assert left | set(r["cover"].split(",")) == {"1", "2", "3", "4", "5"}
-        assert sum(int(t) for t in r["cover"].split(",")) == 7
+        assert sorted(r["tiles_left"] + r["cover"]) == [1, 2, 3, 4, 5]
+        assert sum(r["cover"]) == 7
 
 
 def test_stb6_advise_without_roll_gives_dice_choice():
@@ -139,10 +142,11 @@ def test_stb5_advise_thai_roll_dice():
     """STB-5: thai moves with dice 3+4 cover one tile equal to a die (3 or 4) or the total (7, not open)."""
     d = run_json("box", "advise", "--moves", "thai", "--open", "1,2,3,4,5", "--roll", "3+4")
     rows = d["rows"]
-    assert sorted(r["cover"] for r in rows) == ["3", "4"]
+    assert sorted(r["cover"] for r in rows) == [[3], [4]]
+    assert d["roll"] == [3, 4] and d["dice"] == 2  # thai rolls are the faces
     values = [r["value"] for r in rows]
     assert values == sorted(values)
-    assert d["advice"] == f"cover {rows[0]['cover']}"
+    assert d["advice"] == f"cover {rows[0]['cover'][0]}"
 
 
 def test_stb7_advise_no_legal_move():
@@ -495,7 +499,7 @@ def test_advise_flags_every_tied_best_move():
     res = CliRunner().invoke(cli, ["box", "advise", "--objective", "beat", "--target", "3", "--open", "1,2,3,4",
                                    "--roll", "5", "--format", "json"])
     assert res.exit_code == 0, res.output
-    d = json.loads(res.output)
+    d = json.loads(res.stdout)
     assert [r["best"] for r in d["rows"]] == [True, True]
     assert "as good" in d["advice"]
 
@@ -504,7 +508,7 @@ def test_tiles_with_spaces():
     """STB-1: tiles may be separated by spaces."""
     res = CliRunner().invoke(cli, ["box", "solve", "--tiles", "1 2 3", "--format", "json"])
     assert res.exit_code == 0, res.output
-    assert json.loads(res.output)["rules"].startswith("tiles 1-3")
+    assert json.loads(res.stdout)["rules"]["tiles"] == [1, 2, 3]
 
 
 def test_open_tiles_with_spaces_and_bad_separators(capsys):
@@ -512,7 +516,7 @@ def test_open_tiles_with_spaces_and_bad_separators(capsys):
     res = CliRunner().invoke(cli, ["box", "advise", "--open", "1 2 3 4 5", "--roll", "7", "--objective", "shut",
                                    "--format", "json"])
     assert res.exit_code == 0, res.output
-    assert json.loads(res.output)["rows"][0]["cover"] == "3,4"
+    assert json.loads(res.stdout)["rows"][0]["cover"] == [3, 4]
     line = run_error(capsys, "box", "advise", "--open", "1,2,,3", "--roll", "3")
     assert "1,2,,3" in line
 
@@ -543,6 +547,100 @@ def test_out_under_a_file_is_refused_before_any_work(tmp_path, capsys):
     line = run_error(capsys, "box", "simulate", "--games", "100", "--out", str(blocker / "sub"))
     assert "--out" in line and "under a file" in line
     assert blocker.read_text() == "keep me"
+
+
+# ------------------------------------------------------- output that machines read
+NUMBER_TEXT = __import__("re").compile(r"\s*[-+]?\d+([.,/+]\d+)*\s*")
+
+JSON_COMMANDS = [
+    ("box", "solve", "--tiles", "4", "--exact"),
+    ("box", "advise", "--open", "1,2,3,9", "--roll", "9"),
+    ("box", "advise", "--open", "1,2,3"),
+    ("box", "advise", "--open", "4", "--roll", "3"),
+    ("box", "advise", "--moves", "thai", "--open", "1,2,3,4,5", "--roll", "3+4"),
+    ("box", "evaluate", "--tiles", "4"),
+    ("box", "simulate", "--tiles", "4", "--games", "1", "--quiet"),
+    ("box", "compare", "--tiles", "4", "--games", "50", "--quiet"),
+    ("box", "variants", "--tiles", "5", "--top", "3"),
+    ("box", "variants", "--tiles", "5", "--moves", "thai", "--top", "3"),
+    ("box", "match", "--tiles", "3"),
+    ("box", "match", "--tiles", "3", "--rounds", "2", "--games", "10", "--quiet"),
+]
+
+
+def _strings(value, where="$"):
+    """Every (path, string) inside a JSON value."""
+    if isinstance(value, str):
+        yield where, value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _strings(v, f"{where}.{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _strings(v, f"{where}[{i}]")
+
+
+@pytest.mark.parametrize("args", JSON_COMMANDS, ids=[" ".join(a[1:3]) for a in JSON_COMMANDS])
+def test_json_uses_json_types(args):
+    """Tiles are lists, rolls and counts numbers, the rules an object: no number is written as text."""
+    d = run_json(*args)
+    for path, text in _strings(d):
+        assert not NUMBER_TEXT.fullmatch(text), f"{' '.join(args)}: {path} is the text {text!r}"
+    if isinstance(d, dict) and "rules" in d:
+        assert isinstance(d["rules"], dict) and d["rules"]["game"] == "box"
+        assert all(isinstance(t, int) for t in d["rules"]["tiles"])
+
+
+def test_json_undefined_ci_is_null():
+    """One simulated game: the CI of the mean is undefined and printed as null, not NaN."""
+    d = run_json("box", "simulate", "--tiles", "4", "--games", "1", "--quiet")
+    assert d["mean_score_ci_low"] is None and d["mean_score_ci_high"] is None
+
+
+def test_json_variants_disagreements_tiles_and_rolls():
+    """STB-8: the disagreements name the tiles as lists and the roll as a total; the rules carry no scoring."""
+    d = run_json("box", "variants", "--tiles", "6", "--top", "5")
+    assert "score" not in d["rules"]
+    for r in d["disagreements"]:
+        assert isinstance(r["roll"], int)
+        assert sum(r["cover_a"]) == sum(r["cover_b"]) == r["roll"]
+        assert set(r["cover_a"]) <= set(r["open"]) and set(r["cover_b"]) <= set(r["open"])
+
+
+def test_json_advise_no_move_and_dice_choice():
+    """STB-7: no legal move prints the open tiles as a list and an empty list of rows;
+    STB-6: before the roll the best dice count is a number."""
+    d = run_json("box", "advise", "--open", "1,2", "--roll", "12")
+    assert d["open"] == [1, 2] and d["roll"] == 12 and d["rows"] == []
+    d = run_json("box", "advise", "--open", "1,2,3")
+    assert d["dice"] == d["rows"][0]["dice"] and d["dice"] in (1, 2)
+
+
+def test_table_output_keeps_tiles_as_text():
+    """The table for people still writes tiles as 3,4."""
+    out = run("box", "advise", "--open", "1,2,3,4,5", "--roll", "7", "--objective", "shut").stdout
+    assert "open       1,2,3,4,5" in out and "cover 3,4" in out and "[" not in out
+
+
+@pytest.mark.parametrize("args, holds", [
+    (("box", "variants", "--tiles", "4"), "cost matrix"),
+    (("box", "evaluate", "--tiles", "4"), "score distribution"),
+    (("box", "advise", "--open", "1,2,3", "--roll", "3"), "legal moves"),
+    (("box", "match", "--tiles", "3"), "seats"),
+    (("box", "compare", "--tiles", "4", "--games", "50", "--quiet"), "comparison"),
+])
+def test_csv_says_which_table_it_holds(args, holds):
+    """A command with more than its CSV table says on stderr which table the CSV holds."""
+    result = CliRunner().invoke(cli, [*args, "--format", "csv"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert holds in result.stderr and "note:" in result.stderr
+    assert "note:" not in result.stdout
+    assert len(pd.read_csv(io.StringIO(result.stdout))) > 0
+
+
+def test_csv_of_one_record_has_no_note():
+    result = CliRunner().invoke(cli, ["box", "simulate", "--games", "100", "--quiet", "--format", "csv"])
+    assert result.exit_code == 0 and result.stderr == ""
 
 
 # ------------------------------------------------------- messages in the game's terms
