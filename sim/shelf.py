@@ -224,7 +224,7 @@ def _record(rules, pols, key, g, engine):
 
 # ------------------------------------------------------------------ Monte Carlo
 def _width(n_cfg):
-    return K.MAXP * K.NSEATSTAT + K.MAXP * K.NPOSSTAT + K.HBINS * K.MAXP + n_cfg
+    return K.MAXP * K.NSEATSTAT + K.MAXP * K.NPOSSTAT + K.HBINS * K.MAXP + n_cfg + K.NGLOBAL
 
 
 @dataclass
@@ -266,14 +266,14 @@ class SimResult:
 
     def table_mean(self, c: int) -> Estimate:
         """Mean score over all seats of configuration c (per game, then averaged), 95% CI."""
-        b = _width(len(self.configs)) - len(self.configs)
+        b = _width(len(self.configs)) - len(self.configs) - K.NGLOBAL
         tot = sum(self._seat(c, s, K.ST_SCORE) for s in range(self.rules.players)) / self.rules.players
         return mean_ci(self.games, tot, float(self.acc[c, b + c]), bounds=(0, 200))
 
     def paired_diff(self, c: int, d: int) -> Estimate:
         """Mean over the same deals of (table mean score of c) - (of d), 95% CI."""
         n = len(self.configs)
-        b = _width(n) - n
+        b = _width(n) - n - K.NGLOBAL
         P = self.rules.players
         sc = sum(self._seat(c, s, K.ST_SCORE) for s in range(P)) / P
         sd = sum(self._seat(d, s, K.ST_SCORE) for s in range(P)) / P
@@ -293,19 +293,31 @@ class SimResult:
         o, d = self._seat(c, s, K.ST_OFFER), self._seat(c, s, K.ST_DRAW)
         return d / (o + d)
 
+    def offer_vs_draw(self, c: int) -> dict:
+        """Hindsight at turns where both options were open: how often the best offer card gave a
+        bigger immediate gain than the two cards really on top of the pile (needs track=True)."""
+        o = _width(len(self.configs)) - K.NGLOBAL
+        n, ob, eq, db, go, gd = (float(x) for x in self.acc[c, o:o + K.NGLOBAL])
+        if n == 0:
+            raise LudolabError("this run did not track the offer against the blind draw")
+        return {"turns": int(n), **wilson_ci(int(ob), int(n)).as_dict("p_offer_better"),
+                **wilson_ci(int(eq), int(n)).as_dict("p_equal"), **wilson_ci(int(db), int(n)).as_dict("p_draw_better"),
+                "mean_offer_gain": go / n, "mean_draw_gain": gd / n}
+
     def histogram(self, c: int, s: int) -> np.ndarray:
         b = K.MAXP * K.NSEATSTAT + K.MAXP * K.NPOSSTAT + s * K.HBINS
         return self.acc[c, b:b + K.HBINS].copy()
 
 
 def simulate(rules: ShelfRules, configs, games: int, seed: int = 0, chunks: int = DEFAULT_CHUNKS,
-             progress: bool | None = False) -> SimResult:
+             progress: bool | None = False, track: bool = False) -> SimResult:
     """Play ``games`` deals under every configuration (common random numbers, SHB-3..SHB-12).
 
     Args:
         configs: a list; each entry a policy for every seat (a name, a Policy,
             or a list of one per seat).
         games: 1..10**12; seed >= 0; chunks 1..4096.
+        track: also measure, with hindsight, the offer against the blind draw (slower).
 
     Raises:
         LudolabError: bad counts, unknown policies.
@@ -321,7 +333,7 @@ def simulate(rules: ShelfRules, configs, games: int, seed: int = 0, chunks: int 
     kinds = np.array([[p.kind for p in c] for c in cfgs], dtype=np.int64)
     params = np.array([[p.array() for p in c] for c in cfgs], dtype=np.float64)
     spec = RunSpec(game="shelf", kernel="ludolab.sim.shelf_kernels:_simulate",
-                   args=(rules.players, len(rules.deck), attrs, points, columns, tiebreak, kinds, params),
+                   args=(rules.players, len(rules.deck), attrs, points, columns, tiebreak, kinds, params, bool(track)),
                    acc_shape=(len(cfgs), _width(len(cfgs))), acc_dtype="float64", games=games, seed=seed,
                    chunks=chunks, label="deals")
     acc = run(spec, progress=progress).sum(axis=0)

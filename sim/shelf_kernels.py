@@ -60,7 +60,7 @@ ST_DRAW = ST_OFFER + 1
 NSEATSTAT = ST_DRAW + 1
 NPOSSTAT = 3
 HBINS = 128
-NGLOBAL = 4  # offer better, equal, draw better, turns compared
+NGLOBAL = 6  # turns compared, offer better, equal, draw better, sum of offer gains, of draw gains
 
 
 # ------------------------------------------------------------------ scoring (SHB-10, SHB-11)
@@ -699,20 +699,61 @@ def _choose_place(kind, params, obs, attrs, points, columns, aux, st):
     return bi, bc, ri, st
 
 
+@njit(cache=True)
+def _offer_vs_draw(state, seat, attrs, points, columns, aux, ovd):
+    """The simulator's hindsight at one turn: the best immediate score gain from the best
+    offer card against that from the two cards really on top of the pile (SHB-5, SHB-6).
+
+    Adds to ovd: [0] turns, [1] offer better, [2] equal, [3] draw better, [4] offer gain,
+    [5] draw gain.  Uses the true pile, so it is a measurement, never a policy input."""
+    cells = np.empty(NCELL, dtype=np.int64)
+    buf = np.empty(8, dtype=np.int64)
+    geom = np.empty(4, dtype=np.int64)
+    pp = np.zeros(NPARAM)
+    ncell = _legal_cells(state, seat, cells)
+    g_hand, _ = _best_place(state, seat, state[HAND0 + seat], cells, ncell, attrs, points, columns, pp, False,
+                            buf, geom, aux)
+    g_offer = g_hand
+    for j in range(state[S_OFFER]):
+        g, _ = _best_place(state, seat, state[OFFER0 + j], cells, ncell, attrs, points, columns, pp, False,
+                           buf, geom, aux)
+        g_offer = max(g_offer, g)
+    p = state[S_PILE]
+    g_draw = g_hand
+    for j in range(2):
+        g, _ = _best_place(state, seat, state[PILE0 + p - 1 - j], cells, ncell, attrs, points, columns, pp, False,
+                           buf, geom, aux)
+        g_draw = max(g_draw, g)
+    ovd[0] += 1.0
+    if g_offer > g_draw + 1e-9:
+        ovd[1] += 1.0
+    elif g_draw > g_offer + 1e-9:
+        ovd[3] += 1.0
+    else:
+        ovd[2] += 1.0
+    ovd[4] += g_offer
+    ovd[5] += g_draw
+
+
 # ------------------------------------------------------------------ a whole game (SHB-3..SHB-12)
 @njit(cache=True)
-def _play(state, obs, n_players, n_deck, attrs, points, columns, aux, kinds, params, st, trace, ntrace, srcs):
+def _play(state, obs, n_players, n_deck, attrs, points, columns, aux, kinds, params, st, trace, ntrace, srcs,
+          track, ovd):
     """Play one game to the end; returns the stream state.
 
     kinds int64 (n_players,), params float64 (n_players, NPARAM): each seat's policy.
     trace int64 (15 * n_players, 8) or (0, 8): per turn seat, src, held0..2, placed
     card, cell, returned card (-1 if none); written when ntrace is true.
     srcs int64 (MAXP, 2): adds each seat's offer turns (column 0) and draw turns (column 1).
+    track: when true, adds to ovd float64 (NGLOBAL,) the comparison of :func:`_offer_vs_draw`
+    at every turn where both options are open.
     """
     st = _setup(state, n_players, n_deck, attrs, st)
     n_turns = 15 * n_players
     for t in range(n_turns):
         seat = state[S_SEAT]
+        if track and state[S_PILE] >= 2 and state[S_OFFER] > 0:
+            _offer_vs_draw(state, seat, attrs, points, columns, aux, ovd)
         _observe(state, seat, obs)
         src, st = _choose_source(kinds[seat], params[seat], obs, attrs, points, columns, aux, st)
         _take(state, src)
@@ -779,7 +820,9 @@ def _play_traced(key, g, n_players, n_deck, attrs, points, columns, kinds, param
         deal[j] = deck[j]
     srcs = np.zeros((MAXP, 2), dtype=np.int64)
     aux = _make_aux(attrs, points)
-    _play(state, obs, n_players, n_deck, attrs, points, columns, aux, kinds, params, st, trace, True, srcs)
+    ovd = np.zeros(NGLOBAL)
+    _play(state, obs, n_players, n_deck, attrs, points, columns, aux, kinds, params, st, trace, True, srcs,
+          False, ovd)
     _final_scores(state, n_players, attrs, points, columns, scores, kinds_out)
     _win_shares(scores, kinds_out, n_players, tiebreak, shares)
     return state
@@ -787,7 +830,7 @@ def _play_traced(key, g, n_players, n_deck, attrs, points, columns, kinds, param
 
 @njit(cache=True, parallel=True)
 def _simulate(keys, starts, stops, n_players, n_deck, attrs, points, columns, tiebreak,
-              cfg_kinds, cfg_params, out):
+              cfg_kinds, cfg_params, track, out):
     """Monte Carlo over configurations played on the same deals (common random numbers).
 
     cfg_kinds int64 (n_cfg, n_players), cfg_params float64 (n_cfg, n_players, NPARAM).
@@ -795,7 +838,8 @@ def _simulate(keys, starts, stops, n_players, n_deck, attrs, points, columns, ti
     HBINS * MAXP + n_cfg + NGLOBAL: per seat (index) score sum, square, win share,
     points per kind, offer turns, draw turns; per turn position (0 = the starting
     player) score sum, square, win share; a score histogram per seat; the sum of the
-    products of the table mean score with every configuration's (paired CIs).
+    products of the table mean score with every configuration's (paired CIs); then
+    (with track) the NGLOBAL offer-versus-draw counts of :func:`_offer_vs_draw`.
     """
     n_cfg = cfg_kinds.shape[0]
     aux = _make_aux(attrs, points)
@@ -811,11 +855,13 @@ def _simulate(keys, starts, stops, n_players, n_deck, attrs, points, columns, ti
         means = np.zeros(n_cfg)
         empty = np.zeros((0, 8), dtype=np.int64)
         srcs = np.zeros((MAXP, 2), dtype=np.int64)
+        ovd = np.zeros(NGLOBAL)
+        o_glob = o_cross + n_cfg
         for g in range(starts[i], stops[i]):
             for c in range(n_cfg):
                 st = game_state(keys[i], g)
                 _play(state, obs, n_players, n_deck, attrs, points, columns, aux, cfg_kinds[c], cfg_params[c],
-                      st, empty, False, srcs)
+                      st, empty, False, srcs, track, ovd)
                 kinds_out[:, :] = 0
                 _final_scores(state, n_players, attrs, points, columns, scores, kinds_out)
                 _win_shares(scores, kinds_out, n_players, tiebreak, shares)
@@ -841,6 +887,10 @@ def _simulate(keys, starts, stops, n_players, n_deck, attrs, points, columns, ti
                     out[i, c, pb + 2] += shares[s]
                     out[i, c, o_hist + s * HBINS + min(scores[s], HBINS - 1)] += 1.0
                 means[c] = m / n_players
+                if track:
+                    for q in range(NGLOBAL):
+                        out[i, c, o_glob + q] += ovd[q]
+                        ovd[q] = 0.0
             for c in range(n_cfg):
                 for d in range(n_cfg):
                     out[i, c, o_cross + d] += means[c] * means[d]
