@@ -104,6 +104,29 @@ def fig_off_distribution(off: pd.DataFrame, rules: BooksRules):
     return fig
 
 
+def fig_reliability(bins: pd.DataFrame, summary: pd.DataFrame, rules: BooksRules):
+    """Reliability chart: stated P(exact) against the observed share of exact forecasts (95% CI)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(5.5, 5))
+    ax = fig.subplots()
+    ax.plot([0, 1], [0, 1], color="grey", ls="--", lw=1, label="perfect calibration")
+    for (f, p), d in bins.groupby(["forecast", "play"], sort=False):
+        sm = summary[(summary["forecast"] == f) & (summary["play"] == p)]
+        brier = f", Brier {sm['brier'].iloc[0]:.3f}" if len(sm) else ""
+        ax.errorbar(d["mean_stated_p_exact"], d["observed_exact"], yerr=_err(d, "observed_exact"), marker="o",
+                    capsize=3, label=f"{label(f, p)}{brier}")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("forecaster's stated P(exact)")
+    ax.set_ylabel("observed share of exact hands")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    ax.set_title(f"Shut The Books, {rules.players} players: calibration of P(exact)")
+    fig.tight_layout()
+    return fig
+
+
 def fig_variants(var: pd.DataFrame, players: int):
     """Scoring variants: spread between skilled and random play, and the cost of forecasting first."""
     from matplotlib.figure import Figure

@@ -8,8 +8,11 @@ import click
 
 from .cli_common import InputError, check_out, emit, output_options, progress_flag, save_outputs, user_errors
 
-FORECASTS = ("heuristic", "zero", "random")
-PLAYS = ("heuristic", "random")
+FORECASTS = ("heuristic", "zero", "random", "rollout")
+PLAYS = ("heuristic", "random", "rollout")
+#: Compared by default (the rollout policies are slow: ask for them by name).
+DEFAULT_FORECASTS = ("heuristic", "zero", "random")
+DEFAULT_PLAYS = ("heuristic", "random")
 SCORINGS = ("rulebook", "exact-only", "linear")
 
 
@@ -127,21 +130,28 @@ def accuracy(players, scoring, void_trump, tie_break, forecast_policy, play_poli
     rec = {"rules": rules.describe(), "forecast": forecast_policy, "play": play_policy, "hands": n, "seed": seed}
     tables = {k: t[k].drop(columns=["forecast", "play"]) for k in
               ("overall", "by_seat", "by_predictions", "first_cost", "off_distribution")}
+    bins, summ = acc.calibration()
+    if len(summ):
+        tables["calibration"] = summ.drop(columns=["forecast", "play"])
+        tables["reliability"] = bins.drop(columns=["forecast", "play"])
+        t["calibration"], t["reliability"] = summ, bins
     _emit_tables(fmt, "Shut The Books, prediction accuracy", rec, tables)
     if out is not None:
         meta = provenance("books", **acc.provenance, forecast=forecast_policy, play=play_policy)
         figs = {"books_accuracy_by_seat": A.fig_by_seat(t["by_seat"], rules),
                 "books_accuracy_by_predictions": A.fig_by_predictions(t["by_predictions"], rules),
                 "books_off_distribution": A.fig_off_distribution(t["off_distribution"], rules)}
+        if "calibration" in t:
+            figs["books_reliability"] = A.fig_reliability(t["reliability"], t["calibration"], rules)
         save_outputs(out, {f"books_accuracy_{k}": v for k, v in t.items()}, figs, meta, table_format)
 
 
 @group.command()
 @rules_options
 @click.option("--forecast-policy", "forecasts", type=click.Choice(FORECASTS), multiple=True,
-              help="Forecast policies to compare (repeat; default heuristic, zero, random).")
+              help="Forecast policies to compare (repeat; default heuristic, zero, random; rollout is slow).")
 @click.option("--play-policy", "plays", type=click.Choice(PLAYS), multiple=True,
-              help="Play policies to compare (repeat; default heuristic, random).")
+              help="Play policies to compare (repeat; default heuristic, random; rollout is slow).")
 @run_options(20_000)
 @output_options
 @user_errors
@@ -155,8 +165,8 @@ def compare(players, scoring, void_trump, tie_break, forecasts, plays, n, seed, 
     from ludolab.sim import books as S
 
     rules = make_rules(players, scoring, void_trump, tie_break)
-    forecasts = forecasts or FORECASTS
-    plays = plays or PLAYS
+    forecasts = forecasts or DEFAULT_FORECASTS
+    plays = plays or DEFAULT_PLAYS
     configs = [(f, p) for f in dict.fromkeys(forecasts) for p in dict.fromkeys(plays)]
     acc = S.accuracy(rules, configs, n, seed, chunks, progress_flag(quiet))
     t = A.accuracy_tables(acc)
@@ -219,3 +229,48 @@ def score(record_file, scoring, void_trump, fmt):
         return
     df = pd.DataFrame(seats)
     emit(fmt, table=df, title=f"Shut The Books, hand scored ({scoring} scoring)")
+
+
+@group.command()
+@click.option("--players", type=click.Choice(("3", "4")), default="4", show_default=True)
+@click.option("--scoring", type=click.Choice(SCORINGS), default="rulebook", show_default=True)
+@click.option("--void-trump", type=click.Choice(("counts", "ignored")), default="counts", show_default=True)
+@click.option("--hand", required=True, help='Your hand before forecasting, e.g. "R15 R9 B10 ..." (STK-2).')
+@click.option("--position", type=int, required=True, help="Your position in forecast order (1 = first).")
+@click.option("--earlier", multiple=True,
+              help='Prediction cards laid by each player before you, in order; "" for one who laid none.')
+@click.option("--pool", type=click.IntRange(1, 12), default=8, show_default=True,
+              help="Cards considered for prediction (the best-rated ones); candidates are their subsets of <= 5.")
+@click.option("--worlds", type=click.IntRange(1, 10_000), default=32, show_default=True,
+              help="Sampled deals per candidate in the first round of successive halving.")
+@click.option("--half-width", type=click.FloatRange(min=0.001), default=0.1, show_default=True,
+              help="Target 95%% CI half-width (points) of the expected score of the final candidates.")
+@click.option("--top", type=click.IntRange(1, 500), default=10, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(("table", "json", "csv")), default="table", show_default=True)
+@user_errors
+def advise(players, scoring, void_trump, hand, position, earlier, pool, worlds, half_width, top, seed, fmt):
+    """Which prediction cards to lay: the top prediction sets by expected hand score, with P(exact) and
+    P(off by 1), 95% CIs, from rollouts under heuristic play for everyone (STK-4)."""
+    from ludolab.sim import books as S
+    from ludolab.stdlib.books import BooksRules
+
+    rules = BooksRules(int(players), scoring=scoring, void_trump=void_trump)
+    df = S.advise(rules, hand, position, list(earlier), pool=pool, worlds=worlds, half_width=half_width,
+                  seed=seed, top=top)
+    best = df.iloc[0]
+    rec = {"rules": rules.describe(), "position": position,
+           "advice": "lay " + (" ".join(best["lay"]) if best["lay"] else "no prediction card"),
+           "expected_score": float(best["expected_score"]), "p_exact": float(best["p_exact"]),
+           "play_policy": "heuristic for everyone; later players forecast with the heuristic",
+           **{k: v for k, v in df.attrs["search"].items() if k in ("candidates", "rollouts", "seed")}}
+    if fmt == "table":
+        shown = df.copy()
+        shown["lay"] = [" ".join(x) if x else "(none)" for x in shown["lay"]]
+        emit("table", record=rec, table=shown.drop(columns=["best"]), title="Shut The Books, forecast advice")
+    elif fmt == "csv":
+        shown = df.copy()
+        shown["lay"] = [" ".join(x) for x in shown["lay"]]
+        emit("csv", table=shown)
+    else:
+        emit("json", record=rec, table=df)

@@ -317,6 +317,37 @@ class Accuracy:
             rows.append({**self._label(c), "hands": n, **e.as_dict("first_minus_others")})
         return pd.DataFrame(rows)
 
+    def calibration(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """Calibration of forecasters that state their own P(exact) (the rollout forecaster).
+
+        Returns:
+            (bins, summary): bins, one row per config and bin of stated P(exact) (width 0.1):
+            forecasts, mean stated P(exact), observed share exact with its Wilson 95% CI;
+            summary, one row per config: forecasts, mean stated P(exact), observed share exact,
+            Brier score (mean of (P - exact)^2, lower is better) with its 95% CI.  Configs whose
+            forecaster states no probability are left out.
+        """
+        P = self.rules.players
+        rows, summ = [], []
+        for c in range(len(self.configs)):
+            cal = self.acc[c, P, 4]
+            n = int(cal[1])
+            if n == 0:
+                continue
+            b = mean_ci(n, cal[0], cal[4], bounds=(0.0, 1.0))
+            ex = wilson_ci(int(cal[3]), n)
+            summ.append({**self._label(c), "forecasts": n, "mean_stated_p_exact": cal[2] / n,
+                         **ex.as_dict("observed_exact"), **b.as_dict("brier")})
+            for k in range(K.N_CAL_BINS):
+                m = int(self.acc[c, P, 1, k])
+                if m == 0:
+                    continue
+                o = wilson_ci(int(self.acc[c, P, 3, k]), m)
+                rows.append({**self._label(c), "bin_low": k / K.N_CAL_BINS, "bin_high": (k + 1) / K.N_CAL_BINS,
+                             "forecasts": m, "mean_stated_p_exact": self.acc[c, P, 2, k] / m,
+                             **o.as_dict("observed_exact")})
+        return pd.DataFrame(rows), pd.DataFrame(summ)
+
     def paired(self) -> pd.DataFrame:
         """Mean hand score per seat of every config minus config 0 on the same deals, with 95% CI."""
         P = self.rules.players
@@ -639,3 +670,114 @@ def score_record(record, scoring: str = "rulebook", void_trump: str = "counts") 
         raise _rerr(f"players must be 3 or 4, not {players!r} (STK-1)")
     rules = BooksRules(players, scoring=scoring, void_trump=void_trump)
     return replay_hand(rules, record)
+
+
+# ------------------------------------------------------------------ forecast advice
+def advice_observation(rules: BooksRules, hand, position: int, earlier) -> np.ndarray:
+    """The forecasting player's observation (int16 state layout) from their hand, their position in the
+    forecast order (1 = first) and the prediction cards laid by the players before them (STK-4).
+
+    Seat 0 starts, so the player is seat ``position - 1``.
+
+    Raises:
+        LudolabError: wrong hand size, unknown or repeated cards, a position outside 1..players,
+            not one earlier forecast per earlier player, more than 5 prediction cards.
+    """
+    P, H = rules.players, rules.hand_size
+    try:
+        own = rules.parse_cards(hand)
+    except CardError as e:
+        raise CardError(f"hand: {e}") from None
+    if len(own) != H:
+        raise LudolabError(f"the hand before forecasting holds {H} cards with {P} players, not {len(own)} (STK-3)")
+    if isinstance(position, bool) or not isinstance(position, (int, np.integer)) or not 1 <= position <= P:
+        raise LudolabError(f"the position in forecast order must be 1..{P} (1 = forecasts first), not {position!r}")
+    earlier = list(earlier or [])
+    if len(earlier) != position - 1:
+        raise LudolabError(f"position {position} needs the forecasts of the {position - 1} players before, "
+                           f"in order (an empty one for a player who laid nothing), not {len(earlier)}")
+    seen = {c: "your hand" for c in own}
+    laid = []
+    for i, e in enumerate(earlier):
+        try:
+            cs = rules.parse_cards(e)
+        except CardError as err:
+            raise CardError(f"earlier forecast {i + 1}: {err}") from None
+        if len(cs) > B.MAX_PREDICTIONS:
+            raise LudolabError(f"earlier forecast {i + 1} has {len(cs)} prediction cards; at most "
+                               f"{B.MAX_PREDICTIONS} are allowed (STK-4)")
+        for c in cs:
+            if c in seen:
+                raise CardError(f"card {card_name(c)} of earlier forecast {i + 1} is also in {seen[c]}: "
+                                "every card is unique (STK-1)")
+            seen[c] = f"earlier forecast {i + 1}"
+        laid.append(cs)
+    me = position - 1
+    st = [0] * B.STATE_SIZE
+    REF.new_hand(st, rules.as_array(), 0, 0)
+    for c in rules.deck:
+        st[B.LOC + int(c)] = B.L_HIDDEN
+    for c in own:
+        st[B.LOC + c] = B.L_HAND + me
+    for s, cs in enumerate(laid):
+        for c in cs:
+            st[B.LOC + c] = B.L_OPEN + s
+        st[B.NPRED + s] = len(cs)
+        st[B.NHAND + s] = H - len(cs)
+    st[B.S_NFORECAST] = me
+    st[B.S_TURN] = me
+    st[B.S_VIEWER] = me
+    return np.array(st, dtype=np.int16)
+
+
+def advise(rules: BooksRules, hand, position: int, earlier=(), pool: int = 8, worlds: int = 32,
+           half_width: float = 0.1, max_worlds: int = 40_000, seed: int = 0, top: int = 10) -> pd.DataFrame:
+    """Which prediction cards to lay: the rollout forecaster's search for one hand (STK-4).
+
+    Candidates are the subsets of at most 5 of the ``pool`` cards rated best as prediction cards
+    (see :func:`forecast_policy`); successive halving starts at ``worlds`` sampled deals of the
+    hidden cards per candidate (common to all candidates in a round) and doubles them while
+    halving the candidates; the last (at most 8) candidates are then rolled out until the 95%
+    CI half-width of each mean hand score is at most ``half_width`` points (or ``max_worlds``).
+    Every rollout plays heuristic forecasts for the later players and heuristic play for all.
+
+    Returns:
+        DataFrame, best first: ``lay`` (cards, as a list of strings), ``cards``, ``worlds``,
+        ``expected_score`` with CI, ``p_exact`` and ``p_off_by_1`` with Wilson CIs, ``final``
+        (reached the last round). ``df.attrs`` holds the search details.
+
+    Raises:
+        LudolabError: bad hand, position, earlier forecasts or search sizes.
+    """
+    if not 1 <= int(pool) <= 12:
+        raise PolicyError(f"pool must be 1..12 cards, not {pool}")
+    if not 1 <= int(worlds) <= 10_000:
+        raise PolicyError(f"worlds must be 1..10000, not {worlds}")
+    if not (0.0 < float(half_width)) or not 1 <= int(max_worlds) <= 10**6:
+        raise PolicyError(f"half_width must be > 0 and max_worlds 1..1000000, not {half_width} and {max_worlds}")
+    obs = advice_observation(rules, hand, position, earlier)
+    cands = np.empty(1 << 12, dtype=np.int64)
+    nc = K._forecast_candidates(obs, int(pool), B.MAX_PREDICTIONS, cands)
+    stats = np.zeros((nc, 6))
+    params = np.zeros(B.N_PARAMS)
+    params[0], params[1], params[2] = pool, worlds, rules.scoring_id
+    rng = K.game_state(np.uint64(chunk_keys(seed, 1)[0]), 0)
+    best, _ = K._forecast_search(obs, params, rng, cands, nc, stats, int(max_worlds), float(half_width))
+    last = stats[:, 5].max()
+    lo, hi = rules.score_bounds()
+    rows = []
+    for i in range(nc):
+        n = int(stats[i, 0])
+        cs = [card_name(c) for c in range(B.N_CARD_IDS) if (int(cands[i]) >> c) & 1]
+        m = mean_ci(n, stats[i, 1], stats[i, 2], bounds=(lo, hi))
+        ex = wilson_ci(int(stats[i, 3]), n)
+        o1 = wilson_ci(int(stats[i, 4]), n)
+        rows.append({"lay": cs, "cards": len(cs), "worlds": n, **m.as_dict("expected_score"),
+                     **ex.as_dict("p_exact"), **o1.as_dict("p_off_by_1"), "final": bool(stats[i, 5] == last),
+                     "best": i == best})
+    df = pd.DataFrame(rows)
+    df = df.sort_values(["final", "expected_score"], ascending=[False, False], kind="stable").reset_index(drop=True)
+    df.attrs["search"] = {"candidates": int(nc), "pool": int(pool), "start_worlds": int(worlds),
+                          "rollouts": int(stats[:, 0].sum()), "half_width": float(half_width), "seed": int(seed),
+                          "play_policy": "heuristic for everyone", "later_forecasts": "heuristic"}
+    return df.head(int(top)) if top else df

@@ -42,6 +42,9 @@ FW_ST, FW_PV = 0, 16
 FW_PEX = 32       #: P(exact) the last forecast expects (-1: the policy has no estimate)
 FW_PEXS = 36      #: + seat: the same, per seat, for the hand being played
 FW_SIZE = 40
+#: Calibration (row ``players``): k = 1 count, 2 sum of P(exact), 3 exact, per bin of P(exact);
+#: k = 4: [Brier sum, n, sum P(exact), exact, sum of squared Brier terms].
+N_CAL_BINS = 10
 #: Game statistics per seat.
 G_WINS, G_SHARED, G_TOTAL, G_TOTAL2 = range(4)
 N_GSTATS = 4
@@ -1080,6 +1083,19 @@ def _simulate_hands(keys, starts, stops, rules, scoring, fk, fp, pk, pp, out):
                     o[ST_ABSERR2] += ae * ae
                     o[ST_WON] += won
                     o[ST_HIST + min(off, MAX_OFF)] += 1
+                    pe = fwork[FW_PEXS + s]
+                    if pe >= 0.0:  # calibration of the forecaster's own P(exact)
+                        b = min(int(pe * N_CAL_BINS), N_CAL_BINS - 1)
+                        ex = 1.0 if off == 0 else 0.0
+                        out[i, c, P, 1, b] += 1
+                        out[i, c, P, 2, b] += pe
+                        out[i, c, P, 3, b] += ex
+                        cal = out[i, c, P, 4]
+                        cal[0] += (pe - ex) * (pe - ex)
+                        cal[1] += 1
+                        cal[2] += pe
+                        cal[3] += ex
+                        cal[4] += (pe - ex) * (pe - ex) * (pe - ex) * (pe - ex)
                 mean = tot / P
                 d_first = sc[0] - (tot - sc[0]) / (P - 1)
                 if c == 0:

@@ -175,3 +175,54 @@ def test_cli_compare_and_simulate_and_variants():
 def test_cli_bad_choice_exit_2():
     res = run(["accuracy", "--players", "5"])
     assert res.exit_code == 2
+
+
+# ------------------------------------------------------------------ advice (STK-4)
+HAND = "R15 R9 B10 B3 B7 Y1 Y5 Y12 P2 P4 P8 P11 P13 R2 B14"
+
+
+def test_advise_small_search():
+    """STK-4: the advice lists prediction sets drawn from the hand, best first, with CIs."""
+    df = S.advise(BooksRules(4), HAND, 3, ["P12 Y3", ""], pool=3, worlds=2, half_width=2.0, max_worlds=64, top=0)
+    assert len(df) == 8  # every subset of a 3-card pool
+    hand = set(HAND.split())
+    assert all(set(x) <= hand for x in df["lay"])
+    final = df[df["final"]]
+    assert list(final["expected_score"]) == sorted(final["expected_score"], reverse=True)
+    assert (df["p_exact_ci_low"] <= df["p_exact"]).all() and (df["p_exact"] <= df["p_exact_ci_high"]).all()
+
+
+@pytest.mark.parametrize("hand, position, earlier, match", [
+    ("R15 R9", 1, [], "15 cards"),
+    (HAND, 5, [], "1..4"),
+    (HAND, 3, ["P12"], "2 players before"),
+    (HAND, 2, ["R9"], "also in your hand"),
+    (HAND, 2, ["P1 P3 P5 P6 P7 P9"], "at most 5"),
+    (HAND.replace("R15", "G15"), 1, [], "colour"),
+])
+def test_advise_refuses_bad_input(hand, position, earlier, match):
+    with pytest.raises(S.LudolabError, match=match):
+        S.advise(BooksRules(4), hand, position, earlier, pool=2, worlds=1)
+
+
+def test_cli_advise_json():
+    res = run(["advise", "--hand", HAND, "--position", "2", "--earlier", "", "--pool", "3", "--worlds", "2",
+               "--half-width", "3", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["advice"].startswith("lay")
+    assert isinstance(out["rows"][0]["lay"], list) and isinstance(out["rows"][0]["expected_score"], float)
+
+
+def test_cli_advise_bad_hand_exit_2():
+    res = run(["advise", "--hand", "R15 R9", "--position", "1"])
+    assert res.exit_code == 2 and res.output.startswith("Error:")
+
+
+def test_rollout_policies_play_and_calibration_is_reported():
+    """Rollout forecaster and player run inside the accuracy study; the forecaster's P(exact) is calibrated."""
+    acc = S.accuracy(BooksRules(3), [(S.forecast_policy("rollout", pool=3, worlds=1), S.play_policy("rollout", worlds=2))],
+                     6, seed=1, chunks=2)
+    bins, summ = acc.calibration()
+    assert int(summ["forecasts"].iloc[0]) == 18 and bins["forecasts"].sum() == 18
+    assert 0.0 <= summ["brier"].iloc[0] <= 1.0
