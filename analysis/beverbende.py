@@ -344,6 +344,34 @@ def fig_scores(rules: BeverbendeRules, policies=CATALOGUE, rounds: int = 20_000,
     return fig
 
 
+def fig_variants(var: pd.DataFrame):
+    """Seat 0's objective against its own knock threshold under each scoring variant (BVB-15), one line per
+    player count: the margin over the other seats for sum and knocker-penalty, the chance of a lowest row
+    (shared counted half) for win-count."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(11, 3.8), layout="constrained")
+    axes = fig.subplots(1, len(SCORINGS))
+    for ax, sc in zip(axes, SCORINGS):
+        d = var[var.scoring == sc]
+        for P, part in d.groupby("players"):
+            if sc == "win-count":
+                ax.plot(part.knock, part.p_win, marker="o", label=f"{P} players")
+            else:
+                ax.errorbar(part.knock, part.margin, yerr=[part.margin - part.margin_ci_low,
+                                                           part.margin_ci_high - part.margin],
+                            marker="o", capsize=2, label=f"{P} players")
+        ax.set_title(sc)
+        ax.set_xlabel("own knock threshold (points)")
+        ax.set_ylabel("P(lowest row), shared counted half" if sc == "win-count"
+                      else "score minus the others' mean (points, 95% CI)")
+        ax.legend(fontsize=8)
+    fk = var.field_knock.iloc[0]
+    fig.suptitle(f"Beverbende: scoring variants and the knock threshold (field knocks at {fk:g}; lower margin "
+                 "is better, higher P is better)")
+    return fig
+
+
 def fig_seat_scores(out: dict):
     """Distribution of each seat's round score from a :func:`ludolab.sim.beverbende.simulate` result."""
     from matplotlib.figure import Figure
@@ -468,7 +496,27 @@ def report_section(ctx) -> str:
            "`sum` is the rulebook; `knocker-penalty` adds 5 to a knocker who is not strictly lowest; `win-count` "
            "gives a point per round won. Best own knock threshold against the default field (lowest margin over "
            "the other seats, or highest chance of the lowest row for win-count, shared counted half):\n",
+           ctx.figure(fig_variants(var), "beverbende_variants", "scoring variants"),
            ctx.table(bv, "beverbende_variants", {**meta, "rounds": max(500, n // 4)})]
+
+    ctx.say("beverbende: tuning the threshold heuristic ...")
+    r4 = BeverbendeRules(players=4)
+    tn = max(500, n // 6)
+    best, _ = tune(r4, "threshold", tn, ctx.seed, passes=1 if quick else 2)
+    tuned = bev.make_policy("threshold", **best)
+    chk = bev.compare(r4, ["threshold", tuned], "threshold", n, ctx.seed + 1000)
+    text = ", ".join(f"{k} = {v:g}" for k, v in best.items())
+    md += ["\n## A tuned threshold heuristic\n",
+           f"Coordinate search (four players, seat 0 against the default heuristic, {tn:,} rounds per step on "
+           f"common random numbers, lowest margin) found {text}. Checked on {n:,} fresh rounds (seed "
+           f"{ctx.seed + 1000}): margin {chk.margin[1]:+.2f} against {chk.margin[0]:+.2f} for the default; "
+           f"paired score difference {chk.diff_vs_first[1]:+.2f} points a round (95% CI "
+           f"{chk.diff_vs_first_ci_low[1]:+.2f} to {chk.diff_vs_first_ci_high[1]:+.2f}). Command: "
+           "`ludolab beverbende tune`.\n",
+           ctx.table(chk[["policy", "mean_score", "mean_score_ci_low", "mean_score_ci_high", "margin",
+                          "margin_ci_low", "margin_ci_high", "p_lowest_alone", "knock_rate", "diff_vs_first",
+                          "diff_vs_first_ci_low", "diff_vs_first_ci_high"]], "beverbende_tuned",
+                     {**meta, "rounds": n, "tune_rounds": tn})]
 
     ctx.say("beverbende: whole games ...")
     gw = game_wins((2, 4), games=max(500, n // 4), seed=ctx.seed)
