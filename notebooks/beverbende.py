@@ -33,7 +33,6 @@ import pandas as pd
 from IPython.display import display
 
 from ludolab.analysis import beverbende as A
-from ludolab.sim import beverbende as bev
 from ludolab.stdlib.beverbende import BeverbendeRules
 
 ROUNDS = int(os.environ.get("LUDOLAB_NOTEBOOK_GAMES", "200000"))

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ludolab.stdlib.beverbende import (CARD_NAMES, DRAW2, PEEK, SLOTS, SWAP, BeverbendeRules, card_name)
+from ludolab.stdlib.beverbende import CARD_NAMES, PEEK, SLOTS, SWAP, BeverbendeRules, card_name
 from ludolab.stdlib.errors import LudolabError, unknown
 
 from . import beverbende_kernels as K

@@ -171,10 +171,10 @@ class BeverbendeRules:
 
     def rules_array(self) -> np.ndarray:
         """int64 array of the rules for the kernels (see ``beverbende_kernels.R_*``)."""
-        from_comp = list(self.composition)
         scoring = SCORINGS.index(self.scoring)
         return np.array([self.players, int(self.exchange_specials), self.round_cap, self.memory_q24,
-                         self.n_rounds, scoring, self.knock_penalty, self.n_cards] + from_comp, dtype=np.int64)
+                         self.n_rounds, scoring, self.knock_penalty, self.n_cards] + list(self.composition),
+                        dtype=np.int64)
 
 
 def parse_composition(text: str) -> tuple[int, ...]:
