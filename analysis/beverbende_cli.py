@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from .cli_common import InputError, check_out, emit, output_options, progress_flag, save_outputs, user_errors
+from .cli_common import (InputError, check_out, emit, output_options, progress_flag, refuse, save_outputs,
+                         user_errors)
 
 SCORINGS = ("sum", "knocker-penalty", "win-count")
 SPECIALS = ("swap", "peek", "draw-twice")
@@ -56,6 +57,8 @@ def make_rules(players, memory_loss, scoring, knock_penalty, round_cap, exchange
     """The :class:`~ludolab.stdlib.beverbende.BeverbendeRules` of the rules options."""
     from ludolab.stdlib.beverbende import BeverbendeRules, parse_composition
 
+    if scoring != "knocker-penalty":
+        refuse(["knock_penalty"], "applies only with --scoring knocker-penalty")
     kw = {}
     if deck is not None:
         kw["composition"] = parse_composition(deck)
@@ -223,6 +226,8 @@ def sweep(players, memory_loss, scoring, knock_penalty, round_cap, exchange_spec
 
     out_dir = check_out(out_dir)
     rules = make_rules(players, memory_loss, scoring, knock_penalty, round_cap, exchange_specials, specials, deck)
+    if players_list:
+        refuse(["players"], "conflicts with --players-list: give one of them")
     ps = _players_list(players_list) if players_list else [players]
     for P in ps:
         rules.with_changes(players=P)
@@ -285,6 +290,9 @@ def variants(players, memory_loss, scoring, knock_penalty, round_cap, exchange_s
     """The best own knock threshold under sum, knocker-penalty and win-count scoring (BVB-15)."""
     from ludolab.analysis import beverbende as A
     from ludolab.analysis.results import provenance
+
+    refuse(["players"], "does not apply to variants: give --players-list")
+    refuse(["scoring"], "does not apply to variants, which compare every scoring")
 
     out_dir = check_out(out_dir)
     rules = make_rules(players, memory_loss, scoring, knock_penalty, round_cap, exchange_specials, specials, deck)

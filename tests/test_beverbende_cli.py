@@ -111,6 +111,10 @@ def test_tune_and_variants():  # BVB-15
     (("sweep", "--knock", "x"), "start:stop:step"),
     (("sweep", "--players-list", "7"), "2..6"),
     (("simulate", "--players", 9), "9"),
+    (("simulate", "--knock-penalty", 3), "applies only with --scoring knocker-penalty"),
+    (("sweep", "--players", 3, "--players-list", "2,4"), "conflicts with --players-list"),
+    (("variants", "--scoring", "win-count"), "every scoring"),
+    (("simulate", "--table-format", "parquet"), "--out"),
 ])
 def test_bad_input_is_one_line_exit_2(args, words):
     assert words in fails(*args)
