@@ -397,7 +397,7 @@ def report_section(ctx) -> str:
     from ludolab.analysis.results import provenance
 
     quick = ctx.quick
-    n = 2_000 if quick else 24_000
+    n = 2_000 if quick else 16_000
     rules = BeverbendeRules()
     meta = provenance(GAME, rules=rules.as_dict(), seed=ctx.seed)
     md = ["# Beverbende\n",
