@@ -38,8 +38,17 @@ class GameGroup(click.Group):
             return cmd
         for g in registry.GAMES:
             if g.cli_name == name:
-                return g.load("cli").group
+                from .scale import add_scale_options
+
+                return add_scale_options(g.load("cli").group)
         return None
+
+    def parse_args(self, ctx, args):
+        """Remember the command line (for the provenance of saved results and ``show --rerun``)."""
+        from .scale import set_argv
+
+        set_argv([a for a in args if a not in ("-h", "--help")])
+        return super().parse_args(ctx, args)
 
 
 @click.group(cls=GameGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -90,21 +99,87 @@ def bench(fmt, games, reference_seconds):
     click.echo(df.to_string(index=False))
 
 
-@cli.command(short_help="The main job: a Markdown report with tables and charts.")
+@cli.command(short_help="The main job: a report (Markdown and HTML) with tables and charts.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="ludolab-report",
-              show_default=True, help="Folder for report.md, its tables and charts.")
+              show_default=True, help="Folder for report.md, report.html, their tables and charts.")
 @click.option("--quick", is_flag=True, help="Fewer simulated games (a smoke run).")
 @click.option("--seed", type=click.IntRange(min=0), default=2026, show_default=True,
               help="Root seed of every simulation in the report.")
+@click.option("--backend", type=click.Choice(("local", "dask")), default="local", show_default=True,
+              help="Where the Monte Carlo runs execute (the numbers are the same).")
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+              help="With --backend dask: a running Dask scheduler.")
+@click.option("--workers", type=click.IntRange(1, 1024), default=None,
+              help="With --backend dask: start a LocalCluster of this many workers.")
 @click.option("--quiet", is_flag=True, help="No progress messages.")
 @user_errors
-def report(out_dir, quick, seed, quiet):
-    """The main job: a Markdown report (tables and PNG charts) of every game implemented."""
+def report(out_dir, quick, seed, backend, scheduler, workers, quiet):
+    """The main job: a report of every registered game, as report.md and a self-contained
+    report.html (charts embedded, a table of contents, the provenance of every figure)."""
     out_dir = check_out(out_dir)
     from ludolab.analysis.report import build_report
+    from ludolab.sim.runner import execution
 
-    path = build_report(out_dir, quick=quick, seed=seed, log=None if quiet else lambda m: click.echo(m, err=True))
+    from .scale import settings_from
+
+    if (scheduler or workers) and backend == "local":
+        backend = "dask"
+    settings = settings_from(scheduler=scheduler, workers=workers, backend=backend)
+    with execution(settings):
+        path = build_report(out_dir, quick=quick, seed=seed,
+                            log=None if quiet else lambda m: click.echo(m, err=True))
     click.echo(str(path))
+    html = path.with_name("report.html")
+    if html.exists():
+        click.echo(str(html))
+
+
+@cli.command(short_help="Print a saved result with its provenance; --rerun repeats its run.")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--rerun", is_flag=True, help="Repeat the command that made FILE and say whether the numbers match.")
+@click.option("--rows", type=click.IntRange(0), default=20, show_default=True, help="Rows of the table to print.")
+@user_errors
+def show(file, rerun, rows):
+    """Print a table saved with --out (CSV with its .meta.json sidecar, or Parquet) and its provenance."""
+    import tempfile
+    from pathlib import Path
+
+    from .scale import compare_tables, provenance_lines, read_result, rerun_args
+
+    df, meta = read_result(file)
+    click.echo(f"{file}: {len(df)} rows x {len(df.columns)} columns")
+    shown = df if rows is None else df.head(rows)
+    click.echo(shown.to_string(index=False, float_format=lambda x: f"{x:.6g}"))
+    if len(df) > len(shown):
+        click.echo(f"... {len(df) - len(shown)} more rows")
+    click.echo("\nprovenance")
+    for line in provenance_lines(meta):
+        click.echo(line)
+    if not rerun:
+        return
+    argv = meta.get("argv")
+    if not argv:
+        raise click.ClickException("this result records no command line, so it cannot be rerun")
+    name = Path(file).name
+    with tempfile.TemporaryDirectory(prefix="ludolab-rerun-") as tmp:
+        args = rerun_args(argv, tmp)
+        click.echo(f"\nrerunning: ludolab {' '.join(args[:-3])}", err=True)
+        import contextlib
+        import io
+
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                cli.main(args=args, prog_name="ludolab", standalone_mode=False)
+        except click.ClickException as exc:
+            raise click.ClickException(f"the rerun failed: {exc.format_message()}") from None
+        found = sorted(Path(tmp).rglob(name))
+        if not found:
+            raise click.ClickException(f"the rerun wrote no {name}")
+        again, _ = read_result(found[0])
+    same, words = compare_tables(df, again)
+    click.echo(("match: " if same else "DIFFER: ") + words)
+    if not same:
+        raise SystemExit(1)
 
 
 def main(argv=None):

@@ -89,7 +89,9 @@ def save_table(df: pd.DataFrame, out_dir: str | Path, name: str, fmt: str = "csv
         ValueError: unknown format.
     """
     out_dir = Path(out_dir)
-    info = _jsonable({**(meta or {}), **df.attrs})
+    from .scale import run_provenance  # versions, git commit, command line, backend, runs made
+
+    info = _jsonable({**run_provenance(), **(meta or {}), **df.attrs})
     if fmt == "csv":
         path = out_dir / f"{name}.csv"
         side = out_dir / f"{name}.meta.json"

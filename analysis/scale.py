@@ -1,0 +1,277 @@
+"""Experiments at scale on the command line: execution options for every Monte Carlo
+command, the provenance of the command that made a result, and ``ludolab show``.
+
+Every command of a game's group that takes ``--chunks`` (that is, runs Monte
+Carlo through :func:`ludolab.sim.runner.run`) gets, from the root group, the
+options of :func:`scale_options`::
+
+    --scheduler tcp://HOST:PORT   run the chunks on a running Dask cluster
+    --workers N                   start a Dask LocalCluster of N workers for the run
+    --run-dir DIR                 keep every finished chunk in DIR
+    --resume                      continue the run kept in --run-dir
+    --precision E                 run until the main metric's 95% half-width is at most E
+
+and runs inside :func:`ludolab.sim.runner.execution` with them.  A game added
+later gets them with no change to its command line.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+import subprocess
+from pathlib import Path
+
+import click
+
+from .cli_common import InputError
+
+SCALE_PARAMS = ("scheduler", "workers", "run_dir", "resume", "precision")
+
+#: The command line that is running (set by the root group), for provenance and --rerun.
+_ARGV: contextvars.ContextVar[list | None] = contextvars.ContextVar("ludolab_argv", default=None)
+
+
+def set_argv(args) -> None:
+    _ARGV.set(list(args))
+
+
+def current_argv() -> list | None:
+    return _ARGV.get()
+
+
+def scale_options(fn):
+    """--scheduler, --workers, --run-dir, --resume, --precision (see the module docstring)."""
+    opts = [
+        click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                     help="Run the chunks on this Dask scheduler (same numbers as the local backend)."),
+        click.option("--workers", type=click.IntRange(1, 1024), default=None,
+                     help="Start a Dask LocalCluster with this many workers for the run."),
+        click.option("--run-dir", type=click.Path(file_okay=False), default=None,
+                     help="Keep every finished chunk in this folder (continue later with --resume)."),
+        click.option("--resume", is_flag=True, help="Continue the run kept in --run-dir."),
+        click.option("--precision", type=float, default=None, metavar="E",
+                     help="Run until the main metric's 95%% CI half-width is at most E (--games is the first block)."),
+    ]
+    for o in reversed(opts):
+        fn = o(fn)
+    return fn
+
+
+def settings_from(scheduler=None, workers=None, run_dir=None, resume=False, precision=None, backend=None):
+    """The :class:`~ludolab.sim.runner.Execution` of these options; bad combinations are InputError."""
+    from ludolab.sim.runner import Execution
+    from ludolab.stdlib.errors import LudolabError
+
+    if scheduler is not None and workers is not None:
+        raise InputError("give --scheduler (a running cluster) or --workers (a local one), not both")
+    if scheduler is not None and not str(scheduler).strip():
+        raise InputError("--scheduler needs an address, e.g. tcp://127.0.0.1:8786")
+    if precision is not None and not precision > 0:
+        raise InputError(f"--precision must be a half-width > 0, not {precision}")
+    if backend == "local" and (scheduler or workers):
+        raise InputError("--scheduler and --workers need --backend dask")
+    try:
+        return Execution(backend=backend or "local", scheduler=scheduler, workers=workers,
+                         run_dir=run_dir, resume=bool(resume), precision=precision)
+    except LudolabError as exc:
+        raise InputError(str(exc)) from None
+
+
+def report_outcomes(outcomes) -> None:
+    """Say on stderr what sequential runs used and reached."""
+    for o in outcomes:
+        if o.precision is None:
+            continue
+        if o.reached:
+            click.echo(f"precision {o.precision:g} reached with {o.games:,} games "
+                       f"(half-width {o.half_width:.3g}, main metric {o.value:.6g})", err=True)
+        else:
+            click.echo(f"precision {o.precision:g} not reached: stopped at {o.games:,} games "
+                       f"(half-width {o.half_width:.3g})", err=True)
+
+
+def with_execution(callback):
+    """Wrap a command callback: take the scale options, run it inside their execution."""
+
+    @functools.wraps(callback)
+    def wrapper(*args, **kwargs):
+        from ludolab.sim.runner import execution
+
+        opts = {k: kwargs.pop(k) for k in SCALE_PARAMS if k in kwargs}
+        settings = settings_from(**opts)
+        with execution(settings) as sess:
+            rv = callback(*args, **kwargs)
+            report_outcomes(sess.outcomes)
+        return rv
+
+    return wrapper
+
+
+def add_scale_options(cmd: click.Command) -> click.Command:
+    """Give a Monte Carlo command (one that takes --chunks) the scale options, once."""
+    if getattr(cmd, "_ludolab_scale", False):
+        return cmd
+    if isinstance(cmd, click.Group):
+        for sub in cmd.commands.values():
+            add_scale_options(sub)
+        cmd._ludolab_scale = True
+        return cmd
+    names = {p.name for p in cmd.params}
+    if "chunks" in names and "scheduler" not in names:
+        holder = scale_options(lambda: None)
+        cmd.params.extend(reversed(holder.__click_params__))
+        cmd.callback = with_execution(cmd.callback)
+    cmd._ludolab_scale = True
+    return cmd
+
+
+# ------------------------------------------------------------------ provenance
+@functools.lru_cache(maxsize=1)
+def git_commit() -> str | None:
+    """The git commit of the source tree ludolab runs from, when it is a git work tree."""
+    here = Path(__file__).resolve().parent
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    sha = out.stdout.strip()
+    return sha if out.returncode == 0 and len(sha) == 40 else None
+
+
+def run_provenance() -> dict:
+    """The part of every saved table's provenance that comes from how it was made:
+    ludolab and library versions, git commit, command line, execution settings and the
+    runs made (games, chunks, seed, fingerprint, backend, precision reached)."""
+    from ludolab.sim.runner import current_session
+
+    from .results import versions
+
+    v = versions()
+    sess = current_session()
+    rec = {"ludolab": v.get("ludolab"), "numpy": v.get("numpy"), "numba": v.get("numba")}
+    sha = git_commit()
+    if sha:
+        rec["git_commit"] = sha
+    argv = current_argv()
+    if argv:
+        rec["argv"] = list(argv)
+    rec["execution"] = sess.settings.describe()
+    if sess.outcomes:
+        rec["runs"] = [o.as_dict() for o in sess.outcomes]
+    return rec
+
+
+# ------------------------------------------------------------------ show
+def read_result(path) -> tuple:
+    """A saved table and its provenance: ``(DataFrame, dict)``.
+
+    Raises:
+        LudolabError: not a CSV or Parquet table written by ludolab, or unreadable.
+    """
+    import json
+
+    import pandas as pd
+
+    from ludolab.stdlib.errors import LudolabError
+
+    path = Path(path)
+    if not path.exists():
+        raise LudolabError(f"no such file {str(path)!r}")
+    if path.suffix == ".parquet":
+        try:
+            df = pd.read_parquet(path)
+        except Exception as exc:
+            raise LudolabError(f"cannot read {str(path)!r} as Parquet: {exc}") from None
+        return df, dict(df.attrs)
+    if path.suffix == ".csv" or path.name.endswith(".meta.json"):
+        if path.name.endswith(".meta.json"):
+            path = path.with_name(path.name[: -len(".meta.json")] + ".csv")
+        side = path.with_name(path.stem + ".meta.json")
+        try:
+            df = pd.read_csv(path)
+        except Exception as exc:
+            raise LudolabError(f"cannot read {str(path)!r} as CSV: {exc}") from None
+        meta = json.loads(side.read_text()) if side.exists() else {}
+        return df, meta
+    raise LudolabError(f"{str(path)!r} is not a saved table: give a .csv (with its .meta.json) or a .parquet file")
+
+
+def _flat(d, prefix=""):
+    for k, v in d.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict) and v and len(v) <= 12:
+            yield from _flat(v, key + ".")
+        elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
+            for i, x in enumerate(v):
+                yield from _flat(x, f"{key}[{i}].")
+        else:
+            yield key, v
+
+
+def provenance_lines(meta: dict) -> list[str]:
+    """The provenance as ``key  value`` lines (nested records flattened with dots)."""
+    import json
+
+    rows = list(_flat(meta))
+    if not rows:
+        return ["  (no provenance recorded)"]
+    width = min(max(len(k) for k, _ in rows), 40)
+    out = []
+    for k, v in rows:
+        if k == "argv" and isinstance(v, list):
+            v = "ludolab " + " ".join(_quote(a) for a in v)
+        elif isinstance(v, (dict, list)):
+            v = json.dumps(v)
+        out.append(f"  {k:<{width}}  {v}")
+    return out
+
+
+def _quote(a: str) -> str:
+    import shlex
+
+    return shlex.quote(str(a))
+
+
+#: Options dropped when a run is repeated: where it ran, never what it computed.
+_DROP_FLAGS = {"--scheduler": 1, "--workers": 1, "--run-dir": 1, "--resume": 0, "--out": 1,
+               "--quiet": 0, "--backend": 1}
+
+
+def rerun_args(argv: list, out_dir: str) -> list:
+    """The recorded command line, run locally into ``out_dir`` (execution options dropped)."""
+    args, i = [], 0
+    while i < len(argv):
+        a = str(argv[i])
+        name = a.split("=", 1)[0]
+        if name in _DROP_FLAGS:
+            i += 1 + (_DROP_FLAGS[name] if "=" not in a else 0)
+            continue
+        args.append(a)
+        i += 1
+    return args + ["--out", out_dir, "--quiet"]
+
+
+def compare_tables(a, b) -> tuple[bool, str]:
+    """Whether two tables hold the same numbers: ``(same, words)``."""
+    import numpy as np
+    from pandas.api.types import is_numeric_dtype
+
+    if list(a.columns) != list(b.columns) or len(a) != len(b):
+        return False, (f"the tables differ in shape: {a.shape} saved, {b.shape} now"
+                       if a.shape != b.shape else "the tables have other columns")
+    worst, bad = 0.0, []
+    for c in a.columns:
+        x, y = a[c], b[c]
+        if is_numeric_dtype(x) and is_numeric_dtype(y) and x.dtype != bool and y.dtype != bool:
+            xa, ya = x.to_numpy(dtype=float), y.to_numpy(dtype=float)
+            same = np.array_equal(xa, ya, equal_nan=True)
+            if not same:
+                d = np.nanmax(np.abs(xa - ya)) if np.isfinite(xa - ya).any() else np.inf
+                worst = max(worst, float(d))
+                bad.append(c)
+        elif not x.astype(str).equals(y.astype(str)):
+            bad.append(c)
+    if not bad:
+        return True, f"the numbers match: {len(a)} rows x {len(a.columns)} columns identical"
+    return False, f"the numbers differ in {', '.join(bad)} (largest difference {worst:.6g})"
