@@ -201,9 +201,9 @@ def simulate(rules: BeverbendeRules, policies="threshold", rounds: int = 10_000,
     mem = memory_array(rules, memory_loss)
     P = rules.players
     spec = _spec("_simulate_rounds", (rules.rules_array(), kinds, params, mem), (P + 1, K.N_ROUND_STATS),
-                 rounds, seed, chunks, "rounds")
+                 rounds, seed, chunks, "rounds").with_metric("ludolab.sim.metrics:mean", (P, K.RT_MEAN), (P, K.RT_MEAN2), 1 / P)
     out = run(spec, progress).sum(axis=0)
-    n = int(rounds)
+    n = spec.plan().n_games
     hi = 36 + (rules.knock_penalty if rules.scoring == "knocker-penalty" else 0)
     t = out[P]
     mean = mean_ci(n, t[K.RT_MEAN] / P, t[K.RT_MEAN2] / P / P, bounds=(0, hi))

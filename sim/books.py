@@ -172,7 +172,7 @@ def _run(kernel: str, args: tuple, acc_shape: tuple, games: int, seed: int, chun
     from .runner import RunSpec, run
 
     spec = RunSpec(GAME_ID, f"ludolab.sim.books_kernels:{kernel}", args, acc_shape, "float64", games, seed,
-                   chunks, label)
+                   chunks, label, **({"metric": "ludolab.sim.metrics:proportion", "metric_args": ((0, K.G_WINS),)} if kernel == "_simulate_games" else {}))
     return run(spec, progress=progress).sum(axis=0), spec.provenance()
 
 
