@@ -63,15 +63,9 @@ def simulate(policy: Policy, games: int, seed: int = 0, chunks: int = DEFAULT_CH
     """Monte Carlo of ``games`` turns under ``policy`` (numba, parallel over chunks).
 
     Args:
-        policy: a :class:`~ludolab.sim.box_exact.Policy` (move and dice tables).
-        games: number of turns, 1..10**12.
-        seed: root seed (>= 0); chunks: how the run is cut, 1..4096 (the
-            result depends on seed and chunks only, never on the thread count
-            or on how the runner slices the work).
-        progress: show a progress bar (``None``: only on a terminal).
-
-    Returns:
-        :class:`SimResult` (counts of final states, int64 (n_states,)).
+        games: number of turns (>= 1); seed: root seed (>= 0); chunks: how
+            the run is cut (the result depends on seed and chunks only, never
+            on the thread count).
 
     Raises:
         LudolabError: bad games, seed or chunks.
