@@ -111,7 +111,7 @@ def variant_table(players: int = 4, skilled: str = "potential", games: int = 200
     Columns: variant, rule (its points), mean_random / mean_skilled (points per
     player), spread (skilled minus random on the same deals, paired 95% CI),
     spread_sd (the spread in standard deviations of the random policy's score,
-    so variants with bigger numbers compare fairly), skilled_win_share (one
+    so variants with bigger numbers compare fairly; CI scaled alike), skilled_win_share (one
     skilled player against random players, CI; fair = 1/players), share_colour ..
     share_author (share of the skilled policy's points from each kind).
     """
@@ -129,6 +129,8 @@ def variant_table(players: int = 4, skilled: str = "potential", games: int = 200
         tot = sum(gp.values()) or 1.0
         rows.append({"variant": v, "rule": VARIANT_TEXT[v], "mean_random": rnd.value, "mean_greedy": res.table_mean(1).value,
                      "mean_skilled": sk.value, **d.as_dict("spread"), "spread_sd": d.value / sd if sd > 0 else np.nan,
+                     "spread_sd_ci_low": d.low / sd if sd > 0 else np.nan,
+                     "spread_sd_ci_high": d.high / sd if sd > 0 else np.nan,
                      **{k: h[k] for k in ("hero_win_share", "hero_win_share_ci_low", "hero_win_share_ci_high")},
                      **{f"share_{g}": gp[g] / tot for g in GROUPS}})
     df = pd.DataFrame(rows).rename(columns=lambda c: c.replace("hero_win_share", "skilled_win_share"))

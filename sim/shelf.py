@@ -29,11 +29,16 @@ POLICIES = {
     "potential": (K.P_POTENTIAL, (0.5, 0.3, 0.6, 0.9),
                   "greedy on score plus potential: partial runs of 2/3/4 books with an open place at an end "
                   "count 0.3/0.6/0.9"),
+    "rollout": (K.P_ROLLOUT, (0.5, 0.3, 0.6, 0.9, 8, 4),
+                "Monte Carlo over future draws: each candidate (every offer card and the blind draw; then the "
+                "4 best placements by potential) is played out to the end of the own tableau on 8 samples of "
+                "the unseen cards, greedy in the playout; the best mean final score wins"),
 }
 PARAM_NAMES = {
     "random": (),
     "greedy": ("draw_below",),
     "potential": ("draw_below", "open_run2", "open_run3", "open_run4"),
+    "rollout": ("draw_below", "open_run2", "open_run3", "open_run4", "rollouts", "candidates"),
 }
 
 
@@ -84,6 +89,9 @@ def make_policy(name: str, **params) -> Policy:
             raise PolicyError(f"policy {name} parameter {k} must be a number, not {v!r}") from None
         if not np.isfinite(v):
             raise PolicyError(f"policy {name} parameter {k} must be finite, not {v}")
+        if k in ("rollouts", "candidates") and not (v == int(v) and 1 <= v <= (256 if k == "rollouts" else 16)):
+            raise PolicyError(f"policy {name} parameter {k} must be a whole number "
+                              f"1..{256 if k == 'rollouts' else 16}, not {v:g}")
         values[PARAM_NAMES[name].index(k)] = v
     return Policy(name, kind, tuple(values))
 

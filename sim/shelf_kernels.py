@@ -476,7 +476,7 @@ def _observe(state, seat, obs):
 # A placement changes only the line through the placed card, and there only the
 # block of adjacent cards it joins: gain = E(new block) - E(block left of it) -
 # E(block right of it), for the shelf (and the column under the columns variant).
-# E(block) = its points, plus (potential policies) params[L - 1] for each run of
+# E(block) = its points, plus (potential policies) params[L - 2] (open_run2..4) for each run of
 # L = 2..4 books with an open end: the place next to that end of the block is
 # empty and still inside the feasible frame (SHB-8).
 
@@ -496,7 +496,7 @@ def _block_eval(attrs, buf, n, points, params, use_pot, open_lo, open_hi):
                 total += points[run]
                 if use_pot and run >= 2 and run < 5:
                     if (start == 0 and open_lo) or (j == n and open_hi):
-                        pot += params[run - 1]
+                        pot += params[run - 2]
                 run = 1
                 start = j
     return total + pot
@@ -629,6 +629,255 @@ def _best_place(obs, seat, card, cells, ncell, attrs, points, columns, params, u
     return best, bc
 
 
+# ------------------------------------------------------------------ the rollout policy
+# P_ROLLOUT: params = (draw_below, open_run2, open_run3, open_run4, rollouts R, candidates K).
+# Each decision samples R determinizations (the unseen cards in a random order, drawn
+# from the game's stream) and scores every candidate on the same R samples (common
+# random numbers inside the decision).  A candidate is played out to the end of the
+# player's own tableau: each remaining turn offers the kept card and the next two
+# cards of the sample, placed greedily; the value is the finished tableau's score.
+# Source candidates: every offer card and the blind draw (this turn placed by the
+# potential rule).  Placement candidates: the K best (card, place) pairs by potential.
+
+
+@njit(cache=True)
+def _unseen(obs, seat, out):
+    """Cards ``seat`` has not seen (ascending): not on any tableau, not in the offer, not
+    in its hand or held; returns the count."""
+    n_deck = obs[S_NDECK]
+    seen = np.zeros(n_deck, dtype=np.bool_)
+    for s in range(obs[S_NP]):
+        for c in range(NCELL):
+            x = obs[GRID0 + s * NCELL + c]
+            if x >= 0:
+                seen[x] = True
+    for j in range(obs[S_OFFER]):
+        seen[obs[OFFER0 + j]] = True
+    if obs[HAND0 + seat] >= 0:
+        seen[obs[HAND0 + seat]] = True
+    for j in range(3):
+        if obs[HELD0 + j] >= 0:
+            seen[obs[HELD0 + j]] = True
+    n = 0
+    for x in range(n_deck):
+        if not seen[x]:
+            out[n] = x
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _grid_points(sim, seat, attrs, points, columns, line, kinds):
+    """Points of seat's grid as it stands (rows, and columns under the columns variant)."""
+    total = 0
+    base = GRID0 + seat * NCELL
+    for r in range(GH):
+        for c in range(GW):
+            line[c] = sim[base + r * GW + c]
+        total += _score_line(line, GW, attrs, points, kinds)
+    if columns:
+        for c in range(GW):
+            for r in range(GH):
+                line[r] = sim[base + r * GW + c]
+            total += _score_line(line, GH, attrs, points, kinds)
+    return total
+
+
+@njit(cache=True)
+def _playout(sim, seat, hand, seq, n, k, attrs, points, columns, aux, buf, geom, cells, line, kinds):
+    """Finish seat's tableau: each turn the kept card and seq[k], seq[k + 1]; greedy."""
+    zero = np.zeros(NPARAM)
+    cand = np.empty(3, dtype=np.int64)
+    gains = np.empty(3)
+    while sim[NPL0 + seat] < 15:
+        m = 0
+        if hand >= 0:
+            cand[m] = hand
+            m += 1
+        for j in range(2):
+            if k < n:
+                cand[m] = seq[k]
+                m += 1
+                k += 1
+        if m == 0:
+            break
+        ncell = _legal_cells(sim, seat, cells)
+        best = -1e300
+        bi = 0
+        bc = cells[0]
+        for i in range(m):
+            g, c = _best_place(sim, seat, cand[i], cells, ncell, attrs, points, columns, zero, False, buf, geom, aux)
+            gains[i] = g
+            if g > best + 1e-9:
+                best = g
+                bi = i
+                bc = c
+        _place(sim, seat, cand[bi], bc)
+        hand = -1
+        kg = -1e300
+        for i in range(m):
+            if i != bi and gains[i] > kg + 1e-9:
+                kg = gains[i]
+                hand = cand[i]
+    return _grid_points(sim, seat, attrs, points, columns, line, kinds)
+
+
+@njit(cache=True)
+def _turn_then_playout(obs, sim, seat, held, nh, seq, n, k, attrs, points, columns, aux, pp,
+                       buf, geom, cells, line, kinds):
+    """This turn placed by the potential rule from held[:nh], then the playout."""
+    for j in range(STATE_LEN):
+        sim[j] = obs[j]
+    ncell = _legal_cells(sim, seat, cells)
+    gains = np.empty(3)
+    best = -1e300
+    bi = 0
+    bc = cells[0]
+    for i in range(nh):
+        g, c = _best_place(sim, seat, held[i], cells, ncell, attrs, points, columns, pp, True, buf, geom, aux)
+        gains[i] = g
+        if g > best + 1e-9:
+            best = g
+            bi = i
+            bc = c
+    _place(sim, seat, held[bi], bc)
+    keep = -1
+    kg = -1e300
+    for i in range(nh):
+        if i != bi and gains[i] > kg + 1e-9:
+            kg = gains[i]
+            keep = held[i]
+    return _playout(sim, seat, keep, seq, n, k, attrs, points, columns, aux, buf, geom, cells, line, kinds)
+
+
+@njit(cache=True)
+def _rollout_source(params, obs, attrs, points, columns, aux, st):
+    """The rollout policy's first decision: (source, stream state)."""
+    seat = obs[S_SEAT]
+    pp = params[1:]
+    R = max(1, int(params[4]))
+    U = np.empty(MAXD, dtype=np.int64)
+    nU = _unseen(obs, seat, U)
+    seq = np.empty(MAXD, dtype=np.int64)
+    sim = np.empty(STATE_LEN, dtype=np.int16)
+    buf = np.empty(8, dtype=np.int64)
+    geom = np.empty(4, dtype=np.int64)
+    cells = np.empty(NCELL, dtype=np.int64)
+    line = np.empty(GW, dtype=np.int64)
+    kinds = np.zeros(NKIND, dtype=np.int64)
+    held = np.empty(3, dtype=np.int64)
+    n_src = _n_sources(obs)
+    values = np.zeros(OFFER_MAX + 1)
+    for r in range(R):
+        for j in range(nU):
+            seq[j] = U[j]
+        st = shuffle_inplace(seq[:nU], st)
+        for si in range(n_src):
+            src = _source_at(obs, si)
+            held[0] = obs[HAND0 + seat]
+            if src == DRAW:
+                held[1] = seq[0]
+                held[2] = seq[1]
+                v = _turn_then_playout(obs, sim, seat, held, 3, seq, nU, 2, attrs, points, columns, aux, pp,
+                                       buf, geom, cells, line, kinds)
+            else:
+                held[1] = obs[OFFER0 + src]
+                v = _turn_then_playout(obs, sim, seat, held, 2, seq, nU, 0, attrs, points, columns, aux, pp,
+                                       buf, geom, cells, line, kinds)
+            values[si] += v
+    best = -1e300
+    bs = 0
+    for si in range(n_src):
+        if values[si] > best + 1e-9:
+            best = values[si]
+            bs = si
+    return _source_at(obs, bs), st
+
+
+@njit(cache=True)
+def _rollout_place(params, obs, attrs, points, columns, aux, st):
+    """The rollout policy's second decision: (held index, cell, held index put back or -1, stream)."""
+    seat = obs[S_SEAT]
+    nh = obs[S_NHELD]
+    pp = params[1:]
+    R = max(1, int(params[4]))
+    K = min(16, max(1, int(params[5])))
+    buf = np.empty(8, dtype=np.int64)
+    geom = np.empty(4, dtype=np.int64)
+    cells = np.empty(NCELL, dtype=np.int64)
+    line = np.empty(GW, dtype=np.int64)
+    kinds = np.zeros(NKIND, dtype=np.int64)
+    ncell = _legal_cells(obs, seat, cells)
+    # the K best (card, place) pairs by potential, stable in enumeration order
+    top_g = np.empty(16)
+    top_i = np.empty(16, dtype=np.int64)
+    top_c = np.empty(16, dtype=np.int64)
+    nt = 0
+    for i in range(nh):
+        for j in range(ncell):
+            g = _gain(obs, seat, obs[HELD0 + i], cells[j], attrs, points, columns, pp, True, buf, geom, aux)
+            pos = nt
+            while pos > 0 and top_g[pos - 1] < g:
+                pos -= 1
+            if pos < K:
+                last = min(nt, K - 1)
+                for q in range(last, pos, -1):
+                    top_g[q] = top_g[q - 1]
+                    top_i[q] = top_i[q - 1]
+                    top_c[q] = top_c[q - 1]
+                top_g[pos] = g
+                top_i[pos] = i
+                top_c[pos] = cells[j]
+                if nt < K:
+                    nt += 1
+    # what each candidate keeps (three held: the better next placement, as the greedy rule)
+    keep = np.empty(16, dtype=np.int64)
+    ret = np.empty(16, dtype=np.int64)
+    sim = np.empty(STATE_LEN, dtype=np.int16)
+    cells2 = np.empty(NCELL, dtype=np.int64)
+    for t in range(nt):
+        bi = top_i[t]
+        if nh == 2:
+            keep[t] = 1 - bi
+            ret[t] = -1
+        else:
+            a = 1 if bi == 0 else 0
+            b = 3 - bi - a
+            for q in range(STATE_LEN):
+                sim[q] = obs[q]
+            _place(sim, seat, obs[HELD0 + bi], top_c[t])
+            n2 = _legal_cells(sim, seat, cells2)
+            ga, _ = _best_place(sim, seat, obs[HELD0 + a], cells2, n2, attrs, points, columns, pp, True, buf, geom, aux)
+            gb, _ = _best_place(sim, seat, obs[HELD0 + b], cells2, n2, attrs, points, columns, pp, True, buf, geom, aux)
+            if ga >= gb - 1e-9:
+                keep[t] = a
+                ret[t] = b
+            else:
+                keep[t] = b
+                ret[t] = a
+    U = np.empty(MAXD, dtype=np.int64)
+    nU = _unseen(obs, seat, U)
+    seq = np.empty(MAXD, dtype=np.int64)
+    values = np.zeros(16)
+    for r in range(R):
+        for j in range(nU):
+            seq[j] = U[j]
+        st = shuffle_inplace(seq[:nU], st)
+        for t in range(nt):
+            for q in range(STATE_LEN):
+                sim[q] = obs[q]
+            _place(sim, seat, obs[HELD0 + top_i[t]], top_c[t])
+            values[t] += _playout(sim, seat, obs[HELD0 + keep[t]], seq, nU, 0, attrs, points, columns, aux,
+                                  buf, geom, cells2, line, kinds)
+    best = -1e300
+    bt = 0
+    for t in range(nt):
+        if values[t] > best + 1e-9:
+            best = values[t]
+            bt = t
+    return top_i[bt], top_c[bt], ret[bt], st
+
+
 # ------------------------------------------------------------------ policies (SHB-14)
 @njit(cache=True)
 def _choose_source(kind, params, obs, attrs, points, columns, aux, st):
@@ -637,6 +886,8 @@ def _choose_source(kind, params, obs, attrs, points, columns, aux, st):
     if kind == P_RANDOM:
         j, st = next_below(st, _n_sources(obs))
         return _source_at(obs, j), st
+    if kind == P_ROLLOUT:
+        return _rollout_source(params, obs, attrs, points, columns, aux, st)
     use_pot = kind == P_POTENTIAL
     pp = params[1:]
     cells = np.empty(NCELL, dtype=np.int64)
@@ -673,6 +924,8 @@ def _choose_place(kind, params, obs, attrs, points, columns, aux, st):
             rj, st = next_below(st, 2)
             ri = rj if rj < pi else rj + 1
         return pi, cells[cj], ri, st
+    if kind == P_ROLLOUT:
+        return _rollout_place(params, obs, attrs, points, columns, aux, st)
     use_pot = kind == P_POTENTIAL
     pp = params[1:]
     buf = np.empty(8, dtype=np.int64)

@@ -164,13 +164,14 @@ class Game:
         return {"seat": seat, "hand": self.hand[seat], "held": list(self.held) if self.seat == seat else [],
                 "offer": list(self.offer), "pile_size": len(self.pile),
                 "pile_top": self.pile[-1] if self.pile and self.ret == seat else None,
+                "n_deck": len(self.deal),
                 "grids": [dict(g) for g in self.grid]}
 
 
 # ------------------------------------------------------------------ evaluation (policy twins)
 # A placement changes only the line through the placed card, and there only the
 # block of adjacent cards it joins: gain = E(new block) - E(left block) - E(right
-# block).  E = points, plus (potential) params[L - 1] per run of L = 2..4 books
+# block).  E = points, plus (potential) params[L - 2] per run of L = 2..4 books
 # with an open end (the place beyond that end of the block is empty and inside
 # the feasible frame, SHB-8).
 def block_eval(block: list, attrs, points, params, use_pot, open_lo: bool, open_hi: bool) -> float:
@@ -184,7 +185,7 @@ def block_eval(block: list, attrs, points, params, use_pot, open_lo: bool, open_
             else:
                 total += points[run]
                 if use_pot and 2 <= run < 5 and ((start == 0 and open_lo) or (j == n and open_hi)):
-                    pot += params[run - 1]
+                    pot += params[run - 2]
                 run, start = 1, j
     return total + pot
 
@@ -262,12 +263,146 @@ def best_place(grid, card, cells, attrs, points, columns, params, use_pot):
     return best, bc
 
 
+# ------------------------------------------------------------------ the rollout policy (twin)
+P_ROLLOUT = 3
+
+
+def unseen(obs) -> list:
+    """Cards the seat has not seen, ascending (twin of the kernel's _unseen)."""
+    seen = set()
+    for g in obs["grids"]:
+        seen |= set(g.values())
+    seen |= set(obs["offer"])
+    if obs["hand"] is not None:
+        seen.add(obs["hand"])
+    seen |= set(obs["held"])
+    return [x for x in range(obs["n_deck"]) if x not in seen]
+
+
+def grid_points(grid, attrs, points, columns) -> int:
+    total = 0
+    for r in range(GH):
+        total += sum(p for *_, p in line_runs([grid.get((r, c)) for c in range(GW)], attrs, points))
+    if columns:
+        for c in range(GW):
+            total += sum(p for *_, p in line_runs([grid.get((r, c)) for r in range(GH)], attrs, points))
+    return total
+
+
+def playout(grid, hand, seq, k, attrs, points, columns) -> int:
+    """Finish the tableau: each turn the kept card and the next two of seq, placed greedily."""
+    grid = dict(grid)
+    zero = [0.0] * 7
+    while len(grid) < 15:
+        cand = ([hand] if hand is not None else []) + seq[k:k + 2]
+        k += len(seq[k:k + 2])
+        if not cand:
+            break
+        cells = _legal_cells_grid(grid)
+        best, bi, bc, gains = -1e300, 0, cells[0], []
+        for i, card in enumerate(cand):
+            g, c = best_place(grid, card, cells, attrs, points, columns, zero, False)
+            gains.append(g)
+            if g > best + 1e-9:
+                best, bi, bc = g, i, c
+        grid[bc] = cand[bi]
+        hand, kg = None, -1e300
+        for i, card in enumerate(cand):
+            if i != bi and gains[i] > kg + 1e-9:
+                kg, hand = gains[i], card
+    return grid_points(grid, attrs, points, columns)
+
+
+def turn_then_playout(grid, held, seq, k, attrs, points, columns, pp) -> int:
+    cells = _legal_cells_grid(grid)
+    best, bi, bc, gains = -1e300, 0, cells[0], []
+    for i, card in enumerate(held):
+        g, c = best_place(grid, card, cells, attrs, points, columns, pp, True)
+        gains.append(g)
+        if g > best + 1e-9:
+            best, bi, bc = g, i, c
+    g2 = dict(grid)
+    g2[bc] = held[bi]
+    keep, kg = None, -1e300
+    for i, card in enumerate(held):
+        if i != bi and gains[i] > kg + 1e-9:
+            kg, keep = gains[i], card
+    return playout(g2, keep, seq, k, attrs, points, columns)
+
+
+def rollout_source(params, obs, attrs, points, columns, st):
+    """Twin of the kernel's _rollout_source."""
+    pp = list(params[1:])
+    R = max(1, int(params[4]))
+    U = unseen(obs)
+    grid = obs["grids"][obs["seat"]]
+    sources = list(range(len(obs["offer"]))) + ([DRAW] if obs["pile_size"] >= 2 else [])
+    values = [0.0] * len(sources)
+    for _ in range(R):
+        seq = list(U)
+        st = py_shuffle(seq, st)
+        for si, src in enumerate(sources):
+            if src == DRAW:
+                v = turn_then_playout(grid, [obs["hand"], seq[0], seq[1]], seq, 2, attrs, points, columns, pp)
+            else:
+                v = turn_then_playout(grid, [obs["hand"], obs["offer"][src]], seq, 0, attrs, points, columns, pp)
+            values[si] += v
+    best, bs = -1e300, 0
+    for si, v in enumerate(values):
+        if v > best + 1e-9:
+            best, bs = v, si
+    return sources[bs], st
+
+
+def rollout_place(params, obs, attrs, points, columns, st):
+    """Twin of the kernel's _rollout_place."""
+    pp = list(params[1:])
+    R = max(1, int(params[4]))
+    K = min(16, max(1, int(params[5])))
+    held = obs["held"]
+    grid = obs["grids"][obs["seat"]]
+    cells = _legal_cells_grid(grid)
+    items = [(gain(grid, card, cell, attrs, points, columns, pp, True), i, cell)
+             for i, card in enumerate(held) for cell in cells]
+    top = sorted(items, key=lambda t: -t[0])[:K]
+    plans = []
+    for _, bi, cell in top:
+        if len(held) == 2:
+            plans.append((bi, cell, 1 - bi, -1))
+            continue
+        a = 1 if bi == 0 else 0
+        b = 3 - bi - a
+        g2 = dict(grid)
+        g2[cell] = held[bi]
+        cells2 = _legal_cells_grid(g2)
+        ga, _ = best_place(g2, held[a], cells2, attrs, points, columns, pp, True)
+        gb, _ = best_place(g2, held[b], cells2, attrs, points, columns, pp, True)
+        plans.append((bi, cell, a, b) if ga >= gb - 1e-9 else (bi, cell, b, a))
+    U = unseen(obs)
+    values = [0.0] * len(plans)
+    for _ in range(R):
+        seq = list(U)
+        st = py_shuffle(seq, st)
+        for t, (bi, cell, keep, _ret) in enumerate(plans):
+            g2 = dict(grid)
+            g2[cell] = held[bi]
+            values[t] += playout(g2, held[keep], seq, 0, attrs, points, columns)
+    best, bt = -1e300, 0
+    for t, v in enumerate(values):
+        if v > best + 1e-9:
+            best, bt = v, t
+    bi, cell, _keep, ret = plans[bt]
+    return bi, cell, ret, st
+
+
 def choose_source(kind, params, obs, attrs, points, columns, st):
     """Twin of the kernel's first decision; returns (source, stream state)."""
     n_src = len(obs["offer"]) + (1 if obs["pile_size"] >= 2 else 0)
     if kind == P_RANDOM:
         j, st = py_next_below(st, n_src)
         return (j if j < len(obs["offer"]) else DRAW), st
+    if kind == P_ROLLOUT:
+        return rollout_source(params, obs, attrs, points, columns, st)
     use_pot = kind == P_POTENTIAL
     pp = list(params[1:])
     grid = obs["grids"][obs["seat"]]
@@ -298,6 +433,8 @@ def choose_place(kind, params, obs, attrs, points, columns, st):
             rj, st = py_next_below(st, 2)
             ri = rj if rj < pi else rj + 1
         return pi, cells[cj], ri, st
+    if kind == P_ROLLOUT:
+        return rollout_place(params, obs, attrs, points, columns, st)
     use_pot = kind == P_POTENTIAL
     pp = list(params[1:])
     best, bi, bc = -1e300, 0, cells[0]

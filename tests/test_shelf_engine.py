@@ -157,12 +157,12 @@ def test_shb12_ties_shared_and_sequence_tiebreak():
 
 
 # ------------------------------------------------------------------ SHB-14 no peeking
-@pytest.mark.parametrize("policy", POLS)
+@pytest.mark.parametrize("policy", POLS + ("rollout:rollouts=2,candidates=2",))
 def test_shb14_policies_never_see_the_pile_order(policy):
     """SHB-14: permuting the hidden pile (and other hands) changes no observation and no choice."""
     rules = ShelfRules(players=3)
     attrs, points, columns, _ = S._kernel_rules(rules)
-    pol = S.make_policy(policy)
+    pol = S.parse_policy(policy)
     aux = K._make_aux(attrs, points)
     rng = np.random.default_rng(0)
     for g in range(15):
@@ -251,6 +251,23 @@ def test_property_kernel_equals_reference(players, g, pols):
 
 
 # ------------------------------------------------------------------ policies
+@pytest.mark.parametrize("players", [2, 4])
+def test_rollout_policy_kernel_equals_reference(players):
+    """The rollout policy draws its determinizations from the game's stream: kernel = reference."""
+    rules = ShelfRules(players=players, variant="standard" if players == 2 else "columns")
+    pols = [S.parse_policy("rollout:rollouts=2,candidates=3")] + [S.make_policy("greedy")] * (players - 1)
+    k = S._record(rules, pols, 77, 1, "kernel")
+    assert k == S._record(rules, pols, 77, 1, "reference")
+    S.check_record(k)
+
+
+def test_rollout_beats_greedy():
+    """Monte Carlo over future draws wins more than its share against greedy players."""
+    rules = ShelfRules(players=2)
+    res = S.simulate(rules, [["rollout:rollouts=4", "greedy"]], 60, seed=1, chunks=2)
+    assert res.seat_win(0, 0).low > 0.5
+
+
 def test_policy_names_and_parameters():
     assert S.parse_policy("greedy").label == "greedy"
     p = S.parse_policy("potential:open_run2=1,draw_below=2")
@@ -261,6 +278,8 @@ def test_policy_names_and_parameters():
         S.parse_policy("greedy:open_run2=1")
     with pytest.raises(LudolabError, match="must be a number"):
         S.parse_policy("greedy:draw_below=x")
+    with pytest.raises(LudolabError, match="rollouts must be a whole number 1..256"):
+        S.parse_policy("rollout:rollouts=0.5")
     with pytest.raises(LudolabError, match="one policy for every seat"):
         S.simulate(ShelfRules(players=3), [["greedy", "random"]], 5)
 
