@@ -14,12 +14,21 @@ HEURISTICS = tuple(name for name in box.POLICY_NAMES if name != "optimal")
 
 
 def optimal_values(tile_counts=(9, 10, 12), one_die_rules=ONE_DIE_RULES, base: BoxRules | None = None) -> pd.DataFrame:
-    """Optimal start values for every one-die rule and tile count (STB-6, STB-O1, STB-O2).
+    """Optimal start values for every one-die rule and tile count (STB-6, STB-O1, STB-O2, STB-O4).
+
+    Args:
+        tile_counts: tile counts N (boxes with tiles 1..N), each 2..12.
+        one_die_rules: one-die rules (STB-6).
+        base: the other rules (moves, tiles per move, scoring); default rules when ``None``.
 
     Returns:
-        DataFrame: ``tiles``, ``one_die``, ``min_expected_score``,
-        ``max_p_shut``, ``min_p_shut`` (adversarial) and
-        ``max_expected_score`` (adversarial).
+        DataFrame, one row per (N, rule): ``tiles`` (N), ``one_die``,
+        ``min_expected_score`` and ``max_expected_score`` (adversarial) in
+        points, ``max_p_shut`` and ``min_p_shut`` (adversarial), probabilities.
+        Exact (dynamic programming).
+
+    Raises:
+        RulesError: a tile count or rule that is not allowed.
     """
     import pandas as pd
 
@@ -40,12 +49,23 @@ def optimal_values(tile_counts=(9, 10, 12), one_die_rules=ONE_DIE_RULES, base: B
 
 def catalogue(rules: BoxRules, names=("optimal",) + HEURISTICS, objective: str = "expected-score",
               target: int | None = None, ties_win: bool = False) -> list[box.Policy]:
-    """Policies from the catalogue (see :func:`ludolab.sim.box.make_policy`) or policy
-    table files (``table:FILE.csv``, :func:`ludolab.analysis.box_tables.load_policy_table`),
-    each labelled in ``info['policy']``: ``optimal`` and ``worst`` with their objective.
+    """Policies from the catalogue or from policy table files, each labelled for tables.
+
+    Args:
+        rules: the ruleset.
+        names: catalogue names (see :func:`ludolab.sim.box.make_policy`) or
+            policy table files (``table:FILE.csv``, or a name ending in
+            ``.csv``/``.parquet``, :func:`ludolab.analysis.box_tables.load_policy_table`).
+        objective, target, ties_win: what ``optimal`` and ``worst`` play for.
+
+    Returns:
+        One :class:`~ludolab.sim.box_exact.Policy` per name, in order, labelled
+        in ``info['policy']``: ``optimal`` and ``worst`` with their objective
+        (``optimal (min E[score])``), tables as ``table:FILE``.
 
     Raises:
-        PolicyError: an unknown name or an unusable table.
+        PolicyError: an unknown name or an unusable table; LudolabError: a bad
+        objective or target.
     """
     out = []
     for name in names:
@@ -63,7 +83,17 @@ def catalogue(rules: BoxRules, names=("optimal",) + HEURISTICS, objective: str =
 
 
 def policy_summary(policies: list[box.Policy], targets=(5, 10)) -> pd.DataFrame:
-    """Exact summary per policy: mean and sd of the score, P(shut), P(score < T)."""
+    """Exact summary per policy (STB-O1..STB-O3).
+
+    Args:
+        policies: policies for one ruleset.
+        targets: scores T for the ``p_below_T`` columns.
+
+    Returns:
+        DataFrame, one row per policy: ``policy`` (label), ``mean_score`` and
+        ``sd_score`` (points), ``p_shut``, and ``p_below_T`` = P(score < T) for
+        each target.
+    """
     import pandas as pd
 
     rows = []
@@ -78,7 +108,12 @@ def policy_summary(policies: list[box.Policy], targets=(5, 10)) -> pd.DataFrame:
 
 
 def score_distributions(policies: list[box.Policy]) -> pd.DataFrame:
-    """Tidy exact score distributions: ``policy``, ``score``, ``probability``."""
+    """Tidy exact score distributions of several policies.
+
+    Returns:
+        DataFrame: ``policy`` (label), ``score`` (points), ``probability``
+        (positive; adding up to 1 per policy).
+    """
     import pandas as pd
 
     parts = []
@@ -95,17 +130,22 @@ def variants_matrix(rules: BoxRules, scorings=SCORINGS) -> tuple[pd.DataFrame, p
     For each scoring A, the policy that minimises the expected A-score is
     evaluated exactly under every scoring B.
 
+    Args:
+        rules: the ruleset (its own scoring is not used).
+        scorings: the scorings compared (STB-8).
+
     Returns:
         ``(matrix, disagreements)``.  ``matrix`` is tidy: ``optimised_for``,
-        ``scored_by``, ``expected_score`` (under B), ``best`` (B's optimum),
-        ``cost`` (expected - best, >= 0) and ``cost_pct``.
+        ``scored_by``, ``expected_score`` (under B, in B's points), ``best``
+        (B's optimum), ``cost`` (expected - best, >= 0) and ``cost_pct``.
         ``disagreements``: the (state, roll) pairs where the two policies
         choose differently, weighted by how often policy A meets them:
-        ``optimised_for``, ``scored_by``, ``open``, ``roll``, ``cover_a``,
-        ``cover_b``, ``p_meet`` (P(state reached under A) x P(roll)),
-        ``loss`` (value lost under B by A's move), ``weighted_loss`` and
-        ``weighted_loss_pct`` (in % of B's best expected score, so scorings
-        of different scales compare); sorted by the latter, largest first.
+        ``optimised_for``, ``scored_by``, ``open``, ``roll`` (outcome label),
+        ``cover_a``, ``cover_b`` (tiles as text ``"3,4"``), ``p_meet``
+        (P(state reached under A) x P(roll)), ``loss`` (value lost under B by
+        A's move), ``weighted_loss`` and ``weighted_loss_pct`` (in % of B's best
+        expected score, so scorings of different scales compare); sorted by the
+        latter, largest first.
     """
     import pandas as pd
 
@@ -158,9 +198,17 @@ def beat_curve(rules: BoxRules, targets=None, one_die_rules=ONE_DIE_RULES, ties_
     For each T the beat-T policy is solved; the min-expected-score policy's
     P(score < T) is given beside it.
 
+    Args:
+        rules: the ruleset (its one-die rule is replaced by each of ``one_die_rules``).
+        targets: scores T (default 1 .. highest score + 1).
+        one_die_rules: the rules compared; ties_win: count a score equal to T as a win.
+
     Returns:
         DataFrame: ``one_die``, ``target``, ``p_beat`` (optimal for T),
         ``p_beat_min_mean`` (under the min E[score] policy).
+
+    Raises:
+        LudolabError: a target of 0 without ``ties_win`` (nothing is below 0).
     """
     import pandas as pd
 
@@ -180,9 +228,16 @@ def beat_curve(rules: BoxRules, targets=None, one_die_rules=ONE_DIE_RULES, ties_
 def match_table(rules: BoxRules, players=(2, 3, 4), ties_win: bool = False) -> pd.DataFrame:
     """Exact one-round match equilibria (STB-9, STB-10) for several player counts.
 
+    Args:
+        rules: the ruleset; players: player counts, each 2..6; ties_win: see
+            :func:`ludolab.sim.box_match.match_exact`.
+
     Returns:
-        DataFrame: ``players``, ``seat``, ``p_win``, ``p_tie``, ``p_play``,
-        ``expected_score``.
+        DataFrame: ``players``, ``seat``, ``p_win``, ``p_tie``, ``p_play``
+        (probabilities), ``expected_score`` (points, given the seat plays).
+
+    Raises:
+        LudolabError: a player count outside 2..6.
     """
     import pandas as pd
 
@@ -195,12 +250,19 @@ def match_table(rules: BoxRules, players=(2, 3, 4), ties_win: bool = False) -> p
 
 
 def decision_states(solution: box.Solution, limit: int | None = 40) -> pd.DataFrame:
-    """The optimal policy map where it matters: (state, roll) with more than one
-    legal move, for the dice the policy rolls, most often met first.
+    """The optimal policy map where it matters (STB-4, STB-6).
+
+    The (state, roll) pairs with more than one legal move, for the dice the
+    policy rolls there, most often met first.
+
+    Args:
+        solution: a :class:`~ludolab.sim.box_exact.Solution`.
+        limit: at most this many rows (``None``: all).
 
     Returns:
-        DataFrame: ``open``, ``roll``, ``cover``, ``choices`` (legal moves),
-        ``p_meet`` (P(the state is reached, then this roll) under the policy).
+        DataFrame: ``open``, ``roll``, ``cover`` (tiles as text ``"3,4"``),
+        ``choices`` (legal moves), ``p_meet`` (P(the state is reached, then this
+        roll) under the policy); ties in ``p_meet`` by the larger state first.
     """
     import pandas as pd
 
@@ -253,7 +315,21 @@ def rules_meta(rules: BoxRules, **vary) -> dict:
 
 # ------------------------------------------------------------------ report
 def report_section(ctx) -> str:
-    """Shut the Box: optimal values, policies, scoring variants, targets, matches."""
+    """The Shut the Box section of ``ludolab report``: optimal values, policies, scoring variants, targets, matches.
+
+    Args:
+        ctx: the :class:`~ludolab.analysis.report.ReportContext`; ``ctx.quick``
+            runs 100,000 games (20,000 for matches) instead of 2,000,000
+            (200,000); simulations use seeds ``ctx.seed`` to ``ctx.seed + 3``.
+
+    Returns:
+        The section's Markdown.  Every table is written through ``ctx.table``
+        with a sidecar that describes it: exact tables carry no seed, simulated
+        ones their seed, games and chunks, tables over several rulesets their
+        varying fields (:func:`rules_meta`), one-policy tables the policy and
+        objective.  Published values it reproduces: P(shut) 466473281/6530347008
+        (two dice always) and 956177159/9795520512 (a one-die rule), 1-9 tiles.
+    """
     import pandas as pd
 
     from ludolab.analysis import box_plots as plots
@@ -397,7 +473,17 @@ def report_section(ctx) -> str:
 
 # ------------------------------------------------------------------- bench
 def bench(games: int, reference_seconds: float, say) -> list[dict]:
-    """Shut the Box: Monte Carlo, exact DP (12 tiles), exact evaluation, multi-round matches."""
+    """Benchmark entries of Shut the Box: Monte Carlo, exact DP (12 tiles), exact evaluation, multi-round matches.
+
+    Args:
+        games: games for the Monte Carlo timing (matches: ``max(10_000, games // 6)``).
+        reference_seconds: rough time given to each pure-Python reference run.
+        say: progress callback taking one line of text.
+
+    Returns:
+        One record per kernel (see :func:`ludolab.analysis.bench.record`):
+        rates per second with every thread and with one, and of the reference.
+    """
     import numba
 
     from ludolab.analysis.bench import calibrate, record, time_call, with_threads

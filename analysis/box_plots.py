@@ -18,7 +18,17 @@ def _figure(w=7.0, h=4.2) -> tuple[Figure, object]:
 
 # -------------------------------------------------------------- Shut the Box
 def plot_score_distributions(ax, dist: pd.DataFrame, title: str = "Final score distribution by policy"):
-    """Step lines of P(score = x) per policy.  ``dist``: columns policy, score, probability."""
+    """Lines of P(score = x) per policy, on ``ax``.
+
+    Args:
+        ax: a matplotlib Axes.
+        dist: tidy DataFrame with columns ``policy``, ``score`` (points),
+            ``probability`` (as :func:`ludolab.analysis.box.score_distributions`).
+        title: the axes title.
+
+    Returns:
+        The Line2D artists, one per policy.
+    """
     artists = []
     for name, g in dist.groupby("policy", sort=False):
         g = g.sort_values("score")
@@ -32,13 +42,24 @@ def plot_score_distributions(ax, dist: pd.DataFrame, title: str = "Final score d
 
 
 def fig_score_distributions(dist: pd.DataFrame, title: str = "Final score distribution by policy") -> Figure:
+    """A Figure of :func:`plot_score_distributions` (no pyplot state)."""
     fig, ax = _figure()
     plot_score_distributions(ax, dist, title)
     return fig
 
 
 def plot_mc_distribution(ax, exact: pd.Series, sampled: pd.Series, games: int):
-    """Exact P(score = x) as bars and a Monte Carlo frequency with 95% CI bars."""
+    """Exact P(score = x) as bars and a Monte Carlo frequency with 95% CI bars, on ``ax``.
+
+    Args:
+        ax: a matplotlib Axes.
+        exact: probabilities indexed by score (``Evaluation.distribution()``).
+        sampled: frequencies indexed by score (``SimResult.distribution()``).
+        games: games simulated (the CI half-width is 1.96 sqrt(p(1-p)/games)).
+
+    Returns:
+        ``[bars, errorbar]`` artists.
+    """
     bars = ax.bar(exact.index, exact.values, color="#bcd", label="exact")
     x = sampled.index.to_numpy()
     p = sampled.to_numpy()
@@ -53,15 +74,26 @@ def plot_mc_distribution(ax, exact: pd.Series, sampled: pd.Series, games: int):
 
 
 def fig_mc_distribution(exact: pd.Series, sampled: pd.Series, games: int) -> Figure:
+    """A Figure of :func:`plot_mc_distribution` (no pyplot state)."""
     fig, ax = _figure()
     plot_mc_distribution(ax, exact, sampled, games)
     return fig
 
 
 def policy_map_frame(solution: box.Solution, states=None) -> pd.DataFrame:
-    """The optimal policy as a grid: rows are states (open tiles), columns rolls
-    of the dice the policy rolls there, cells the tiles to cover ("" none, "-"
-    not rolled).  ``states`` defaults to every state but the shut box."""
+    """The policy of a solution as a grid of text (STB-4, STB-6).
+
+    Args:
+        solution: a :class:`~ludolab.sim.box_exact.Solution`.
+        states: open-tile bitmasks, one row each, in order; default every
+            state but the shut box, most tiles first.
+
+    Returns:
+        DataFrame indexed by ``open`` (tiles as text), one column per roll
+        outcome the shown states roll (one-die columns marked ``(1 die)``);
+        cells hold the tiles to cover (space-separated), ``""`` when no move is
+        legal, ``"-"`` for a dice count the policy does not roll there.
+    """
     rules = solution.rules
     oc = rules.outcomes
     if states is None:
@@ -84,7 +116,14 @@ def policy_map_frame(solution: box.Solution, states=None) -> pd.DataFrame:
 
 
 def plot_policy_map(ax, grid: pd.DataFrame, title: str = "Optimal policy: tiles to cover"):
-    """Heat map of a policy grid (:func:`policy_map_frame`): colour = tiles covered."""
+    """Heat map of a policy grid (:func:`policy_map_frame`) on ``ax``: colour = tiles covered.
+
+    Cells are labelled with the tiles (``x``: the turn ends) when the grid has
+    at most 70 rows; rolls not rolled are grey.
+
+    Returns:
+        ``[image]``, the AxesImage.
+    """
     n_cov = np.array([[0 if c in ("", "-") else len(c.split()) for c in row] for row in grid.to_numpy()], dtype=float)
     mask = np.array([[c == "-" for c in row] for row in grid.to_numpy()])
     shown = np.ma.masked_array(n_cov, mask)
@@ -108,6 +147,7 @@ def plot_policy_map(ax, grid: pd.DataFrame, title: str = "Optimal policy: tiles 
 
 
 def fig_policy_map(grid: pd.DataFrame, title: str = "Optimal policy: tiles to cover (x: turn ends)") -> Figure:
+    """A Figure of :func:`plot_policy_map` with a colour bar of tiles covered (no pyplot state)."""
     fig, ax = _figure(8.5, max(3.0, 0.16 * grid.shape[0] + 1.5))
     im = plot_policy_map(ax, grid, title)[0]
     cb = fig.colorbar(im, ax=ax, fraction=0.03)
@@ -120,7 +160,17 @@ def fig_policy_map(grid: pd.DataFrame, title: str = "Optimal policy: tiles to co
 
 
 def plot_beat_curve(ax, curve: pd.DataFrame, column: str = "p_beat"):
-    """P(score < T) against T, one line per one-die rule."""
+    """P(score < T) against T, one line per one-die rule, on ``ax`` (STB-O3).
+
+    Args:
+        ax: a matplotlib Axes.
+        curve: DataFrame with ``one_die``, ``target`` and ``column``
+            (as :func:`ludolab.analysis.box.beat_curve`).
+        column: the probability column drawn.
+
+    Returns:
+        The Line2D artists, one per rule.
+    """
     artists = []
     for rule, g in curve.groupby("one_die", sort=False):
         artists += ax.plot(g["target"], g[column], lw=1.3, label=rule)
@@ -133,13 +183,24 @@ def plot_beat_curve(ax, curve: pd.DataFrame, column: str = "p_beat"):
 
 
 def fig_beat_curve(curve: pd.DataFrame) -> Figure:
+    """A Figure of :func:`plot_beat_curve` (no pyplot state)."""
     fig, ax = _figure()
     plot_beat_curve(ax, curve)
     return fig
 
 
 def plot_seat_wins(ax, seats: pd.DataFrame, ci: bool = False):
-    """Bars of P(win) per seat, grouped by player count (``players`` column if present)."""
+    """Bars of P(win outright) per seat, grouped by player count, on ``ax`` (STB-9..STB-12).
+
+    Args:
+        ax: a matplotlib Axes.
+        seats: DataFrame with ``seat``, ``p_win`` and optionally ``players``
+            (one group when absent) and ``p_win_ci_low``/``p_win_ci_high``.
+        ci: draw the 95% CI as error bars (simulated matches).
+
+    Returns:
+        The bar containers, one per seat and group.
+    """
     df = seats.copy()
     if "players" not in df:
         df["players"] = df["seat"].max()
@@ -164,14 +225,22 @@ def plot_seat_wins(ax, seats: pd.DataFrame, ci: bool = False):
 
 
 def fig_seat_wins(seats: pd.DataFrame, ci: bool = False) -> Figure:
+    """A Figure of :func:`plot_seat_wins` (no pyplot state)."""
     fig, ax = _figure()
     plot_seat_wins(ax, seats, ci)
     return fig
 
 
 def plot_variants_matrix(ax, matrix: pd.DataFrame):
-    """Heat map of the cost (in % of the best) of optimising for one scoring and
-    being scored by another."""
+    """Heat map of the cost (in % of the best) of optimising for one scoring and being scored by another (STB-8).
+
+    Args:
+        ax: a matplotlib Axes.
+        matrix: the tidy matrix of :func:`ludolab.analysis.box.variants_matrix`.
+
+    Returns:
+        ``[image]``, the AxesImage.
+    """
     piv = matrix.pivot(index="optimised_for", columns="scored_by", values="cost_pct")
     order = list(dict.fromkeys(matrix["optimised_for"]))
     piv = piv.loc[order, order]
@@ -191,6 +260,7 @@ def plot_variants_matrix(ax, matrix: pd.DataFrame):
 
 
 def fig_variants_matrix(matrix: pd.DataFrame) -> Figure:
+    """A Figure of :func:`plot_variants_matrix` (no pyplot state)."""
     fig, ax = _figure(6.2, 4.8)
     plot_variants_matrix(ax, matrix)
     return fig

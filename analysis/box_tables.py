@@ -19,12 +19,21 @@ TABLE_COLUMNS = ("open", "dice", "roll", "cover")
 
 
 def policy_table_frame(policy: Policy, value: np.ndarray | None = None) -> pd.DataFrame:
-    """The policy as a tidy table, one row per (state, roll outcome of the dice it rolls).
+    """The policy as a tidy table, one row per (state, roll outcome of the dice it rolls) (STB-4..STB-6).
 
-    Columns: ``open`` (open tiles, space-separated), ``dice`` (dice the policy
-    rolls there), ``roll`` (outcome label), ``cover`` (tiles to cover,
-    space-separated; empty when no move is legal), and ``value_after`` (the
-    value of the state left) when ``value`` is given.
+    Args:
+        policy: a :class:`~ludolab.sim.box_exact.Policy`.
+        value: float64 (n_states,), the value of every state (a solution's
+            ``value``), for the ``value_after`` column; ``None`` leaves it out.
+
+    Returns:
+        DataFrame with ``open`` (open tiles, space-separated), ``dice`` (dice
+        the policy rolls there, 0 for random), ``roll`` (outcome label: a
+        total, or faces ``3+4`` for thai moves), ``cover`` (tiles to cover,
+        space-separated; empty when no move is legal, ``random`` for a random
+        move), and ``value_after`` (the value of the state left, NaN when no
+        move) when ``value`` is given.  This is the file format
+        :func:`load_policy_table` reads.
     """
     rules = policy.rules
     oc = rules.outcomes
@@ -175,19 +184,34 @@ def _check_table_rules(path: Path, rules: BoxRules) -> None:
 
 
 def load_policy_table(rules: BoxRules, path: str | Path) -> Policy:
-    """Load a policy table written by ``ludolab box solve --out`` (or by hand).
+    """Load a policy table written by ``ludolab box solve --out`` (or by hand, or saved by a spreadsheet).
 
-    The CSV has the columns ``open``, ``dice``, ``roll``, ``cover`` (see
-    :func:`policy_table_frame`).  When a ``NAME.meta.json`` sidecar sits
-    beside it (as ``ludolab box solve --out`` writes), its rules must match
-    ``rules`` (tiles, one-die rule, moves, tiles per move).  Every row must name a legal move (STB-4,
-    STB-5) and a dice count allowed in that state (STB-6).  States and rolls
-    the file does not give are played by ``greedy-high``; ``info['filled']``
-    counts them (for the dice each state rolls).  A state must have the same
-    dice on every row.
+    The table has the columns ``open``, ``dice``, ``roll``, ``cover`` (see
+    :func:`policy_table_frame`; other columns are ignored), as CSV (UTF-8, with
+    or without a byte-order mark; columns separated by commas, semicolons or
+    tabs; tiles inside a cell by spaces) or Parquet.  When a
+    ``NAME.meta.json`` sidecar sits beside it (as ``ludolab box solve --out``
+    writes), its rules must match ``rules`` (tiles, one-die rule, moves, tiles
+    per move).  Every row must name a legal move (STB-4, STB-5) and a dice
+    count allowed in that state (STB-6); a state has the same dice on every
+    row, and a (state, roll) one move.  States and rolls the file does not
+    give are played by ``greedy-high``.
+
+    Args:
+        rules: the ruleset the table is for.
+        path: the file (``.csv`` or ``.parquet``).
+
+    Returns:
+        :class:`~ludolab.sim.box_exact.Policy` named ``table``;
+        ``info['policy']`` is ``table:NAME``, ``info['rows']`` the rows read,
+        ``info['filled']`` the (state, roll) entries of the dice each state
+        rolls that the file leaves to greedy-high.
 
     Raises:
-        PolicyError: a missing file, a missing column, an unreadable or illegal row.
+        PolicyError: a missing file or a folder, an unreadable file, an
+        unknown separator, a missing column, no rows, a sidecar for other
+        rules, or a bad row; the message names the file and, for a row, its
+        line (the first bad one) and what is wrong in the game's terms.
     """
     if str(path).strip() in ("", "."):
         raise PolicyError("table: needs a file name, e.g. table:policy.csv")
@@ -195,7 +219,8 @@ def load_policy_table(rules: BoxRules, path: str | Path) -> Policy:
     if path.is_dir():
         raise PolicyError(f"policy table {str(path)!r} is a folder: give the CSV file inside it")
     if not path.is_file():
-        raise PolicyError(f"policy table {str(path)!r} not found: give a policy table (policy.csv) as written by 'ludolab box solve'")
+        raise PolicyError(f"policy table {str(path)!r} not found: give a policy table (policy.csv) as written "
+                          "by 'ludolab box solve'")
     df, lines = _read_table(path)
     missing = [c for c in TABLE_COLUMNS if c not in df.columns]
     if missing:

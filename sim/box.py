@@ -24,22 +24,35 @@ from .box_policies import POLICY_NAMES, PolicyError, make_policy  # noqa: F401
 # ------------------------------------------------------------------ advice
 def advise(rules: BoxRules, open_tiles, roll=None, objective: str = "expected-score",
            target: int | None = None, ties_win: bool = False, dice: int | None = None):
-    """Advice at the table.
+    """Advice at the table: every legal move for a roll with its value, or the dice choice before the roll.
 
     Args:
-        open_tiles: the open tile numbers.
-        roll: the roll (see :meth:`BoxRules.roll_index`), or ``None`` for the
-            dice choice before rolling.
+        rules: the ruleset.
+        open_tiles: the open tile numbers (any order, each once).
+        roll: the roll (see :meth:`~ludolab.stdlib.box.BoxRules.roll_index`:
+            a total ``7``, or the faces ``"3+4"`` for thai moves), or ``None``
+            for the dice choice before rolling (STB-6).
+        objective, target, ties_win: what the values are of (see
+            :func:`~ludolab.sim.box_exact.terminal_utility`, STB-O1..STB-O3).
+        dice: 1 or 2, the dice the roll was made with (``None``: inferred
+            from the roll and the one-die rule).
 
     Returns:
         With a roll: DataFrame of every legal move, best first, columns
-        ``cover``, ``tiles_left``, ``value`` (value of the state left, under
-        ``objective``), ``best`` (True for every move as good as the first).  Without: DataFrame of the allowed dice
-        counts with their values, best first.
+        ``cover`` (tiles covered, text ``"3,4"``), ``tiles_left`` (text,
+        ``"shut"`` for none), ``value`` (value of the state left, under
+        ``objective``: expected score or probability), ``best`` (True for
+        every move within 1e-12 of the first); empty when no move is legal,
+        with ``attrs['stop_value']`` the value of ending the turn there.
+        Without a roll: DataFrame of the dice counts the one-die rule allows,
+        ``dice`` (1 or 2), ``value``, ``best``, best first.  ``attrs['objective']``
+        holds the objective's label.
 
     Raises:
-        RulesError, ValueError: bad tiles, objective, or a roll that cannot
-        happen (including dice the one-die rule does not allow there, STB-6).
+        RulesError: tiles not in the box or repeated, a shut box, a dice count
+        without a roll, or a roll that cannot happen (including dice the
+        one-die rule does not allow there, STB-6); LudolabError: a bad
+        objective or target.
     """
     import pandas as pd
 
@@ -174,7 +187,14 @@ def _conformance_playthrough(seed: int) -> str:
 
 
 def conformance():
-    """The hooks of the shared conformance harness (:class:`ludolab.sim.conformance.Conformance`)."""
+    """The hooks of the shared conformance harness (:class:`ludolab.sim.conformance.Conformance`).
+
+    Returns:
+        ``Conformance(play, check, playthrough)``: seeded games of the random
+        policy by the kernel and by the pure-Python twin, as JSON-able records;
+        the per-turn invariants of STB-3..STB-8; and the golden playthrough text
+        (three turns of the optimal policy, roll by roll).
+    """
     from .conformance import Conformance
 
     return Conformance(_conformance_play, _conformance_check, _conformance_playthrough)

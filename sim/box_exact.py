@@ -64,7 +64,17 @@ def terminal_utility(rules: BoxRules, objective: str = "expected-score", target:
 
 def objective_label(objective: str, target: int | None = None, ties_win: bool = False,
                     adversarial: bool = False) -> str:
-    """Human label: ``min E[score]``, ``max P(shut)``, ``max P(score < 10)``, ..."""
+    """Human label of an objective: ``min E[score]``, ``max P(shut)``, ``max P(score < 10)``, ...
+
+    Args:
+        objective: ``expected-score``, ``shut`` or ``beat`` (STB-O1..STB-O3).
+        target: the score T to beat (used only for ``beat``).
+        ties_win: ``beat`` counts a score equal to T as a win (``<=`` in the label).
+        adversarial: the worst play instead (STB-O4): min and max swap.
+
+    Returns:
+        The label, as shown in tables and provenance.
+    """
     if objective == "expected-score":
         text = "max E[score]" if adversarial else "min E[score]"
     elif objective == "shut":
@@ -131,14 +141,22 @@ class Solution:
 
     @property
     def start_value_exact(self) -> Fraction | None:
+        """Value of the start state as an exact :class:`~fractions.Fraction` (``None`` unless solved ``exact``)."""
         return None if self.value_exact is None else self.value_exact[self.rules.full]
 
     @property
     def label(self) -> str:
+        """The objective's label (:func:`objective_label`), e.g. ``max P(shut)``."""
         return objective_label(self.objective, self.target, self.ties_win, self.adversarial)
 
     def policy(self) -> Policy:
-        """The optimal (or, adversarial, the worst) policy as a table."""
+        """The optimal (or, adversarial, the worst) policy as a table.
+
+        Returns:
+            :class:`Policy` named ``optimal`` or ``worst``, with copies of :attr:`move`
+            (int16, (n_states, n_outcomes)) and :attr:`dice` (int8, (n_states,)); its
+            ``info`` records the objective, target, ties_win and adversarial flags.
+        """
         name = "worst" if self.adversarial else "optimal"
         return Policy(name, self.rules, self.move.copy(), self.dice.copy(),
                       {"objective": self.objective, "target": self.target, "ties_win": self.ties_win,
@@ -151,14 +169,19 @@ def _kernel_args(rules: BoxRules):
 
 
 def solve_utility(rules: BoxRules, terminal: np.ndarray, sense: float):
-    """Dynamic programming over all 2^N states for a general terminal utility.
+    """Dynamic programming over all 2^N states for a general terminal utility (STB-3..STB-7).
 
     Args:
+        rules: the ruleset (tiles, one-die rule, moves).
         terminal: float64 (n_states,): utility of a turn ending in each state.
         sense: +1.0 maximise the expected utility, -1.0 minimise it.
 
     Returns:
-        ``(value, move, dice)`` as in :class:`Solution`.
+        ``(value, move, dice)`` as in :class:`Solution`: float64 (n_states,),
+        int16 (n_states, n_outcomes) with -1 where no move is legal, int8
+        (n_states,) with the number of dice to roll.  Moves within 1e-12 of the best
+        tie and go to the move with the highest tiles; tied dice counts to two
+        dice.
     """
     oc, allowed = _kernel_args(rules)
     n = rules.n_states
@@ -218,31 +241,56 @@ class Evaluation:
 
     @property
     def rules(self) -> BoxRules:
+        """The ruleset of the evaluated policy."""
         return self.policy.rules
 
     def _scores(self, scoring: str | None) -> np.ndarray:
         return self.rules.scores if scoring is None else self.rules.scores_under(scoring)
 
     def mean(self, scoring: str | None = None) -> float:
-        """Expected score (under the ruleset's scoring, or another one, STB-8)."""
+        """Expected final score, in points of the scoring (STB-8).
+
+        Args:
+            scoring: ``None`` for the ruleset's own scoring, or another of
+                ``sum``, ``count``, ``digital``, ``all-or-nothing``.
+        """
         return float(self.final @ self._scores(scoring))
 
     def sd(self, scoring: str | None = None) -> float:
+        """Standard deviation of the final score, in points of the scoring (STB-8).
+
+        Args:
+            scoring: as in :meth:`mean`.
+        """
         sc = self._scores(scoring).astype(np.float64)
         m = self.final @ sc
         return float(math.sqrt(max(self.final @ (sc * sc) - m * m, 0.0)))
 
     @property
     def p_shut(self) -> float:
+        """Probability that the turn shuts the box (every tile covered, STB-7)."""
         return float(self.final[0])
 
     def p_below(self, target: int, ties_win: bool = False, scoring: str | None = None) -> float:
-        """P(score < target), or P(score <= target) with ``ties_win`` (STB-10)."""
+        """P(score < target), or P(score <= target) with ``ties_win`` (STB-O3, STB-10).
+
+        Args:
+            target: the score T, in points of the scoring.
+            scoring: as in :meth:`mean`.
+        """
         sc = self._scores(scoring)
         return float(self.final[(sc <= target) if ties_win else (sc < target)].sum())
 
     def distribution(self, scoring: str | None = None) -> pd.Series:
-        """P(score = x) for every reachable score x, indexed by x."""
+        """The exact distribution of the final score.
+
+        Args:
+            scoring: as in :meth:`mean`.
+
+        Returns:
+            float64 Series ``probability`` indexed by ``score`` (every score with a
+            positive probability, increasing); the probabilities add up to 1.
+        """
         import pandas as pd
 
         sc = self._scores(scoring)
@@ -253,10 +301,15 @@ class Evaluation:
 
 
 def evaluate(policy: Policy) -> Evaluation:
-    """Exact evaluation of any policy: the whole distribution of the final state.
+    """Exact evaluation of any policy: the whole distribution of the final state (forward pass).
+
+    Args:
+        policy: a :class:`Policy` (move table, dice table; random entries are
+            averaged over, each legal move or dice count equally likely).
 
     Returns:
-        :class:`Evaluation` (mean, sd, P(shut), P(score < T), distribution).
+        :class:`Evaluation` with ``final`` and ``visit``, float64 (n_states,)
+        probabilities; mean, sd, P(shut), P(score < T), distribution.
     """
     rules = policy.rules
     oc, allowed = _kernel_args(rules)

@@ -40,7 +40,7 @@ class MatchSolution:
 
 def match_exact(rules: BoxRules, players: int = 2, ties_win: bool = False,
                 keep_policies: bool = True) -> MatchSolution:
-    """Exact win and tie probabilities of a one-round match by backward induction.
+    """Exact win and tie probabilities of a one-round match by backward induction (STB-9, STB-10).
 
     Players take one turn each in seat order (STB-9).  Each seat knows the
     best score so far and plays the policy that maximises its chance of
@@ -48,8 +48,20 @@ def match_exact(rules: BoxRules, players: int = 2, ties_win: bool = False,
     beat-target policy, STB-10).  A shut box wins at once; ties lose unless
     ``ties_win`` (then a shared lowest score is worth a win to the seat
     choosing its policy; probabilities reported are still of sole wins and
-    ties).  With ``keep_policies=False`` the per-(seat, best score) tables are
-    not kept (they take memory for 12 tiles with many distinct scores).
+    ties).
+
+    Args:
+        rules: the ruleset (its scoring decides the scores compared).
+        players: 2..6.
+        ties_win: see above.
+        keep_policies: keep the per-(seat, best score) tables in
+            ``policies`` (they take memory for 12 tiles with many distinct
+            scores).
+
+    Returns:
+        :class:`MatchSolution`: ``seats`` (DataFrame per seat: ``seat``,
+        ``p_win``, ``p_tie``, ``p_play``, ``expected_score``) and
+        ``p_tie_game``, the probability that the game ends tied.
 
     Raises:
         LudolabError: players outside 2..6.

@@ -18,7 +18,13 @@ from .stats import Estimate, mean_ci, paired_from_moments, wilson_ci
 # ---------------------------------------------------------------- Monte Carlo
 @dataclass
 class SimResult:
-    """Monte Carlo result: ``counts`` int64 (n_states,) games ending in each state."""
+    """Monte Carlo result of one policy.
+
+    Attributes:
+        policy: the policy played.
+        counts: int64 (n_states,): games ending with the open tiles s (``counts[0]``: shut).
+        provenance: ``seed``, ``games`` and ``chunks`` of the run.
+    """
 
     policy: Policy
     counts: np.ndarray
@@ -26,24 +32,48 @@ class SimResult:
 
     @property
     def games(self) -> int:
+        """Number of games played."""
         return int(self.counts.sum())
 
     def mean(self, scoring: str | None = None) -> Estimate:
-        """Mean score with its 95% confidence interval."""
+        """Mean final score with its 95% confidence interval.
+
+        The interval is clipped to the score range, and undefined (NaN) for one game.
+
+        Args:
+            scoring: ``None`` for the ruleset's scoring, or another one (STB-8).
+
+        Returns:
+            :class:`~ludolab.sim.stats.Estimate` in points of the scoring.
+        """
         sc = (self.policy.rules.scores if scoring is None else self.policy.rules.scores_under(scoring)).astype(float)
         return mean_ci(self.games, float(self.counts @ sc), float(self.counts @ (sc * sc)),
                        bounds=(float(sc.min()), float(sc.max())))
 
     def p_shut(self) -> Estimate:
-        """P(shut) with its 95% Wilson interval."""
+        """P(shut) with its 95% Wilson interval.
+
+        Returns:
+            :class:`~ludolab.sim.stats.Estimate`, a probability.
+        """
         return wilson_ci(int(self.counts[0]), self.games)
 
     def p_below(self, target: int, ties_win: bool = False) -> Estimate:
+        """P(score < target), or P(score <= target) with ``ties_win``, with its 95% Wilson interval (STB-O3).
+
+        Returns:
+            :class:`~ludolab.sim.stats.Estimate`, a probability.
+        """
         sc = self.policy.rules.scores
         hit = (sc <= target) if ties_win else (sc < target)
         return wilson_ci(int(self.counts[hit].sum()), self.games)
 
     def distribution(self) -> pd.Series:
+        """The observed distribution of the final score.
+
+        Returns:
+            float64 Series ``frequency`` indexed by ``score`` (scores met at least once).
+        """
         import pandas as pd
 
         sc = self.policy.rules.scores
@@ -63,16 +93,22 @@ def simulate(policy: Policy, games: int, seed: int = 0, chunks: int = DEFAULT_CH
     """Monte Carlo of ``games`` turns under ``policy`` (numba, parallel over chunks).
 
     Args:
-        games: number of turns (>= 1); seed: root seed (>= 0); chunks: how
-            the run is cut (the result depends on seed and chunks only, never
-            on the thread count).
+        policy: a :class:`~ludolab.sim.box_exact.Policy` (move and dice tables).
+        games: number of turns, 1..10**12.
+        seed: root seed (>= 0); chunks: how the run is cut, 1..4096 (the
+            result depends on seed and chunks only, never on the thread count
+            or on how the runner slices the work).
+        progress: show a progress bar (``None``: only on a terminal).
+
+    Returns:
+        :class:`SimResult` (counts of final states, int64 (n_states,)).
 
     Raises:
         LudolabError: bad games, seed or chunks.
     """
     rules = policy.rules
     spec = RunSpec("box", "ludolab.sim.box_kernels:_simulate", (*_sim_args(rules), policy.move, policy.dice),
-                   (rules.n_states,), "int64", games, seed, chunks, label="box", metric="ludolab.sim.metrics:weighted_mean", metric_args=(rules.scores,))
+                   (rules.n_states,), "int64", games, seed, chunks, label="box")
     counts = run(spec, progress).sum(axis=0)
     return SimResult(policy, counts, spec.provenance())
 

@@ -97,18 +97,29 @@ def make_policy(rules: BoxRules, name: str, objective: str = "expected-score", t
     """A policy from the catalogue, compiled to a table.
 
     Args:
+        rules: the ruleset the table is for.
         name: ``optimal`` (for ``objective``/``target``), ``worst`` (the
-            adversarial policy), ``random`` (a uniformly random legal move and
-            dice count), ``greedy-high`` (cover the highest tile possible),
-            ``fewest-tiles``, ``most-tiles``, ``most-options`` (leave the
-            state where the next roll is most likely coverable, then with the
-            most ways to cover it).  Policy tables from files (``table:FILE``)
-            are loaded by :func:`ludolab.analysis.box_tables.load_policy_table`.  The heuristics
-            choose the dice count with the higher chance to cover the next
-            roll, and break ties towards the highest tiles.
+            adversarial policy, STB-O4), ``random`` (a uniformly random legal
+            move and dice count), ``greedy-high`` (cover the highest tiles
+            possible), ``fewest-tiles``, ``most-tiles``, ``most-options`` (leave
+            the state where the next roll is most likely coverable, then with
+            the most ways to cover it).  Policy tables from files
+            (``table:FILE``) are loaded by
+            :func:`ludolab.analysis.box_tables.load_policy_table`.  The
+            heuristics choose the dice count with the higher chance to cover
+            the next roll (STB-6), and break ties towards the highest tiles.
+        objective, target, ties_win: what ``optimal`` and ``worst`` play for
+            (STB-O1..STB-O3); the heuristics ignore them.
+
+    Returns:
+        :class:`~ludolab.sim.box_exact.Policy`: ``move`` int16 (n_states,
+        n_outcomes), a bitmask of tiles to cover, -1 for no legal move, -2 for a
+        random legal move; ``dice`` int8 (n_states,), 1 or 2, 0 for random;
+        ``info['policy']`` the name.
 
     Raises:
-        PolicyError: unknown name; LudolabError: bad objective or target.
+        PolicyError: unknown name, or a file name (load tables from files with
+        ``load_policy_table``); LudolabError: bad objective or target.
     """
     if name in ("optimal", "worst"):
         pol = solve(rules, objective, target, ties_win, adversarial=(name == "worst")).policy()

@@ -98,7 +98,7 @@ def parse_tiles(spec: str | int | tuple | list) -> tuple[int, ...]:
 
 
 def format_tiles(tiles) -> str:
-    """Short text for a tile set: ``1-9`` for a run, else ``1,3,5``."""
+    """Short text for a tile set: ``1-9`` for a run of consecutive tiles, else ``1,3,5`` (STB-1)."""
     tiles = tuple(tiles)
     if len(tiles) > 1 and tiles == tuple(range(tiles[0], tiles[-1] + 1)):
         return f"{tiles[0]}-{tiles[-1]}"
@@ -150,23 +150,33 @@ class BoxRules:
     # ------------------------------------------------------------------ basics
     @property
     def n_tiles(self) -> int:
+        """Number of tiles N (STB-1)."""
         return len(self.tiles)
 
     @property
     def n_states(self) -> int:
+        """Number of states, 2**N (every set of open tiles, the shut box included)."""
         return 1 << len(self.tiles)
 
     @property
     def full(self) -> int:
-        """The start state: every tile open."""
+        """The start state: every tile open (bitmask ``2**N - 1``)."""
         return self.n_states - 1
 
     def replace(self, **changes) -> "BoxRules":
-        """A copy with some fields changed (validated again)."""
+        """A copy with some fields changed, validated again.
+
+        Raises:
+            RulesError: an invalid value or combination.
+        """
         return dataclasses.replace(self, **changes)
 
     def label(self, with_score: bool = True) -> str:
-        """Short human label, e.g. ``tiles 1-9, one-die 789-optional, moves subset, score sum``."""
+        """Short human label, e.g. ``tiles 1-9, one-die 789-optional, moves subset, score sum``.
+
+        Args:
+            with_score: include the scoring (left out where every scoring is compared).
+        """
         parts = [f"tiles {format_tiles(self.tiles)}", f"one-die {self.one_die}", f"moves {self.moves}"]
         if self.max_tiles_per_move is not None:
             k = self.max_tiles_per_move
@@ -176,6 +186,10 @@ class BoxRules:
         return ", ".join(parts)
 
     def to_dict(self) -> dict:
+        """The ruleset as a JSON-able record: ``game`` (``box``), ``tiles`` (list of
+        ints), ``one_die``, ``moves``, ``max_tiles_per_move`` (``None`` for no
+        limit) and ``score``; as written in provenance sidecars and JSON output.
+        """
         return {
             "game": "box",
             "tiles": list(self.tiles),
@@ -207,12 +221,15 @@ class BoxRules:
         return tuple(t for i, t in enumerate(self.tiles) if mask >> i & 1)
 
     def format_state(self, mask: int) -> str:
-        """Open tiles as text, ``"shut"`` for the empty box."""
+        """Open tiles as text (``"1,2,3"``), ``"shut"`` for the empty box."""
         return ",".join(str(t) for t in self.tiles_of(mask)) if mask else "shut"
 
     # ---------------------------------------------------------------- scoring
     def score_of(self, mask: int) -> int:
-        """Score of a turn ending with the open tiles ``mask`` (STB-8)."""
+        """Score of a turn ending with the open tiles ``mask`` (STB-8): the sum of
+        the open tiles, their count, their digits read as one number, or 1 (0
+        when shut) for all-or-nothing.
+        """
         if mask == 0:
             return 0
         open_tiles = self.tiles_of(mask)
@@ -230,7 +247,14 @@ class BoxRules:
         return np.array([self.score_of(s) for s in range(self.n_states)], dtype=np.int64)
 
     def scores_under(self, scoring: str) -> np.ndarray:
-        """Scores of every state under another scoring rule (STB-8)."""
+        """Scores of every state under another scoring rule (STB-8).
+
+        Returns:
+            int64 array (n_states,).
+
+        Raises:
+            RulesError: an unknown scoring.
+        """
         return self.replace(score=scoring).scores
 
     # ------------------------------------------------------------ dice rules
@@ -358,7 +382,15 @@ class BoxRules:
         raise AssertionError(f"roll {shown} with {words[want]} has no outcome")  # pragma: no cover
 
     def legal_moves(self, state: int, outcome: int) -> list[int]:
-        """Bitmasks of the legal moves for a state and roll outcome (STB-4, STB-5)."""
+        """Bitmasks of the legal moves for a state and roll outcome (STB-4, STB-5).
+
+        Args:
+            state: open tiles bitmask; outcome: index into :attr:`outcomes`.
+
+        Returns:
+            The candidate moves of the outcome whose tiles are all open, as ints,
+            increasing; empty when the roll cannot be covered (the turn ends, STB-7).
+        """
         oc = self.outcomes
         cands = oc.cand_masks[oc.cand_start[outcome] : oc.cand_start[outcome + 1]]
         return [int(m) for m in cands if (int(m) & ~state) == 0]
