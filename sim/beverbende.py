@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ludolab.stdlib.beverbende import CARD_NAMES, PEEK, SLOTS, SWAP, BeverbendeRules, card_name
+from ludolab.stdlib.beverbende import CARD_NAMES, DRAW2, PEEK, SLOTS, SWAP, BeverbendeRules, card_name
 from ludolab.stdlib.errors import LudolabError, unknown
 
 from . import beverbende_kernels as K
@@ -436,6 +436,9 @@ def check_record(rec: dict) -> None:
     knocker = None
     performing = None
     acted = False
+    may_draw = False
+    pending_two = False
+    first_of_two = False
     ended = False
     replacing = False
     replace_order = []
@@ -464,6 +467,7 @@ def check_record(rec: dict) -> None:
             assert seat != knocker, "BVB-9: the knocker played again"
             acted = False
             performing = None
+            may_draw, pending_two, first_of_two = True, False, False
         elif name == "forget":
             assert a[0] == seat
         elif name == "take":
@@ -475,9 +479,12 @@ def check_record(rec: dict) -> None:
             rows[seat][a[1]] = a[2]
             discard.append(a[3])
             acted = True
+            may_draw = False
             conserved(where)
         elif name == "draw":
-            assert a[0] == seat or replacing
+            assert a[0] == seat and may_draw, f"BVB-5, BVB-8: a draw that no action allows ({where})"
+            may_draw = False
+            first_of_two, pending_two = pending_two, False
             assert pile[a[1]] > 0, f"drew {e[2]} which is not in the pile ({where})"
             if ordered:
                 assert pile_order and pile_order[-1] == a[1], f"BVB-3: drew {e[2]}, not the top of the pile"
@@ -492,12 +499,18 @@ def check_record(rec: dict) -> None:
             hand.clear()
             rows[seat][a[1]] = a[2]
             discard.append(a[3])
+            first_of_two = False
             conserved(where)
         elif name in ("discard", "perform"):
             assert hand == [a[1]], f"{name} of a card not in hand ({where})"
             if name == "perform":
                 assert a[1] >= 10, f"BVB-8: performed a number card ({where})"
                 performing = a[1]
+                if a[1] == DRAW2:
+                    may_draw, pending_two = True, True
+            elif first_of_two:
+                may_draw = True
+            first_of_two = False
             hand.clear()
             discard.append(a[1])
             conserved(where)

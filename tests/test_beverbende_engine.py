@@ -253,3 +253,16 @@ def test_same_seed_same_numbers_on_one_or_two_threads():
         numba.set_num_threads(old)
     assert one == two
     assert g1.equals(g2)
+
+
+def test_check_catches_a_second_draw():  # BVB-7
+    recs = B.conformance().play(1, 20, "reference")
+    for rec in recs:
+        ev = [list(e) for e in rec["events"]]
+        for i, e in enumerate(ev):
+            if e[0] == "draw" and ev[i + 1][0] == "discard" and ev[i - 1][0] == "turn":
+                ev.insert(i + 2, ["draw", e[1], "9"])
+                with pytest.raises(AssertionError):
+                    B.check_record(dict(rec, events=ev))
+                return
+    pytest.skip("no draw-and-discard turn found")
