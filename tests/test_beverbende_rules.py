@@ -365,3 +365,14 @@ def test_knocker_penalty_raises_the_knockers_score():  # BVB-15
     assert b["mean_score"] > a["mean_score"]
     assert np.isclose(b["mean_score"] - a["mean_score"],
                       5 * sum(s["knock_rate"] * (1 - (s["p_knock_wins"] or 0)) for s in a["seats"]) / 4)
+
+
+def test_rows_never_touched_average_twenty():  # BVB-1, BVB-10
+    """Exact value: a player who always draws and discards keeps the dealt row; each slot then ends with a
+    number card uniform over the 45 (a dealt special is replaced from the pile), mean 225 / 45 = 5, so the
+    row averages 20. The Monte Carlo CI must contain it."""
+    idle = B.make_policy("threshold", knock=99, take=99, exchange=99, swap=99, peek=0, draw2=0)
+    out = B.simulate(BeverbendeRules(players=3), idle, rounds=20_000, seed=7, chunks=8)
+    lo, hi = out["mean_score_ci"]
+    assert lo <= 20.0 <= hi
+    assert out["mean_turns"] == 5   # seat 2 knocks at once (BVB-9), seats 0 and 1 play once more
