@@ -222,8 +222,7 @@ def simulate(rules: BeverbendeRules, policies="threshold", rounds: int = 10_000,
                       "p_knock_wins": (float(o[K.RS_KNOCK_WIN] / o[K.RS_KNOCK]) if o[K.RS_KNOCK] else None),
                       "row_value_counts": [int(x) for x in o[K.RS_HIST:K.RS_HIST + 37]]})
     turns = mean_ci(n, t[K.RT_TURNS], t[K.RT_TURNS2])
-    return {"game": GAME_ID, "rules": rules.as_dict(), "rounds": n, "seed": int(seed),
-            "chunks": int(min(chunks, n)),
+    return {"game": GAME_ID, "rules": rules.as_dict(), "rounds": int(n), **spec.provenance(),
             "mean_score": mean.value, "mean_score_ci": [_nan_none(mean.low), _nan_none(mean.high)],
             "mean_turns": turns.value, "capped_rounds": int(t[K.RT_CAPPED]),
             "reshuffles_per_round": float(t[K.RT_RESHUFFLES] / n), "seats": _clean_seats(seats)}
@@ -279,11 +278,11 @@ def compare(rules: BeverbendeRules, candidates, field="threshold", rounds: int =
         seats[focal] = c
         kinds[a], params[a] = seat_arrays(rules, seats)
     mem = np.tile(memory_array(rules, memory_loss), (len(cands), 1))
-    n = int(rounds)
     Kc = len(cands)
     spec = _spec("_compare_rounds", (rules.rules_array(), kinds, params, mem, int(focal)), (Kc, Kc + 10),
-                 rounds, seed, chunks, "rounds")
+                 rounds, seed, chunks, "rounds").with_metric("ludolab.sim.metrics:mean", (0, Kc), (0, Kc + 1))
     out = run(spec, progress).sum(axis=0)
+    n = int(spec.plan().n_games)
     hi = 36 + (rules.knock_penalty if rules.scoring == "knocker-penalty" else 0)
     rows = []
     for a, c in enumerate(cands):
@@ -317,9 +316,9 @@ def simulate_games(rules: BeverbendeRules, policies="threshold", games: int = 2_
     mem = memory_array(rules, memory_loss)
     P = rules.players
     spec = _spec("_simulate_games", (rules.rules_array(), kinds, params, mem), (P + 1, 4), games, seed, chunks,
-                 "games")
+                 "games").with_metric("ludolab.sim.metrics:proportion", (0, 0))
     out = run(spec, progress).sum(axis=0)
-    n = int(games)
+    n = int(spec.plan().n_games)
     labels = [as_policy(x).label for x in (policies if isinstance(policies, (list, tuple)) else [policies] * P)]
     rows = []
     for p in range(P):
@@ -330,6 +329,7 @@ def simulate_games(rules: BeverbendeRules, policies="threshold", games: int = 2_
                      "mean_total_ci_low": t.low, "mean_total_ci_high": t.high, "games": n})
     df = pd.DataFrame(rows)
     df.attrs["capped_rounds"] = int(out[P, 0])
+    df.attrs.update(spec.provenance())
     return df
 
 

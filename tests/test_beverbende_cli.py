@@ -162,3 +162,12 @@ def test_report_section_quick(tmp_path):
 def test_bench_records():
     rows = A.bench(2000, 0.05, lambda m: None)
     assert rows and rows[0]["unit"] == "rounds" and rows[0]["ratio"] > 1
+
+
+def test_precision_runs_until_the_half_width_is_reached():
+    out = json.loads(run("simulate", "--rounds", 200, "--precision", 0.2, "--format", "json", "--quiet"))
+    lo, hi = out["mean_score_ci"]
+    assert (hi - lo) / 2 <= 0.2 and out["rounds"] > 200 and out["precision_reached"] is True
+    rows = json.loads(run("compare", "--rounds", 200, "--precision", 0.3, "--format", "json", "--quiet"))
+    assert rows[0]["rounds"] > 200
+    assert (rows[0]["mean_score_ci_high"] - rows[0]["mean_score_ci_low"]) / 2 <= 0.3
