@@ -338,8 +338,8 @@ def bench(games: int, reference_seconds: float, say) -> list[dict]:
     say(f"books hands: {n:,} four-player hands ...")
     t_all = time_call(lambda: S.accuracy(rules, [("heuristic", "heuristic")], n, 1))
     t_one = with_threads(1, lambda: time_call(lambda: S.accuracy(rules, [("heuristic", "heuristic")], n, 1)))
-    fp = [list(B.HEURISTIC_FORECAST_PARAMS) + [0.0] * 3] * 4
-    pp = [[1.0] + [0.0] * 11] * 4
+    fp = [list(B.HEURISTIC_FORECAST_PARAMS) + [0.0] * (B.N_PARAMS - 9)] * 4
+    pp = [[1.0] + [0.0] * (B.N_PARAMS - 1)] * 4
     ra = rules.as_array()
 
     def ref(m):

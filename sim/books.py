@@ -102,6 +102,7 @@ def forecast_policy(name: str = "heuristic", params=None, pool: int = 6, worlds:
             raise PolicyError(f"high_cut must be in [0, 1), not {base[3]}")
         p[:len(base)] = base
     if name == "rollout":
+        p[B.ROLLOUT_HEURISTIC_AT:B.ROLLOUT_HEURISTIC_AT + 9] = B.HEURISTIC_FORECAST_PARAMS
         if not (1 <= int(pool) <= 12 and 1 <= int(worlds) <= 100_000 and 0 <= int(max_cards) <= 5):
             raise PolicyError(f"the rollout forecaster needs pool 1..12, worlds 1..100000 and max_cards 0..5, "
                               f"not {pool}, {worlds}, {max_cards}")
@@ -135,6 +136,7 @@ def play_policy(name: str = "heuristic", keep_low: bool = True, worlds: int = 16
     p = [0.0] * B.N_PARAMS
     p[0] = 1.0 if keep_low else 0.0
     if name == "rollout":
+        p[B.ROLLOUT_HEURISTIC_AT:B.ROLLOUT_HEURISTIC_AT + 9] = B.HEURISTIC_FORECAST_PARAMS
         if not 1 <= int(worlds) <= 100_000:
             raise PolicyError(f"the rollout player needs worlds 1..100000, not {worlds}")
         p[1] = float(worlds)
@@ -757,10 +759,11 @@ def advise(rules: BooksRules, hand, position: int, earlier=(), pool: int = 8, wo
         raise PolicyError(f"half_width must be > 0 and max_worlds 1..1000000, not {half_width} and {max_worlds}")
     obs = advice_observation(rules, hand, position, earlier)
     cands = np.empty(1 << 12, dtype=np.int64)
-    nc = K._forecast_candidates(obs, int(pool), B.MAX_PREDICTIONS, cands)
-    stats = np.zeros((nc, 6))
     params = np.zeros(B.N_PARAMS)
     params[0], params[1], params[2] = pool, worlds, rules.scoring_id
+    params[B.ROLLOUT_HEURISTIC_AT:B.ROLLOUT_HEURISTIC_AT + 9] = B.HEURISTIC_FORECAST_PARAMS
+    nc = K._forecast_candidates(obs, int(pool), B.MAX_PREDICTIONS, cands, params)
+    stats = np.zeros((nc, 6))
     rng = K.game_state(np.uint64(chunk_keys(seed, 1)[0]), 0)
     best, _ = K._forecast_search(obs, params, rng, cands, nc, stats, int(max_worlds), float(half_width))
     last = stats[:, 5].max()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ludolab.stdlib.books import (HEURISTIC_FORECAST_PARAMS, N_PARAMS, A_CLOSE, A_DEAL, A_EXTRA, A_FORECAST, A_HAND, A_PLAY, A_PREDICT, A_SCORE,
+from ludolab.stdlib.books import (N_PARAMS, ROLLOUT_HEURISTIC_AT, A_CLOSE, A_DEAL, A_EXTRA, A_FORECAST, A_HAND, A_PLAY, A_PREDICT, A_SCORE,
                                   F_HEURISTIC, F_RANDOM, F_ROLLOUT, F_ZERO, L_CLOSED, L_HAND, L_HIDDEN,
                                   L_OPEN, L_OUT, L_PLAYED, LOC, MAX_NUMBER, MAX_PREDICTIONS, N_CARD_IDS,
                                   NCLOSED, NEXTRA, NHAND, NPRED, NWON, P_HEURISTIC, P_RANDOM, P_ROLLOUT,
@@ -26,7 +26,6 @@ from ludolab.stdlib.books import (HEURISTIC_FORECAST_PARAMS, N_PARAMS, A_CLOSE, 
 
 from .rng import game_state, next_below, shuffle_inplace
 
-_HEUR_F = HEURISTIC_FORECAST_PARAMS
 
 #: Statistics per (config, seat, number of prediction cards) in the accuracy accumulator.
 ST_N, ST_SCORE, ST_SCORE2, ST_EXACT, ST_OFF1, ST_OFF, ST_OFF2, ST_ABSERR, ST_ABSERR2, ST_WON = range(10)
@@ -693,15 +692,16 @@ def _sample_world(obs, rng, world, hidden, void):
 
 
 @njit(cache=True)
-def _rollout_defaults(P, scoring, keep_low):
-    """Policies every seat follows inside a rollout: heuristic forecasts and heuristic play."""
+def _rollout_defaults(P, params, keep_low):
+    """Policies every seat follows inside a rollout: heuristic forecasts (parameters
+    ``params[ROLLOUT_HEURISTIC_AT:]``) and heuristic play."""
     fk = np.full(P, F_HEURISTIC, dtype=np.int64)
     pk = np.full(P, P_HEURISTIC, dtype=np.int64)
     fp = np.zeros((P, N_PARAMS))
     pp = np.zeros((P, N_PARAMS))
     for s in range(P):
-        for i in range(len(_HEUR_F)):
-            fp[s, i] = _HEUR_F[i]
+        for i in range(N_PARAMS - ROLLOUT_HEURISTIC_AT):
+            fp[s, i] = params[ROLLOUT_HEURISTIC_AT + i]
         pp[s, 0] = keep_low
     return fk, fp, pk, pp
 
@@ -719,7 +719,7 @@ def _rollout_choice(obs, params, rng, options, n, close_phase):
     P = obs[S_PLAYERS]
     R = max(1, int(params[1]))
     scoring = int(params[2])
-    fk, fp, pk, pp = _rollout_defaults(P, scoring, params[0])
+    fk, fp, pk, pp = _rollout_defaults(P, params, params[0])
     world = np.empty(STATE_SIZE, dtype=np.int16)
     sim = np.empty(STATE_SIZE, dtype=np.int16)
     obs2 = np.empty(STATE_SIZE, dtype=np.int16)
@@ -749,7 +749,7 @@ def _rollout_choice(obs, params, rng, options, n, close_phase):
 
 
 @njit(cache=True)
-def _forecast_candidates(obs, pool_size, kmax, cands):
+def _forecast_candidates(obs, pool_size, kmax, cands, params):
     """Candidate prediction sets for the rollout forecaster, as bitmasks over card ids (int64).
 
     Pruning: only the ``pool_size`` cards that the hand-strength ranking rates best as prediction
@@ -758,9 +758,7 @@ def _forecast_candidates(obs, pool_size, kmax, cands):
     Returns the number of candidates."""
     me = obs[S_VIEWER]
     N = obs[S_NMAX]
-    p = np.zeros(N_PARAMS)
-    for i in range(len(_HEUR_F)):
-        p[i] = _HEUR_F[i]
+    p = params[ROLLOUT_HEURISTIC_AT:]
     hand = np.empty(16, dtype=np.int64)
     nh = 0
     for c in range(N_CARD_IDS):
@@ -821,7 +819,7 @@ def _forecast_search(obs, params, rng, cands, nc, stats, final_n, half_width):
     P = obs[S_PLAYERS]
     base = max(1, int(params[1]))
     scoring = int(params[2])
-    fk, fp, pk, pp = _rollout_defaults(P, scoring, 1.0)
+    fk, fp, pk, pp = _rollout_defaults(P, params, 1.0)
     world = np.empty(STATE_SIZE, dtype=np.int16)
     sim = np.empty(STATE_SIZE, dtype=np.int16)
     obs2 = np.empty(STATE_SIZE, dtype=np.int16)
@@ -931,7 +929,7 @@ def _forecast_rollout(obs, params, rng, out, fwork):
     its estimated P(exact) into fwork[FW_PEX]; returns (k, rng)."""
     kmax = int(params[3]) if params[3] > 0 else MAX_PREDICTIONS
     cands = np.empty(1 << 12, dtype=np.int64)
-    nc = _forecast_candidates(obs, int(params[0]), min(kmax, MAX_PREDICTIONS), cands)
+    nc = _forecast_candidates(obs, int(params[0]), min(kmax, MAX_PREDICTIONS), cands, params)
     stats = np.zeros((nc, 6))
     best, rng = _forecast_search(obs, params, rng, cands, nc, stats, 0, 0.0)
     k = 0

@@ -13,7 +13,7 @@ layout).  Policies read only ``observe(state, seat)``.
 from __future__ import annotations
 
 from ludolab.stdlib import books as R
-from ludolab.stdlib.books import (A_CLOSE, A_DEAL, A_EXTRA, A_FORECAST, A_HAND, A_PLAY, A_PREDICT, A_SCORE,
+from ludolab.stdlib.books import (F_ROLLOUT, P_ROLLOUT, A_CLOSE, A_DEAL, A_EXTRA, A_FORECAST, A_HAND, A_PLAY, A_PREDICT, A_SCORE,
                                   F_HEURISTIC, F_RANDOM, F_ZERO, L_CLOSED, L_HAND, L_HIDDEN, L_OPEN, L_OUT,
                                   L_PLAYED, LOC, MAX_NUMBER, MAX_PREDICTIONS, N_CARD_IDS, NCLOSED, NEXTRA,
                                   NHAND, NPRED, NWON, P_HEURISTIC, P_RANDOM, PH_CLOSE, PH_DONE, PH_FORECAST,
@@ -21,7 +21,7 @@ from ludolab.stdlib.books import (A_CLOSE, A_DEAL, A_EXTRA, A_FORECAST, A_HAND, 
                                   S_PENDING, S_PHASE, S_PLAYERS, S_START, S_TRICK, S_TURN, S_VIEWER,
                                   S_VOIDRULE, STATE_SIZE, T_CARDS, T_CLOSE, T_LEAD, T_WIN)
 
-from .rng import py_next_below, py_shuffle
+from .rng import py_game_state, py_next_below, py_shuffle
 
 
 def colour(c: int) -> int:
@@ -338,6 +338,9 @@ def choose_forecast(obs, kind: int, params, rng):
         return forecast_heuristic(obs, params), rng
     if kind == F_RANDOM:
         return forecast_random(obs, rng)
+    if kind == F_ROLLOUT:
+        cards, _, rng = forecast_rollout(obs, params, rng)
+        return cards, rng
     raise ValueError(f"forecast policy kind {kind} has no reference implementation")
 
 
@@ -444,16 +447,264 @@ def choose_play(obs, kind: int, params, rng):
         return legal[j], rng
     if kind == P_HEURISTIC:
         return play_heuristic(obs, params), rng
+    if kind == P_ROLLOUT:
+        return rollout_choice(obs, params, rng, legal_plays(obs, obs[S_VIEWER]), False)
     raise ValueError(f"play policy kind {kind} has no reference implementation")
 
 
 def choose_close(obs, kind: int, params, rng):
     """Prediction card the viewer closes (close phase) under policy ``kind``; returns (card, rng)."""
     options = pending_matches(obs)
+    if kind == P_ROLLOUT:
+        return rollout_choice(obs, params, rng, options, True)
     if kind == P_RANDOM:
         j, rng = py_next_below(rng, len(options))
         return options[j], rng
     return close_heuristic(obs, options), rng
+
+
+# ------------------------------------------------------------------ determinization and rollouts
+def continue_basic(state, fk, fp, pk, pp, rng) -> int:
+    """Play the hand in ``state`` to its end from wherever it is, with basic (non-rollout) policies."""
+    while state[S_PHASE] == PH_FORECAST:
+        s = state[S_TURN]
+        cards, rng = choose_forecast(observe(state, s), fk[s], fp[s], rng)
+        apply_forecast(state, s, cards)
+    while state[S_PHASE] != PH_DONE:
+        s = state[S_TURN]
+        if state[S_PHASE] == PH_PLAY:
+            c, rng = choose_play(observe(state, s), pk[s], pp[s], rng)
+            play_card(state, c)
+        else:
+            c, rng = choose_close(observe(state, s), pk[s], pp[s], rng)
+            close_card(state, c)
+    return rng
+
+
+def voids(obs) -> list[int]:
+    """void[4 * seat + colour] = 1 if the seat showed out of that colour in a trick (STK-5)."""
+    void = [0] * 16
+    P = obs[S_PLAYERS]
+    for t in range(min(obs[S_TRICK] + 1, 16)):
+        leader = obs[T_LEAD + t]
+        if leader < 0 or obs[T_CARDS + 4 * t + leader] < 0:
+            continue
+        led = colour(obs[T_CARDS + 4 * t + leader])
+        for s in range(P):
+            c = obs[T_CARDS + 4 * t + s]
+            if c >= 0 and colour(c) != led:
+                void[4 * s + led] = 1
+    return void
+
+
+def sample_world(obs, rng):
+    """Determinization (twin of the kernel's ``_sample_world``): a full state consistent with ``obs``.
+
+    Returns (world, rng)."""
+    me = obs[S_VIEWER]
+    P = obs[S_PLAYERS]
+    void = voids(obs)
+    hidden = [c for c in range(N_CARD_IDS) if obs[LOC + c] == L_HIDDEN]
+    nh = len(hidden)
+    world = list(obs)
+    for attempt in range(9):
+        use_void = attempt < 8
+        world = list(obs)
+        world[S_VIEWER] = -1
+        cap = [0 if s == me else world[NHAND + s] for s in range(P)]
+
+        def holders(c):
+            return [s for s in range(P) if s != me and (not use_void or void[4 * s + colour(c)] == 0)]
+
+        for i in range(nh - 1, 0, -1):
+            j, rng = py_next_below(rng, i + 1)
+            hidden[i], hidden[j] = hidden[j], hidden[i]
+        for i in range(1, nh):
+            c = hidden[i]
+            kc = len(holders(c))
+            j = i
+            while j > 0:
+                d = hidden[j - 1]
+                if len(holders(d)) <= kc:
+                    break
+                hidden[j] = d
+                j -= 1
+            hidden[j] = c
+        ok = True
+        for c in hidden:
+            hs = holders(c)
+            tot = sum(cap[s] for s in hs)
+            if tot == 0:
+                ok = False
+                break
+            r, rng = py_next_below(rng, tot)
+            for s in hs:
+                if r < cap[s]:
+                    world[LOC + c] = L_HAND + s
+                    cap[s] -= 1
+                    break
+                r -= cap[s]
+        if ok:
+            return world, rng
+    return world, rng
+
+
+def _rollout_defaults(P, params, keep_low):
+    fk = [F_HEURISTIC] * P
+    pk = [P_HEURISTIC] * P
+    fp = [list(params[R.ROLLOUT_HEURISTIC_AT:]) + [0.0] * R.ROLLOUT_HEURISTIC_AT] * P
+    pp = [[keep_low] + [0.0] * (R.N_PARAMS - 1)] * P
+    return fk, fp, pk, pp
+
+
+def rollout_choice(obs, params, rng, options, close_phase: bool):
+    """Rollout choice among options (twin of the kernel's ``_rollout_choice``); returns (card, rng)."""
+    if len(options) == 1:
+        return options[0], rng
+    me = obs[S_VIEWER]
+    P = obs[S_PLAYERS]
+    R_ = max(1, int(params[1]))
+    scoring = int(params[2])
+    fk, fp, pk, pp = _rollout_defaults(P, params, params[0])
+    total = [0] * len(options)
+    for w in range(R_):
+        world, rng = sample_world(obs, rng)
+        sub = py_game_state(rng, w)
+        for i, o in enumerate(options):
+            sim = list(world)
+            if close_phase:
+                close_card(sim, o)
+            else:
+                play_card(sim, o)
+            continue_basic(sim, fk, fp, pk, pp, sub)
+            total[i] += score_of(off_of(sim, me), sim[NWON + me], scoring)
+    best = 0
+    for i in range(1, len(options)):
+        if total[i] > total[best]:
+            best = i
+    return options[best], rng
+
+
+def forecast_candidates(obs, pool_size: int, kmax: int, params) -> list[int]:
+    """Candidate prediction sets as bitmasks over card ids (twin of ``_forecast_candidates``)."""
+    me = obs[S_VIEWER]
+    N = obs[S_NMAX]
+    p = list(params[R.ROLLOUT_HEURISTIC_AT:])
+    hand = [c for c in range(N_CARD_IDS) if obs[LOC + c] == L_HAND + me]
+    st = [_strength(c, N, p) for c in hand]
+    pv = []
+    for i, c in enumerate(hand):
+        v = -st[i]
+        for j, h in enumerate(hand):
+            if j != i and (colour(h) == colour(c) or number(h) == number(c)):
+                v += st[j]
+        pv.append(v)
+    m = min(pool_size, len(hand))
+    used = [False] * len(hand)
+    pool = []
+    for _ in range(m):
+        bi = -1
+        for i in range(len(hand)):
+            if not used[i] and (bi < 0 or pv[i] > pv[bi]):
+                bi = i
+        used[bi] = True
+        pool.append(hand[bi])
+    out = []
+    for sub in range(1 << m):
+        bits = [pool[b] for b in range(m) if (sub >> b) & 1]
+        if len(bits) <= kmax:
+            mask = 0
+            for c in bits:
+                mask |= 1 << c
+            out.append(mask)
+    return out
+
+
+def forecast_search(obs, params, rng, cands, final_n: int = 0, half_width: float = 0.0):
+    """Successive halving with rollouts (twin of ``_forecast_search``); returns (best index, stats, rng)."""
+    import math
+
+    me = obs[S_VIEWER]
+    P = obs[S_PLAYERS]
+    base = max(1, int(params[1]))
+    scoring = int(params[2])
+    fk, fp, pk, pp = _rollout_defaults(P, params, 1.0)
+    nc = len(cands)
+    stats = [[0.0] * 6 for _ in range(nc)]
+    alive = list(range(nc))
+    na = nc
+    r = 0
+    n_round = base
+    wcount = 0
+
+    def evaluate(n_worlds, rng, wcount, rr):
+        for _ in range(n_worlds):
+            world, rng = sample_world(obs, rng)
+            sub = py_game_state(rng, wcount)
+            wcount += 1
+            for a in range(na):
+                ci = alive[a]
+                sim = list(world)
+                cards = [c for c in range(N_CARD_IDS) if (cands[ci] >> c) & 1]
+                apply_forecast(sim, me, cards)
+                continue_basic(sim, fk, fp, pk, pp, sub)
+                off = off_of(sim, me)
+                x = float(score_of(off, sim[NWON + me], scoring))
+                st = stats[ci]
+                st[0] += 1
+                st[1] += x
+                st[2] += x * x
+                if off == 0:
+                    st[3] += 1
+                elif off == 1:
+                    st[4] += 1
+                st[5] = rr
+        return rng, wcount
+
+    while True:
+        rng, wcount = evaluate(n_round, rng, wcount, r)
+        if na <= 1:
+            break
+        keep = (na + 1) // 2
+        for i in range(1, na):
+            a = alive[i]
+            j = i
+            while j > 0 and stats[alive[j - 1]][1] / stats[alive[j - 1]][0] < stats[a][1] / stats[a][0]:
+                alive[j] = alive[j - 1]
+                j -= 1
+            alive[j] = a
+        if na <= 8 and final_n > 0:
+            break
+        na = keep
+        r += 1
+        n_round *= 2
+    if final_n > 0:
+        while True:
+            worst = 0.0
+            for a in range(na):
+                st = stats[alive[a]]
+                n = st[0]
+                m = st[1] / n
+                var = max(st[2] / n - m * m, 0.0) * n / max(n - 1.0, 1.0)
+                worst = max(worst, 1.959963984540054 * math.sqrt(var / n))
+            if worst <= half_width or stats[alive[0]][0] >= final_n:
+                break
+            rng, wcount = evaluate(256, rng, wcount, r + 1)
+    best = alive[0]
+    for a in range(na):
+        ci = alive[a]
+        if stats[ci][1] / stats[ci][0] > stats[best][1] / stats[best][0]:
+            best = ci
+    return best, stats, rng
+
+
+def forecast_rollout(obs, params, rng):
+    """Rollout forecaster (twin of ``_forecast_rollout``); returns (cards, P(exact) estimate, rng)."""
+    kmax = int(params[3]) if params[3] > 0 else MAX_PREDICTIONS
+    cands = forecast_candidates(obs, int(params[0]), min(kmax, MAX_PREDICTIONS), params)
+    best, stats, rng = forecast_search(obs, params, rng, cands)
+    cards = [c for c in range(N_CARD_IDS) if (cands[best] >> c) & 1]
+    return cards, stats[best][3] / stats[best][0], rng
 
 
 # ------------------------------------------------------------------ a hand, a game

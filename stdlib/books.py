@@ -287,7 +287,10 @@ A_SCORE = 7        #: seat's score for the hand (card = points)
 # Policy kinds (a policy is a kind id plus a float64 parameter array).
 F_ZERO, F_HEURISTIC, F_ROLLOUT, F_RANDOM = 0, 1, 2, 3
 P_RANDOM, P_HEURISTIC, P_ROLLOUT = 0, 1, 2
-N_PARAMS = 12
+N_PARAMS = 16
+#: Rollout policies keep the hand-strength forecaster's parameters (used for the forecasts and
+#: the ranking of prediction cards inside their rollouts) at this offset of their parameter array.
+ROLLOUT_HEURISTIC_AT = 4
 FORECAST_POLICIES = ("zero", "heuristic", "rollout", "random")
 PLAY_POLICIES = ("random", "heuristic", "rollout")
 

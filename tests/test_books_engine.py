@@ -102,7 +102,7 @@ def _mid_hand_state(seed, tricks_to_play=3):
     rules = BooksRules(4)
     st = [0] * B.STATE_SIZE
     z = [0.0] * B.N_PARAMS
-    fp = [list(B.HEURISTIC_FORECAST_PARAMS) + [0.0] * 3] * 4
+    fp = [list(B.HEURISTIC_FORECAST_PARAMS) + [0.0] * (B.N_PARAMS - 9)] * 4
     rng = REF.new_hand(st, rules.as_array(), 0, py_game_state(seed, 0))
     for s in range(4):
         cards, rng = REF.choose_forecast(REF.observe(st, s), B.F_HEURISTIC, fp[s], rng)
@@ -201,3 +201,45 @@ def test_trace_names_cards():
     rec = S.record_from_trace(rules, S.trace_game(rules, 1, 0, fk, fp, pk, pp))
     assert all(isinstance(c, str) for c in rec["hands"][0]["deal"][0])
     assert card_name(0) == "R1"
+
+
+# ------------------------------------------------------------------ rollouts (determinization)
+def test_rollout_policies_kernel_and_reference_identical():
+    """The rollout forecaster and player (tiny budgets) play the same game in both engines."""
+    rules = BooksRules(3)
+    fk = np.array([B.F_ROLLOUT, B.F_HEURISTIC, B.F_ROLLOUT])
+    pk = np.array([B.P_ROLLOUT, B.P_RANDOM, B.P_HEURISTIC])
+    fp = np.zeros((3, B.N_PARAMS))
+    pp = np.zeros((3, B.N_PARAMS))
+    for s in range(3):
+        fp[s] = S.forecast_policy("heuristic" if fk[s] == B.F_HEURISTIC else "rollout", pool=3, worlds=1).params
+        pp[s] = S.play_policy({B.P_ROLLOUT: "rollout", B.P_RANDOM: "random", B.P_HEURISTIC: "heuristic"}[int(pk[s])],
+                              worlds=2).params
+    a = S.trace_game(rules, 4, 0, fk, fp, pk, pp, "kernel")
+    b = S.trace_game(rules, 4, 0, fk, fp, pk, pp, "reference")
+    assert a == b
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_sampled_worlds_are_consistent_with_the_observation(seed):
+    """Determinization: known cards stay put, hidden cards fill the other hands in their public sizes,
+    and no seat gets a colour it has shown out of (STK-5)."""
+    st = _mid_hand_state(seed, tricks_to_play=6)
+    seat = st[B.S_TURN]
+    obs = REF.observe(st, seat)
+    void = REF.voids(obs)
+    kobs = np.array(obs, dtype=np.int16)
+    world = np.empty(B.STATE_SIZE, dtype=np.int16)
+    rng = np.uint64(seed)
+    for _ in range(5):
+        rng = np.uint64(K._sample_world(kobs, rng, world, np.empty(64, dtype=np.int64), np.empty(16, dtype=np.int64)))
+        w = [int(x) for x in world]
+        for c in range(B.N_CARD_IDS):
+            if obs[B.LOC + c] != B.L_HIDDEN:
+                assert w[B.LOC + c] == obs[B.LOC + c]
+            else:
+                s = w[B.LOC + c] - B.L_HAND
+                assert 0 <= s < 4 and s != seat
+                assert void[4 * s + B.colour_of(c)] == 0  # voids respected
+        for s in range(4):
+            assert len(REF.hand_cards(w, s)) == st[B.NHAND + s]
