@@ -15,7 +15,6 @@ they are the unordered pairs ``(a, b)`` (STB-5 needs each die) and the faces.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import re
 from dataclasses import dataclass
 from functools import cached_property
@@ -260,28 +259,25 @@ class BoxRules:
     # ------------------------------------------------------------ dice rules
     @cached_property
     def dice_allowed(self) -> np.ndarray:
-        """int8 array, shape (n_states,): DICE_ONE, DICE_TWO or DICE_BOTH (STB-6)."""
-        out = np.empty(self.n_states, dtype=np.int8)
-        for s in range(self.n_states):
-            open_tiles = self.tiles_of(s)
-            rule = self.one_die
-            if rule == "never":
-                out[s] = DICE_TWO
-                continue
-            if rule == "always-optional":
-                out[s] = DICE_BOTH
-                continue
-            if rule.startswith("789"):
-                cond = all(t < 7 for t in open_tiles)
-            else:
-                cond = sum(open_tiles) <= 6
-            if not cond:
-                out[s] = DICE_TWO
-            elif rule.endswith("forced"):
-                out[s] = DICE_ONE
-            else:
-                out[s] = DICE_BOTH
-        return out
+        """int8 array, shape (n_states,): DICE_ONE, DICE_TWO or DICE_BOTH (STB-6).
+
+        Under ``never`` two dice always, under ``always-optional`` either; the 789
+        rules allow one die once every tile of 7 or more is covered, the le6 rules
+        once the open tiles total 6 or less (``-forced``: one die is then compulsory).
+        """
+        rule = self.one_die
+        if rule == "never":
+            return np.full(self.n_states, DICE_TWO, dtype=np.int8)
+        if rule == "always-optional":
+            return np.full(self.n_states, DICE_BOTH, dtype=np.int8)
+        states = np.arange(self.n_states, dtype=np.int64)
+        if rule.startswith("789"):
+            high = sum(1 << i for i, t in enumerate(self.tiles) if t >= 7)
+            cond = (states & high) == 0
+        else:
+            cond = _open_sums(self.tiles) <= 6
+        one = DICE_ONE if rule.endswith("forced") else DICE_BOTH
+        return np.where(cond, one, DICE_TWO).astype(np.int8)
 
     # ----------------------------------------------------------- roll outcomes
     @cached_property
@@ -424,6 +420,15 @@ class Outcomes:
     draw_map2: np.ndarray
 
 
+def _open_sums(tiles) -> np.ndarray:
+    """int64 (2**N,): the pip total of the tiles of every bitmask (bit i = ``tiles[i]``)."""
+    states = np.arange(1 << len(tiles), dtype=np.int64)
+    total = np.zeros(len(states), dtype=np.int64)
+    for i, t in enumerate(tiles):
+        total += ((states >> i) & 1) * t
+    return total
+
+
 def _build_outcomes(rules: BoxRules) -> Outcomes:
     tiles = rules.tiles
     n = len(tiles)
@@ -431,14 +436,15 @@ def _build_outcomes(rules: BoxRules) -> Outcomes:
     draw_map2 = np.zeros(36, dtype=np.int64)
     draw_map1 = np.zeros(6, dtype=np.int64)
 
+    # every move (a non-empty set of tiles) with its pip total and size, once for all rolls
+    masks = np.arange(1, 1 << n, dtype=np.int64)
+    sums = _open_sums(tiles)[1:]
+    kmax = n if rules.max_tiles_per_move is None else min(n, rules.max_tiles_per_move)
+    small = np.array([int(m).bit_count() <= kmax for m in masks], dtype=bool)
+
     def subset_moves(t: int) -> list[int]:
-        out = []
-        kmax = n if rules.max_tiles_per_move is None else min(n, rules.max_tiles_per_move)
-        for size in range(1, kmax + 1):
-            for combo in itertools.combinations(range(n), size):
-                if sum(tiles[i] for i in combo) == t:
-                    out.append(sum(1 << i for i in combo))
-        return sorted(out)
+        """Bitmasks of the sets of at most kmax tiles adding up to t, increasing (STB-4)."""
+        return [int(m) for m in masks[(sums == t) & small]]
 
     def thai_moves(values) -> list[int]:
         return sorted({1 << tiles.index(v) for v in values if v in tiles})
