@@ -1,0 +1,47 @@
+"""Shelve the Book analyses on tiny N: tables have their columns and CIs, charts draw, bench records."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ludolab.analysis import shelf as A
+from ludolab.stdlib.shelf import ShelfRules
+
+
+def test_policy_table_columns_and_paired_ci():
+    df, res = A.policy_table(ShelfRules(players=2), ("random", "greedy"), 40, seed=1, chunks=2)
+    assert list(df["policy"]) == ["random", "greedy"]
+    for col in ("mean_score", "diff_vs_first", "first_player_win", "p_offer_better"):
+        assert (df[f"{col}_ci_low"] <= df[col]).all() and (df[col] <= df[f"{col}_ci_high"]).all()
+    assert df["diff_vs_first"][0] == 0 and df["diff_vs_first"][1] > 0
+    assert df.attrs["seed"] == 1 and df.attrs["games"] == 40
+    fig = A.fig_score_distribution(res, "test deck")
+    assert fig.axes[0].get_xlabel() == "final score (points)"
+    assert len(A.fig_points_sources(df, "t").axes[0].patches) == 8
+
+
+def test_position_table_and_head_to_head():
+    df, res = A.policy_table(ShelfRules(players=3), ("greedy",), 30, seed=2, chunks=2, track=False)
+    pos = A.position_table(res)
+    assert list(pos["position"]) == [1, 2, 3]
+    assert pos["win_share"].sum() == pytest.approx(1.0)
+    h = A.head_to_head(ShelfRules(players=2), "greedy", "random", 30, seed=3)
+    assert 0 <= h["hero_win_share"] <= 1 and h["fair_share"] == 0.5
+
+
+def test_variant_and_deck_tables_tiny():
+    dv = A.variant_table(players=2, games=12, seed=4)
+    assert list(dv["variant"]) == ["standard", "flat", "linear", "pairs", "columns"]
+    shares = dv[[f"share_{g}" for g in A.GROUPS]].sum(axis=1)
+    assert np.allclose(shares, 1.0)
+    assert A.fig_ci_bars(dv, "variant", "spread_sd", "t", "y").axes
+    dd = A.deck_table(players=2, games=8, seed=5, decks=A.DECK_STUDY[:2])
+    assert "assumed" in dd["deck_detail"][0]
+
+
+def test_bench_records():
+    rows = A.bench(100_000, 0.1, lambda m: None)
+    assert [r["unit"] for r in rows] == ["tableaus", "games"]
+    for r in rows:
+        assert r["per_second"] > 0 and r["reference_per_second"] > 0 and r["ratio"] > 1
