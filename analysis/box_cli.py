@@ -143,7 +143,7 @@ def solve(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target,
         v = sol.start_value_exact
         rec["value_exact"] = ({"numerator": v.numerator, "denominator": v.denominator} if fmt == "json"
                               else f"{v.numerator}/{v.denominator}")
-    rec["start_dice"] = start_dice if fmt == "json" else {1: "one die", 2: "two dice"}[start_dice]
+    rec["start_dice"] = start_dice if fmt != "table" else {1: "one die", 2: "two dice"}[start_dice]
     rec["states"] = rules.n_states
     emit(fmt, rec, title="Shut the Box, exact solution")
     if out_dir is not None:

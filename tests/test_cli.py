@@ -719,3 +719,11 @@ def test_out_that_cannot_be_created_is_refused_before_any_work(tmp_path, capsys,
     line = run_error(capsys, *command, "--out", str(target))
     assert "--out" in line
     assert list(tmp_path.iterdir()) == []
+
+
+def test_csv_record_uses_numbers_for_counts():
+    """`box solve --format csv`: the dice count at the start is a number, the exact value p/q."""
+    out = run("box", "solve", "--tiles", "5", "--exact", "--format", "csv").stdout
+    df = pd.read_csv(io.StringIO(out))
+    assert int(df["start_dice"].iloc[0]) == 2 and int(df["states"].iloc[0]) == 32
+    assert Fraction(df["value_exact"].iloc[0]) == pytest.approx(df["value"].iloc[0], rel=1e-12)
