@@ -1,14 +1,18 @@
-"""``ludolab report``: a Markdown report of every registered game, on built-in defaults.
+"""``ludolab report``: a report of every registered game, on built-in defaults.
 
 Each game contributes a section: ``report_section(ctx) -> str`` in its
 analysis module, which writes its tables and charts through the
 :class:`ReportContext` and returns Markdown.  The sections come from the game
-registry (:mod:`ludolab.stdlib.registry`), in its order.
+registry (:mod:`ludolab.stdlib.registry`), in its order.  The report is written
+as ``report.md`` and as a self-contained ``report.html`` (charts embedded, a
+table of contents, the provenance of every figure: game, rules, seed, the runs
+that drew it and the backend), see :mod:`ludolab.analysis.html`.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +36,9 @@ class ReportContext:
     seed: int
     log: Callable[[str], None] | None = None
     files: list = field(default_factory=list)
+    game: str | None = None
+    figure_provenance: dict = field(default_factory=dict)
+    _runs_seen: int = 0
 
     def say(self, msg: str) -> None:
         if self.log:
@@ -43,10 +50,34 @@ class ReportContext:
         shown = df if rows is None else df.head(rows)
         return markdown_table(shown, floatfmt) + f"\n\n<sub>Table: `tables/{name}.csv`</sub>\n"
 
-    def figure(self, fig, name: str, caption: str) -> str:
+    def figure(self, fig, name: str, caption: str, meta: dict | None = None) -> str:
+        """Save ``fig`` as ``charts/NAME.png`` with its provenance (``charts/NAME.meta.json``:
+        the game, the report's seed, the runs made since the previous chart, ``meta``)."""
         path = save_figure(fig, self.out_dir / "charts", name)
         self.files.append(path)
+        prov = self._figure_provenance(caption, meta)
+        self.figure_provenance[f"charts/{name}.png"] = prov
+        side = self.out_dir / "charts" / f"{name}.meta.json"
+        _atomic_write(side, lambda tmp: Path(tmp).write_text(json.dumps(prov, indent=2, default=str) + "\n"))
+        self.files.append(side)
         return f"![{caption}](charts/{name}.png)\n"
+
+    def _figure_provenance(self, caption: str, meta: dict | None) -> dict:
+        from ludolab.sim.runner import current_session
+
+        sess = current_session()
+        runs = [o.as_dict() for o in sess.outcomes[self._runs_seen:]]
+        self._runs_seen = len(sess.outcomes)
+        rec = {"figure": caption}
+        if self.game:
+            rec.update(registry.game_provenance(self.game))
+        rec.update({"report_seed": self.seed, "quick": self.quick, "execution": sess.settings.describe()})
+        if runs:
+            rec["runs"] = [{k: v for k, v in r.items() if k in ("label", "games", "seed", "chunks", "backend",
+                                                                  "fingerprint")} for r in runs]
+        if meta:
+            rec.update(meta)
+        return rec
 
 
 def markdown_table(df: pd.DataFrame, floatfmt: str = ".4g") -> str:
@@ -62,9 +93,19 @@ def markdown_table(df: pd.DataFrame, floatfmt: str = ".4g") -> str:
     return "\n".join([head, sep, *body])
 
 
+def _backend() -> str:
+    from ludolab.sim.runner import current_execution
+
+    ex = current_execution()
+    return ex.backend if ex.backend == "local" else f"dask ({ex.describe().get('scheduler')})"
+
+
 def build_report(out_dir: str | Path = "ludolab-report", quick: bool = False, seed: int = 2026,
                  log: Callable[[str], None] | None = None) -> Path:
-    """Write ``report.md`` with its ``tables/`` and ``charts/`` into ``out_dir``.
+    """Write ``report.md`` and ``report.html`` with its ``tables/`` and ``charts/`` into ``out_dir``.
+
+    The Monte Carlo runs execute with the :class:`~ludolab.sim.runner.Execution` in force
+    (``ludolab report --backend dask`` sets one).
 
     Returns:
         Path of report.md.
@@ -74,14 +115,25 @@ def build_report(out_dir: str | Path = "ludolab-report", quick: bool = False, se
         raise LudolabError(f"the report folder {str(out_dir)!r} is a file: give a folder")
     t0 = time.perf_counter()
     ctx = ReportContext(out_dir, quick, seed, log)
-    parts = [g.load("analysis").report_section(ctx) for g in registry.GAMES]
+    parts = []
+    for g in registry.GAMES:
+        ctx.game = g.id
+        from ludolab.sim.runner import current_session
+
+        ctx._runs_seen = len(current_session().outcomes)
+        parts.append(g.load("analysis").report_section(ctx))
+    ctx.game = None
     v = versions()
     head = ("# ludolab report\n\n"
             f"Made {_dt.datetime.now(_dt.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} with ludolab {v['ludolab']} "
             f"(numpy {v['numpy']}, numba {v['numba']}, pandas {v['pandas']}); root seed {seed}"
-            f"{', quick run' if quick else ''}. Every table is also saved as CSV with a `.meta.json` provenance "
-            "sidecar.\n")
+            f"{', quick run' if quick else ''}; Monte Carlo on the {_backend()} backend. Every table is also "
+            "saved as CSV with a `.meta.json` provenance sidecar, every chart with its own `.meta.json`; "
+            "`report.html` is this report as one page, charts embedded.\n")
     tail = f"\n---\nBuilt in {time.perf_counter() - t0:.1f} s.\n"
     path = out_dir / "report.md"
     _atomic_write(path, lambda tmp: Path(tmp).write_text(head + "\n" + "\n\n".join(parts) + tail))
+    from .html import write_html
+
+    write_html(path, out_dir / "report.html", ctx.figure_provenance)
     return path
