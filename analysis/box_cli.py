@@ -159,7 +159,7 @@ def solve(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target,
         if exact:
             values["value_exact"] = [f"{v.numerator}/{v.denominator}" for v in sol.value_exact]
         table = policy_table_frame(sol.policy(), sol.value)
-        meta = provenance("box", rules=rules.to_dict(), policy="worst" if adversarial else "optimal",
+        meta = provenance("box", rules=rules.to_dict(), method="exact", policy="worst" if adversarial else "optimal",
                           objective=sol.label, command="box solve")
         if rules.n_tiles <= 6:
             grid = policy_map_frame(sol)
@@ -255,7 +255,7 @@ def evaluate(tiles, one_die, moves, max_tiles_per_move, scoring, objective, targ
 
         d2 = dist.copy()
         d2.insert(0, "policy", pol.label)
-        meta = provenance("box", rules=rules.to_dict(), policy=pol.label, command="box evaluate")
+        meta = provenance("box", rules=rules.to_dict(), method="exact", policy=pol.label, command="box evaluate")
         save_outputs(out_dir, {"evaluate_distribution": dist},
                      {"evaluate_distribution": fig_score_distributions(d2)}, meta, table_format)
 
@@ -294,7 +294,8 @@ def simulate(tiles, one_die, moves, max_tiles_per_move, scoring, objective, targ
 
         dist = pd.concat([ev.distribution().rename("exact"), res.distribution().rename("simulated")], axis=1)
         dist = dist.fillna(0.0).reset_index()
-        meta = provenance("box", rules=rules.to_dict(), policy=rec["policy"], games=games, seed=seed,
+        meta = provenance("box", rules=rules.to_dict(), method="Monte Carlo, with the exact values beside it",
+                          policy=rec["policy"], games=games, seed=seed,
                           chunks=res.provenance["chunks"], command="box simulate")
         save_outputs(out_dir, {"simulate_summary": pd.DataFrame([rec]), "simulate_distribution": dist},
                      {"simulate_distribution": fig_mc_distribution(ev.distribution(), res.distribution(), res.games)},
@@ -330,8 +331,9 @@ def compare(tiles, one_die, moves, max_tiles_per_move, scoring, objective, targe
         from ludolab.analysis.box_plots import fig_score_distributions
         from ludolab.analysis.results import provenance
 
-        meta = provenance("box", rules=rules.to_dict(), games=games, seed=seed, chunks=min(chunks, games),
-                          command="box compare")
+        meta = provenance("box", rules=rules.to_dict(), method="exact, and paired Monte Carlo (common random numbers)",
+                          policies=[p.label for p in pols], paired_against=first, games=games, seed=seed,
+                          chunks=min(chunks, games), command="box compare")
         save_outputs(out_dir, {"compare": df}, {"distributions": fig_score_distributions(ba.score_distributions(pols))},
                      meta, table_format)
 
@@ -373,6 +375,7 @@ def variants(tiles, one_die, moves, max_tiles_per_move, scoring, top, fmt, out_d
         from ludolab.analysis.results import provenance
 
         meta = provenance("box", **ba.rules_meta(rules, score=("optimised_for, scored_by", list(ba.SCORINGS))),
+                          method="exact",
                           objective="min E[score] under each scoring", command="box variants")
         save_outputs(out_dir, {"variants_matrix": matrix, "variants_disagreements": dis},
                      {"variants_matrix": fig_variants_matrix(matrix)}, meta, table_format)
@@ -415,7 +418,7 @@ def match(tiles, one_die, moves, max_tiles_per_move, scoring, players, ties_win,
         df = sol.seats
         rec = {"rules": _rules_out(fmt, rules), "players": players, "mode": "one round, exact equilibrium",
                "p_game_tied": sol.p_tie_game}
-        meta = dict(players=players, ties_win=ties_win,
+        meta = dict(method="exact", players=players, ties_win=ties_win,
                     policy="exact equilibrium: each seat maximises its chance to win (STB-10)")
         ci = False
         stem = "match"
@@ -430,7 +433,8 @@ def match(tiles, one_die, moves, max_tiles_per_move, scoring, players, ties_win,
             rec["games_cut"] = df.attrs["games_cut"]
             click.echo(f"note: {df.attrs['games_cut']} games were still running after 1000 rounds and were "
                        "decided by the lowest total", err=True)
-        meta = dict(players=players, games=games, seed=seed, chunks=min(chunks, games), policy=pol.label)
+        meta = dict(method="Monte Carlo", players=players, games=games, seed=seed, chunks=min(chunks, games),
+                    policy=pol.label, rounds=rounds, threshold=threshold if elimination else None)
         ci = True
         stem = "match_rounds" if rounds else "match_elimination"
     _csv_note(fmt, "the table of seats", "the rules, mode and " +

@@ -727,3 +727,31 @@ def test_csv_record_uses_numbers_for_counts():
     df = pd.read_csv(io.StringIO(out))
     assert int(df["start_dice"].iloc[0]) == 2 and int(df["states"].iloc[0]) == 32
     assert Fraction(df["value_exact"].iloc[0]) == pytest.approx(df["value"].iloc[0], rel=1e-12)
+
+
+def test_out_sidecars_describe_their_own_table(tmp_path):
+    """Each --out sidecar says how its table was made: exact tables carry no seed, a comparison names its
+    policies, a multi-round match its rounds and policy, variants the scorings its rows and columns span."""
+    runs = {
+        "solve": (("box", "solve", "--tiles", "4"), "values"),
+        "evaluate": (("box", "evaluate", "--tiles", "4", "--policy", "greedy-high"), "evaluate_distribution"),
+        "compare": (("box", "compare", "--tiles", "4", "--policy", "optimal", "--policy", "random",
+                     "--games", "500", "--quiet"), "compare"),
+        "rounds": (("box", "match", "--tiles", "4", "--rounds", "3", "--games", "500", "--quiet"), "match_rounds"),
+        "variants": (("box", "variants", "--tiles", "4"), "variants_matrix"),
+        "match": (("box", "match", "--tiles", "4"), "match"),
+    }
+    meta = {}
+    for key, (args, stem) in runs.items():
+        run(*args, "--out", tmp_path / key)
+        meta[key] = read_meta(tmp_path / key / f"{stem}.meta.json")
+    for key in ("solve", "evaluate", "variants", "match"):
+        assert meta[key]["method"] == "exact" and "seed" not in meta[key], key
+    assert meta["solve"]["policy"] == "optimal" and meta["solve"]["objective"] == "min E[score]"
+    assert meta["evaluate"]["policy"] == "greedy-high"
+    assert meta["compare"]["policies"] == ["optimal (min E[score])", "random"]
+    assert meta["compare"]["paired_against"] == "optimal (min E[score])" and meta["compare"]["seed"] == 0
+    assert meta["rounds"]["rounds"] == 3 and meta["rounds"]["policy"] == "optimal (min E[score])"
+    assert "threshold" not in meta["rounds"]
+    assert "score" not in meta["variants"]["rules"]
+    assert meta["variants"]["rules_vary"]["score"]["values"] == ["sum", "count", "digital", "all-or-nothing"]
