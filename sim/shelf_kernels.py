@@ -617,6 +617,78 @@ def _gain(obs, seat, card, cell, attrs, points, columns, params, use_pot, buf, g
 
 
 @njit(cache=True)
+def _prep_cells(obs, seat, cells, ncell, aux, nd, pre):
+    """Per legal cell, what the greedy gain needs from the shelf around it (once per decision):
+    pre[j] = nl, nr, last card of the left block, first of the right block, the left and
+    right blocks' continuation bits per kind (6 + 6), and their current points."""
+    base = GRID0 + seat * NCELL
+    for j in range(ncell):
+        cell = cells[j]
+        r = cell // GW
+        c = cell % GW
+        row = base + r * GW
+        l0 = c
+        while l0 > 0 and obs[row + l0 - 1] >= 0:
+            l0 -= 1
+        r1 = c
+        while r1 < GW - 1 and obs[row + r1 + 1] >= 0:
+            r1 += 1
+        nl = c - l0
+        nr = r1 - c
+        pre[j, 0] = nl
+        pre[j, 1] = nr
+        pre[j, 2] = obs[row + c - 1] if nl > 0 else -1
+        pre[j, 3] = obs[row + c + 1] if nr > 0 else -1
+        for k in range(2 * NKIND):
+            pre[j, 4 + k] = 0
+        for q in range(l0 + 1, c):
+            code = aux[AUX_T + obs[row + q - 1] * nd + obs[row + q]]
+            for k in range(NKIND):
+                pre[j, 4 + k] |= ((code >> k) & 1) << (q - l0 - 1)
+        for q in range(c + 2, r1 + 1):
+            code = aux[AUX_T + obs[row + q - 1] * nd + obs[row + q]]
+            for k in range(NKIND):
+                pre[j, 10 + k] |= ((code >> k) & 1) << (q - c - 2)
+        sub = 0
+        for k in range(NKIND):
+            if nl > 0:
+                sub += aux[16 * nl + pre[j, 4 + k]]
+            if nr > 0:
+                sub += aux[16 * nr + pre[j, 10 + k]]
+        pre[j, 16] = sub
+
+
+@njit(cache=True)
+def _best_place_pre(card, cells, ncell, pre, aux, nd):
+    """Greedy (points only, shelves only) best (gain, cell) for card from :func:`_prep_cells`;
+    the same values and ties as :func:`_best_place`."""
+    best = -1e300
+    bc = cells[0]
+    for j in range(ncell):
+        nl = pre[j, 0]
+        nr = pre[j, 1]
+        if nl == 0 and nr == 0:
+            g = 0.0
+        else:
+            n = nl + 1 + nr
+            cl = aux[AUX_T + pre[j, 2] * nd + card] if nl > 0 else 0
+            cr = aux[AUX_T + card * nd + pre[j, 3]] if nr > 0 else 0
+            tot = -pre[j, 16]
+            for k in range(NKIND):
+                bits = pre[j, 4 + k] | (pre[j, 10 + k] << (nl + 1))
+                if nl > 0:
+                    bits |= ((cl >> k) & 1) << (nl - 1)
+                if nr > 0:
+                    bits |= ((cr >> k) & 1) << nl
+                tot += aux[16 * n + bits]
+            g = float(tot)
+        if g > best + 1e-9:
+            best = g
+            bc = cells[j]
+    return best, bc
+
+
+@njit(cache=True)
 def _best_place(obs, seat, card, cells, ncell, attrs, points, columns, params, use_pot, buf, geom, aux):
     """Best (gain, cell) for ``card`` among cells[:ncell]; ties go to the lowest cell."""
     best = -1e300
@@ -687,6 +759,8 @@ def _grid_points(sim, seat, attrs, points, columns, line, kinds):
 def _playout(sim, seat, hand, seq, n, k, attrs, points, columns, aux, buf, geom, cells, line, kinds):
     """Finish seat's tableau: each turn the kept card and seq[k], seq[k + 1]; greedy."""
     zero = np.zeros(NPARAM)
+    nd = attrs.shape[0]
+    pre = np.empty((NCELL, 17), dtype=np.int64)
     cand = np.empty(3, dtype=np.int64)
     gains = np.empty(3)
     while sim[NPL0 + seat] < 15:
@@ -705,8 +779,14 @@ def _playout(sim, seat, hand, seq, n, k, attrs, points, columns, aux, buf, geom,
         best = -1e300
         bi = 0
         bc = cells[0]
+        if columns == 0:
+            _prep_cells(sim, seat, cells, ncell, aux, nd, pre)
         for i in range(m):
-            g, c = _best_place(sim, seat, cand[i], cells, ncell, attrs, points, columns, zero, False, buf, geom, aux)
+            if columns == 0:
+                g, c = _best_place_pre(cand[i], cells, ncell, pre, aux, nd)
+            else:
+                g, c = _best_place(sim, seat, cand[i], cells, ncell, attrs, points, columns, zero, False, buf, geom,
+                                   aux)
             gains[i] = g
             if g > best + 1e-9:
                 best = g
@@ -897,9 +977,20 @@ def _choose_source(kind, params, obs, attrs, points, columns, aux, st):
     hand = obs[HAND0 + seat]
     best = -1e300
     bsrc = 0
-    gh, _ = _best_place(obs, seat, hand, cells, ncell, attrs, points, columns, pp, use_pot, buf, geom, aux)
+    fast = (not use_pot) and columns == 0
+    nd = attrs.shape[0]
+    pre = np.empty((NCELL, 17), dtype=np.int64)
+    if fast:
+        _prep_cells(obs, seat, cells, ncell, aux, nd, pre)
+        gh, _ = _best_place_pre(hand, cells, ncell, pre, aux, nd)
+    else:
+        gh, _ = _best_place(obs, seat, hand, cells, ncell, attrs, points, columns, pp, use_pot, buf, geom, aux)
     for j in range(obs[S_OFFER]):
-        g, _ = _best_place(obs, seat, obs[OFFER0 + j], cells, ncell, attrs, points, columns, pp, use_pot, buf, geom, aux)
+        if fast:
+            g, _ = _best_place_pre(obs[OFFER0 + j], cells, ncell, pre, aux, nd)
+        else:
+            g, _ = _best_place(obs, seat, obs[OFFER0 + j], cells, ncell, attrs, points, columns, pp, use_pot,
+                               buf, geom, aux)
         g = max(g, gh)
         if g > best + 1e-9:
             best = g
@@ -933,8 +1024,17 @@ def _choose_place(kind, params, obs, attrs, points, columns, aux, st):
     best = -1e300
     bi = 0
     bc = cells[0]
+    fast = (not use_pot) and columns == 0
+    nd = attrs.shape[0]
+    pre = np.empty((NCELL, 17), dtype=np.int64)
+    if fast:
+        _prep_cells(obs, seat, cells, ncell, aux, nd, pre)
     for i in range(nh):
-        g, c = _best_place(obs, seat, obs[HELD0 + i], cells, ncell, attrs, points, columns, pp, use_pot, buf, geom, aux)
+        if fast:
+            g, c = _best_place_pre(obs[HELD0 + i], cells, ncell, pre, aux, nd)
+        else:
+            g, c = _best_place(obs, seat, obs[HELD0 + i], cells, ncell, attrs, points, columns, pp, use_pot,
+                               buf, geom, aux)
         if g > best + 1e-9:
             best = g
             bi = i
@@ -946,8 +1046,15 @@ def _choose_place(kind, params, obs, attrs, points, columns, aux, st):
         b = 3 - bi - a
         _place(obs, seat, obs[HELD0 + bi], bc)
         ncell2 = _legal_cells(obs, seat, cells)
-        ga, _ = _best_place(obs, seat, obs[HELD0 + a], cells, ncell2, attrs, points, columns, pp, use_pot, buf, geom, aux)
-        gb, _ = _best_place(obs, seat, obs[HELD0 + b], cells, ncell2, attrs, points, columns, pp, use_pot, buf, geom, aux)
+        if fast:
+            _prep_cells(obs, seat, cells, ncell2, aux, nd, pre)
+            ga, _ = _best_place_pre(obs[HELD0 + a], cells, ncell2, pre, aux, nd)
+            gb, _ = _best_place_pre(obs[HELD0 + b], cells, ncell2, pre, aux, nd)
+        else:
+            ga, _ = _best_place(obs, seat, obs[HELD0 + a], cells, ncell2, attrs, points, columns, pp, use_pot,
+                                buf, geom, aux)
+            gb, _ = _best_place(obs, seat, obs[HELD0 + b], cells, ncell2, attrs, points, columns, pp, use_pot,
+                                buf, geom, aux)
         ri = b if ga >= gb - 1e-9 else a
     return bi, bc, ri, st
 
