@@ -303,8 +303,7 @@ def _row_error(rules, path, df, lines, i, check, s, d, o, m, s_err, o_err, m_err
     if check == 2:
         return f"{where}: dice must be 1 or 2, not {str(df['dice'].iat[i]).strip()!r}"
     if check == 3:
-        return (f"{where}: {di} {'die is' if di == 1 else 'dice are'} not allowed with open "
-                f"{rules.format_state(si)} under one-die rule {rules.one_die}")
+        return f"{where}: {di} {'die is' if di == 1 else 'dice are'} not allowed here: {rules.dice_rule_text(si)}"
     if check == 4:
         j = int(np.flatnonzero(s[:i] == si)[-1])
         return (f"{where}: open {rules.format_state(si)} rolls {di} here but {int(d[j])} on line {lines[j]}; "

@@ -314,3 +314,21 @@ def test_policy_table_refuses_duplicates_empty_and_other_rules(tmp_path):
         T.load_policy_table(BoxRules(tiles=12, one_die="never"), tmp_path / "nine.csv")
     with pytest.raises(B.PolicyError, match="is a folder"):
         T.load_policy_table(rules, tmp_path)
+
+
+@pytest.mark.parametrize("one_die, row, words", [
+    ("789-optional", {"open": "1 2 3 4 5 6 7 8 9", "dice": "1", "roll": "5", "cover": "5"},
+     ['1 die is not allowed here', '"789-optional" calls for two dice until every tile of 7 or more is covered']),
+    ("le6-forced", {"open": "1 2", "dice": "2", "roll": "3", "cover": "1 2"},
+     ['2 dice are not allowed here', '"le6-forced" calls for one die (the open tiles total 6 or less)']),
+    ("never", {"open": "1 2", "dice": "1", "roll": "3", "cover": "1 2"},
+     ['"never" one die is never allowed']),
+])
+def test_policy_table_dice_refused_with_what_the_rule_asks(tmp_path, one_die, row, words):
+    """STB-6: a row rolling dice the one-die rule does not allow says what the rule asks for there."""
+    path = _write(tmp_path, pd.DataFrame([row]))
+    with pytest.raises(B.PolicyError) as exc:
+        T.load_policy_table(BoxRules(one_die=one_die), path)
+    for w in words:
+        assert w in str(exc.value)
+    assert "line 2" in str(exc.value)
