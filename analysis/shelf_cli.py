@@ -95,7 +95,9 @@ def simulate(players, variant, tiebreak, deck_file, policies, games, seed, chunk
 @user_errors
 def score(file, variant, deck_file, fmt):
     """Score FILE, a tableau {"shelves": [[5 cards], [5 cards], [5 cards]]} (top shelf first); a card is
-    {"field", "colour", "author", "number"} or a deck id.  Prints the total and every combination."""
+    {"field", "colour", "author", "number"} or a deck id.  Prints the total and every combination (shelf
+    1-3 from the top, or column 1-5 under --variant columns; kind; positions from the left or the top;
+    cards; points)."""
     import json
     from pathlib import Path
 
@@ -115,14 +117,21 @@ def score(file, variant, deck_file, fmt):
         raise TableauError(f"{Path(file).name} is not valid JSON: {e.msg} at line {e.lineno}") from None
     tab = parse_tableau(obj, deck)
     sc = S.score_tableau(tab, ShelfRules(players=2, variant=variant, deck=deck if len(deck) >= 32 else None))
-    combos = [{"line": c["line"], "kind": c["kind"], "positions": c["positions"],
-               "cards": [tab.ids[(int(c["line"].split()[1]) - 1) * 5 + p - 1] if c["line"].startswith("shelf")
-                         else tab.ids[(p - 1) * 5 + int(c["line"].split()[1]) - 1] for p in c["positions"]],
-               "points": c["points"]} for c in sc.combinations]
+    combos = []
+    for c in sc.combinations:
+        what, num = c["line"].split()
+        num = int(num)
+        on_shelf = what == "shelf"
+        cards = [tab.ids[(num - 1) * 5 + p - 1] if on_shelf else tab.ids[(p - 1) * 5 + num - 1]
+                 for p in c["positions"]]
+        combos.append({"shelf": num if on_shelf else None, "column": None if on_shelf else num, "kind": c["kind"],
+                       "positions": c["positions"], "cards": cards, "points": c["points"]})
     if fmt == "json":
         click.echo(json.dumps({"total": sc.total, "variant": variant, "combinations": combos}, indent=2))
         return
-    df = pd.DataFrame(combos, columns=["line", "kind", "positions", "cards", "points"])
+    df = pd.DataFrame(combos, columns=["shelf", "column", "kind", "positions", "cards", "points"])
+    for col in ("shelf", "column"):
+        df[col] = ["" if v is None or v != v else str(int(v)) for v in df[col]]
     if fmt == "csv":
         df["positions"] = [" ".join(map(str, p)) for p in df["positions"]]
         df["cards"] = [" ".join(p) for p in df["cards"]]

@@ -28,7 +28,9 @@ def test_shb13_score_worked_example_json(tmp_path):
     assert out["total"] == 28
     assert len(out["combinations"]) == 12
     c = out["combinations"][0]
-    assert set(c) == {"line", "kind", "positions", "cards", "points"}
+    assert set(c) == {"shelf", "column", "kind", "positions", "cards", "points"}
+    assert c["column"] is None and c["shelf"] in (1, 2, 3)
+    assert sum(x["points"] for x in out["combinations"] if x["shelf"] == 3) == 11
     assert isinstance(c["positions"], list) and isinstance(c["points"], int)
     table = run("score", str(f))
     assert table.exit_code == 0 and "28" in table.output
