@@ -40,7 +40,9 @@ W_SIZE = W_DECK + 64
 FW_ST, FW_PV = 0, 16
 FW_PEX = 32       #: P(exact) the last forecast expects (-1: the policy has no estimate)
 FW_PEXS = 36      #: + seat: the same, per seat, for the hand being played
-FW_SIZE = 40
+FW_SUMCOL = 40    #: + colour: scratch of the hand-strength forecaster
+FW_SUMNUM = 44    #: + number: scratch of the hand-strength forecaster
+FW_SIZE = 60
 #: Calibration (row ``players``): k = 1 count, 2 sum of P(exact), 3 exact, per bin of P(exact);
 #: k = 4: [Brier sum, n, sum P(exact), exact, sum of squared Brier terms].
 N_CAL_BINS = 10
@@ -107,12 +109,12 @@ def _new_hand(state, rules, start, rng, work):
 @njit(cache=True)
 def _observe(state, seat, obs):
     """Fill ``obs`` with what ``seat`` knows: cards in other hands become L_HIDDEN."""
-    obs[:] = state
+    for i in range(STATE_SIZE):
+        obs[i] = state[i]
     obs[S_VIEWER] = seat
-    for c in range(N_CARD_IDS):
-        loc = state[LOC + c]
-        if L_HAND <= loc < L_HAND + 4 and loc != L_HAND + seat:
-            obs[LOC + c] = L_HIDDEN
+    for c in range(N_CARD_IDS):  # branch-free select, so the loop vectorizes
+        v = state[LOC + c]
+        obs[LOC + c] = L_HIDDEN if (v >= L_HAND) & (v < L_HAND + 4) & (v != L_HAND + seat) else v
 
 
 # -------------------------------------------------------------- forecast
@@ -345,14 +347,17 @@ def _forecast_heuristic(obs, p, out, work, fwork):
     for i in range(nh):
         st[i] = _strength(hand[i], N, p)
     pv = fwork[FW_PV:FW_PV + 16]
+    # value as a prediction card: the strength of the other cards sharing its colour or its number
+    # (the two groups are disjoint), less its own strength
+    sumcol = fwork[FW_SUMCOL:FW_SUMCOL + 4]
+    sumnum = fwork[FW_SUMNUM:FW_SUMNUM + 16]
+    sumcol[:] = 0.0
+    sumnum[:] = 0.0
     for i in range(nh):
-        c = hand[i]
-        v = -st[i]
-        for j in range(nh):
-            h = hand[j]
-            if j != i and (_colour(h) == _colour(c) or _number(h) == _number(c)):
-                v += st[j]
-        pv[i] = v
+        sumcol[_colour(hand[i])] += st[i]
+        sumnum[_number(hand[i])] += st[i]
+    for i in range(nh):
+        pv[i] = sumcol[_colour(hand[i])] + sumnum[_number(hand[i])] - 3.0 * st[i]
     used = work[W_USED:W_USED + 16]
     used[:] = 0
     order = work[W_ORDER:W_ORDER + MAX_PREDICTIONS]
@@ -379,7 +384,7 @@ def _forecast_heuristic(obs, p, out, work, fwork):
         for i in range(nh):
             if not taken[i]:
                 c = hand[i]
-                e += _strength(c, N, p)
+                e += st[i]
                 col = _colour(c)
                 if col == 0:
                     cnt0 += 1

@@ -290,13 +290,14 @@ def forecast_heuristic(obs, p) -> list[int]:
         sum_earlier += obs[NPRED + s]
         max_earlier = max(max_earlier, obs[NPRED + s])
     st = [_strength(c, N, p) for c in hand]
-    pv = []
+    # value as a prediction card: the strength of the other cards sharing its colour or its number
+    # (the two groups are disjoint), less its own strength
+    sumcol = [0.0] * 4
+    sumnum = [0.0] * 16
     for i, c in enumerate(hand):
-        v = -st[i]
-        for j, h in enumerate(hand):
-            if j != i and (colour(h) == colour(c) or number(h) == number(c)):
-                v += st[j]
-        pv.append(v)
+        sumcol[colour(c)] += st[i]
+        sumnum[number(c)] += st[i]
+    pv = [sumcol[colour(c)] + sumnum[number(c)] - 3.0 * st[i] for i, c in enumerate(hand)]
     order = []
     used = [False] * len(hand)
     for _ in range(min(MAX_PREDICTIONS, len(hand))):
