@@ -251,8 +251,9 @@ def report_section(ctx) -> str:
     out.append("Columns: `exact`, `off_by_1`, `off_by_2_plus` are shares of player-hands by off (open prediction "
                "cards left + extra tricks); `mean_score` is points per player-hand; `mae` is the mean of |tricks "
                "won - prediction cards|; `mean_off` the mean off; `mean_predictions` the mean number of "
-               "prediction cards laid; `_ci_low`/`_ci_high` are 95% confidence limits.")
-    cols = ["forecast", "play", "hands", "exact", "exact_ci_low", "exact_ci_high", "off_by_1", "mean_score",
+               "prediction cards laid; `player_hands` counts one per seat and deal; `_ci_low`/`_ci_high` are "
+               "95% confidence limits.")
+    cols = ["forecast", "play", "player_hands", "exact", "exact_ci_low", "exact_ci_high", "off_by_1", "mean_score",
             "mean_score_ci_low", "mean_score_ci_high", "mae", "mean_predictions"]
     out.append(ctx.table(ov[cols], "books_accuracy_overall", meta))
     out.append(ctx.figure(fig_by_seat(t["by_seat"], rules), "books_accuracy_by_seat",
@@ -264,6 +265,11 @@ def report_section(ctx) -> str:
     ctx.table(t["by_seat"], "books_accuracy_by_seat", meta)
     ctx.table(t["by_predictions"], "books_accuracy_by_predictions", meta)
     ctx.table(t["first_cost"], "books_first_cost", meta)
+    ctx.table(t["off_distribution"], "books_off_distribution", meta)
+    out.append("The same figures by forecast position, by number of prediction cards, the paired cost of "
+               "forecasting first and the distribution of off are in `tables/books_accuracy_by_seat.csv`, "
+               "`tables/books_accuracy_by_predictions.csv`, `tables/books_first_cost.csv` and "
+               "`tables/books_off_distribution.csv`.")
 
     rh = 60 if ctx.quick else 300
     ctx.say(f"books: rollout forecaster and its calibration, {rh:,} deals ...")
@@ -296,6 +302,8 @@ def report_section(ctx) -> str:
                           "Calibration of the rollout forecaster's P(exact)"))
     ctx.table(bins, "books_reliability", rmeta)
     ctx.table(rov, "books_rollout_accuracy", rmeta)
+    out.append("The reliability bins and the rollout forecaster's accuracy next to the heuristic's are in "
+               "`tables/books_reliability.csv` and `tables/books_rollout_accuracy.csv`.")
 
     vh = 2_000 if ctx.quick else 20_000
     ctx.say(f"books: scoring variants, {vh:,} deals each ...")

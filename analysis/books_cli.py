@@ -54,6 +54,31 @@ def run_options(default_hands: int, unit: str = "hands"):
     return deco
 
 
+def rollout_options(fn):
+    """--rollout-pool, --rollout-worlds (rollout forecaster), --play-worlds (rollout player)."""
+    opts = [
+        click.option("--rollout-pool", type=click.IntRange(1, 12), default=6, show_default=True,
+                     help="Rollout forecaster: cards considered for prediction (subsets of at most 5)."),
+        click.option("--rollout-worlds", type=click.IntRange(1, 10_000), default=4, show_default=True,
+                     help="Rollout forecaster: sampled deals per candidate in the first halving round."),
+        click.option("--play-worlds", type=click.IntRange(1, 10_000), default=16, show_default=True,
+                     help="Rollout player: sampled deals per decision."),
+    ]
+    for o in reversed(opts):
+        fn = o(fn)
+    return fn
+
+
+def policies(forecast, play, rollout_pool, rollout_worlds, play_worlds):
+    """Policy objects for names, with the rollout budgets applied."""
+    from ludolab.sim import books as S
+
+    f = (S.forecast_policy("rollout", pool=rollout_pool, worlds=rollout_worlds) if forecast == "rollout"
+         else S.forecast_policy(forecast))
+    p = S.play_policy("rollout", worlds=play_worlds) if play == "rollout" else S.play_policy(play)
+    return f, p
+
+
 def make_rules(players, scoring, void_trump, tie_break):
     from ludolab.stdlib.books import BooksRules
 
@@ -89,18 +114,20 @@ def group():
 @rules_options
 @click.option("--forecast-policy", type=click.Choice(FORECASTS), default="heuristic", show_default=True)
 @click.option("--play-policy", type=click.Choice(PLAYS), default="heuristic", show_default=True)
+@rollout_options
 @run_options(10_000, "games")
 @output_options
 @user_errors
-def simulate(players, scoring, void_trump, tie_break, forecast_policy, play_policy, n, seed, chunks, fmt, out_dir,
-             table_format, quiet):
+def simulate(players, scoring, void_trump, tie_break, forecast_policy, play_policy, rollout_pool, rollout_worlds,
+             play_worlds, n, seed, chunks, fmt, out_dir, table_format, quiet):
     """Whole games (as many hands as players, rotating start, STK-9): win share and total per seat."""
     out = check_out(out_dir)
     from ludolab.analysis.results import provenance
     from ludolab.sim import books as S
 
     rules = make_rules(players, scoring, void_trump, tie_break)
-    df = S.simulate(rules, forecast_policy, play_policy, n, seed, chunks, progress_flag(quiet))
+    f, p = policies(forecast_policy, play_policy, rollout_pool, rollout_worlds, play_worlds)
+    df = S.simulate(rules, f, p, n, seed, chunks, progress_flag(quiet))
     rec = {"rules": rules.describe(), "forecast": forecast_policy, "play": play_policy, "games": n, "seed": seed}
     emit(fmt, record=rec, table=df, title="Shut The Books, whole games")
     save_outputs(out, {"books_simulate": df}, {}, provenance("books", **df.attrs["provenance"],
@@ -112,11 +139,12 @@ def simulate(players, scoring, void_trump, tie_break, forecast_policy, play_poli
 @rules_options
 @click.option("--forecast-policy", type=click.Choice(FORECASTS), default="heuristic", show_default=True)
 @click.option("--play-policy", type=click.Choice(PLAYS), default="heuristic", show_default=True)
+@rollout_options
 @run_options(20_000)
 @output_options
 @user_errors
-def accuracy(players, scoring, void_trump, tie_break, forecast_policy, play_policy, n, seed, chunks, fmt, out_dir,
-             table_format, quiet):
+def accuracy(players, scoring, void_trump, tie_break, forecast_policy, play_policy, rollout_pool, rollout_worlds,
+             play_worlds, n, seed, chunks, fmt, out_dir, table_format, quiet):
     """How accurate forecasts are: exact / off by 1 / off by 2+, mean score, MAE, by seat and by number of
     prediction cards, the cost of forecasting first; 95% CIs (seat 0 forecasts first in every hand)."""
     out = check_out(out_dir)
@@ -125,7 +153,8 @@ def accuracy(players, scoring, void_trump, tie_break, forecast_policy, play_poli
     from ludolab.sim import books as S
 
     rules = make_rules(players, scoring, void_trump, tie_break)
-    acc = S.accuracy(rules, [(forecast_policy, play_policy)], n, seed, chunks, progress_flag(quiet))
+    acc = S.accuracy(rules, [policies(forecast_policy, play_policy, rollout_pool, rollout_worlds, play_worlds)], n,
+                     seed, chunks, progress_flag(quiet))
     t = A.accuracy_tables(acc)
     rec = {"rules": rules.describe(), "forecast": forecast_policy, "play": play_policy, "hands": n, "seed": seed}
     tables = {k: t[k].drop(columns=["forecast", "play"]) for k in
@@ -152,11 +181,12 @@ def accuracy(players, scoring, void_trump, tie_break, forecast_policy, play_poli
               help="Forecast policies to compare (repeat; default heuristic, zero, random; rollout is slow).")
 @click.option("--play-policy", "plays", type=click.Choice(PLAYS), multiple=True,
               help="Play policies to compare (repeat; default heuristic, random; rollout is slow).")
+@rollout_options
 @run_options(20_000)
 @output_options
 @user_errors
-def compare(players, scoring, void_trump, tie_break, forecasts, plays, n, seed, chunks, fmt, out_dir, table_format,
-            quiet):
+def compare(players, scoring, void_trump, tie_break, forecasts, plays, rollout_pool, rollout_worlds, play_worlds, n,
+            seed, chunks, fmt, out_dir, table_format, quiet):
     """Every forecast x play policy pair on the same deals (common random numbers): accuracy and the paired
     difference in mean hand score against the first pair, with 95% CIs."""
     out = check_out(out_dir)
@@ -168,7 +198,8 @@ def compare(players, scoring, void_trump, tie_break, forecasts, plays, n, seed, 
     forecasts = forecasts or DEFAULT_FORECASTS
     plays = plays or DEFAULT_PLAYS
     configs = [(f, p) for f in dict.fromkeys(forecasts) for p in dict.fromkeys(plays)]
-    acc = S.accuracy(rules, configs, n, seed, chunks, progress_flag(quiet))
+    acc = S.accuracy(rules, [policies(f, p, rollout_pool, rollout_worlds, play_worlds) for f, p in configs], n, seed,
+                     chunks, progress_flag(quiet))
     t = A.accuracy_tables(acc)
     ov = t["overall"].merge(t["paired"][["forecast", "play", "diff_vs_first_config", "diff_vs_first_config_ci_low",
                                          "diff_vs_first_config_ci_high"]], on=["forecast", "play"])

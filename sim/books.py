@@ -235,7 +235,7 @@ class Accuracy:
     def _row(self, o, extra: dict) -> dict:
         n = int(o[K.ST_N])
         d = dict(extra)
-        d["hands"] = n
+        d["player_hands"] = n  # one per seat and deal
         if n == 0:
             for key in ("exact", "off_by_1", "off_by_2_plus", "mean_score", "mae", "mean_off", "mean_predictions"):
                 d[key] = None
@@ -302,7 +302,7 @@ class Accuracy:
             n = h.sum()
             for off in range(len(h)):
                 if h[off] > 0:
-                    rows.append({**self._label(c), "off": off, "hands": int(h[off]), "share": h[off] / n})
+                    rows.append({**self._label(c), "off": off, "player_hands": int(h[off]), "share": h[off] / n})
         return pd.DataFrame(rows)
 
     def first_cost(self) -> pd.DataFrame:

@@ -63,7 +63,7 @@ class GameInfo:
 GAMES: tuple[GameInfo, ...] = (
     GameInfo("box", "Shut the Box", "box", "box", "seeds/shut_the_box.md", "1",
              "complete: exact solver, policies, Monte Carlo, matches"),
-    GameInfo(id="books", title="Shut The Books", module="books", cli_name="books", rules_file="seeds/shut_the_books.md", rules_version="1", status="engine, heuristic policies, accuracy study, variants, hand records"),
+    GameInfo(id="books", title="Shut The Books", module="books", cli_name="books", rules_file="seeds/shut_the_books.md", rules_version="1", status="engine, heuristic and rollout policies, accuracy study with calibration, forecast advice, variants, hand records"),
     GameInfo(id="beverbende", title="Beverbende", module="beverbende", cli_name="beverbende", rules_file="seeds/beverbende.md", rules_version="1", status="engine with hidden information and memory, reference twin, policies, knock/memory/special-card/variant studies, tuner"),
     GameInfo(id="shelf", title="Shelve the Book", module="shelf", cli_name="shelf", rules_file="seeds/shelve_the_book.md", rules_version="1", status="deck model (assumed deck), drafting and placement engine, tableau scoring, policies, variant and deck studies"),
 )
