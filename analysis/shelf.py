@@ -38,7 +38,7 @@ def policy_table(rules: ShelfRules, policies=DEFAULT_POLICIES, games: int = 2000
                  chunks: int = 64, progress=False, track: bool = True) -> tuple[pd.DataFrame, S.SimResult]:
     """Each policy in every seat (self-play), all on the same deals.
 
-    Columns: policy; mean_score (points per player per game) with its 95% CI;
+    Columns: policy; players; deck (``assumed-90 (assumed)`` for the default deck); mean_score (points per player per game) with its 95% CI;
     diff_vs_first (mean table score minus that of the first policy on the same
     deals, paired 95% CI); draw_share (share of turns that drew two blind);
     first_player_win (win share of the player who starts, 1/players if the
@@ -53,7 +53,7 @@ def policy_table(rules: ShelfRules, policies=DEFAULT_POLICIES, games: int = 2000
     for c, p in enumerate(pols):
         m = res.table_mean(c)
         d = res.paired_diff(c, 0)
-        row = {"policy": p.label, "players": rules.players, **m.as_dict("mean_score"),
+        row = {"policy": p.label, "players": rules.players, "deck": rules.deck.short_label, **m.as_dict("mean_score"),
                **d.as_dict("diff_vs_first"),
                "draw_share": float(np.mean([res.draw_share(c, s) for s in range(rules.players)])),
                **res.position_win(c, 0).as_dict("first_player_win")}
@@ -84,9 +84,11 @@ def by_players(policies=DEFAULT_POLICIES, games: int = 1000, seed: int = 0, vari
 def position_table(res: S.SimResult, c: int = 0) -> pd.DataFrame:
     """Turn order (SHB-3): position 1 starts.  Columns: position, mean_score with CI,
     win_share with CI (fair = 1/players)."""
+    labels = [q.label for q in res.configs[c]]
+    who = labels[0] if len(set(labels)) == 1 else "mixed: " + ", ".join(labels)
     rows = []
     for p in range(res.rules.players):
-        rows.append({"position": p + 1, "policy": res.configs[c][0].label,
+        rows.append({"position": p + 1, "policy": who, "deck": res.rules.deck.short_label,
                      **res.position_mean(c, p).as_dict("mean_score"), **res.position_win(c, p).as_dict("win_share")})
     return pd.DataFrame(rows)
 
@@ -99,7 +101,7 @@ def head_to_head(rules: ShelfRules, hero: str, field: str, games: int, seed: int
     w = res.seat_win(0, 0)
     m0 = res.seat_mean(0, 0)
     others = np.mean([res.seat_mean(0, s).value for s in range(1, rules.players)])
-    return {"hero": hero, "field": field, **w.as_dict("hero_win_share"), "fair_share": 1 / rules.players,
+    return {"hero": hero, "field": field, "deck": rules.deck.short_label, **w.as_dict("hero_win_share"), "fair_share": 1 / rules.players,
             "hero_mean": m0.value, "others_mean": float(others)}
 
 
@@ -108,7 +110,7 @@ def variant_table(players: int = 4, skilled: str = "potential", games: int = 200
                   deck: Deck | None = None, progress=False) -> pd.DataFrame:
     """Each scoring variant: random, greedy and the skilled policy on the same deals.
 
-    Columns: variant, rule (its points), mean_random / mean_skilled (points per
+    Columns: variant, rule (its points), deck, mean_random / mean_skilled (points per
     player), spread (skilled minus random on the same deals, paired 95% CI),
     spread_sd (the spread in standard deviations of the random policy's score,
     so variants with bigger numbers compare fairly; CI scaled alike), skilled_win_share (one
@@ -127,7 +129,7 @@ def variant_table(players: int = 4, skilled: str = "potential", games: int = 200
         h = head_to_head(rules, skilled, "greedy", games, seed + 1)
         gp = _group_points(res.kind_points(2))
         tot = sum(gp.values()) or 1.0
-        rows.append({"variant": v, "rule": VARIANT_TEXT[v], "mean_random": rnd.value, "mean_greedy": res.table_mean(1).value,
+        rows.append({"variant": v, "rule": VARIANT_TEXT[v], "deck": rules.deck.short_label, "mean_random": rnd.value, "mean_greedy": res.table_mean(1).value,
                      "mean_skilled": sk.value, **d.as_dict("spread"), "spread_sd": d.value / sd if sd > 0 else np.nan,
                      "spread_sd_ci_low": d.low / sd if sd > 0 else np.nan,
                      "spread_sd_ci_high": d.high / sd if sd > 0 else np.nan,
@@ -280,7 +282,7 @@ def report_section(ctx) -> str:
            f"{grd['mean_score']:.2f} for greedy and {rnd['mean_score']:.2f} for random play. "
            f"On the same deals skill is worth {best['diff_vs_first']:.2f} points per player over random "
            f"(CI {best['diff_vs_first_ci_low']:.2f}-{best['diff_vs_first_ci_high']:.2f}).\n",
-           "Columns: `mean_score` points per player and game; `diff_vs_first` the paired difference to the random "
+           "Columns: `deck` the deck (`assumed` marks the assumed default); `mean_score` points per player and game; `diff_vs_first` the paired difference to the random "
            "policy; `draw_share` share of turns drawing two blind; `first_player_win` win share of the starting "
            "player (fair 0.25); `pts_*` mean points from runs of each kind; `p_offer_better` / `p_draw_better` "
            "hindsight share of turns where the best offer card / the two real top cards of the pile gained more "
@@ -325,7 +327,7 @@ def report_section(ctx) -> str:
            f"{pc2:.2f} points with 2 players to {pc5:.2f} with 5 (the offer holds players + 1 cards, so each turn "
            "offers more choice at a bigger table). `first_player_win` is the starting player's win share "
            "(fair: 1/players).\n",
-           ctx.table(dfp[["players", "policy", "mean_score", "mean_score_ci_low", "mean_score_ci_high",
+           ctx.table(dfp[["players", "policy", "deck", "mean_score", "mean_score_ci_low", "mean_score_ci_high",
                           "first_player_win", "first_player_win_ci_low", "first_player_win_ci_high"]],
                      "shelf_players", meta(what="self-play by player count", games=g_pc)),
            f"\nTurn order with four `potential` players: the starting player's win share is {p1['win_share']:.3f} "

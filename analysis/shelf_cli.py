@@ -68,7 +68,6 @@ def simulate(players, variant, tiebreak, deck_file, policies, games, seed, chunk
                      **res.seat_win(0, s).as_dict("win_share"), "draw_share": res.draw_share(0, s)})
     seats = pd.DataFrame(rows)
     pos = A.position_table(res, 0)
-    pos["policy"] = "by turn order"
     ovd = res.offer_vs_draw(0)
     rec = {"rules": rules.label(), "deck": rules.deck.label, "games": res.games, "seed": seed,
            "chunks": res.provenance["chunks"], **res.table_mean(0).as_dict("mean_score"),
@@ -76,7 +75,7 @@ def simulate(players, variant, tiebreak, deck_file, policies, games, seed, chunk
     emit(fmt, rec, seats, title="Shelve the Book: Monte Carlo")
     if fmt == "table":
         click.echo("\nBy turn order (position 1 starts):")
-        click.echo(pos.drop(columns=["policy"]).to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+        click.echo(pos.drop(columns=["policy", "deck"]).to_string(index=False, float_format=lambda x: f"{x:.4g}"))
     meta = provenance("shelf", **A.rules_meta(rules, policies=[p.label for p in res.configs[0]], games=games,
                                               seed=seed, chunks=res.provenance["chunks"], command="shelf simulate"))
     if out_dir is not None:

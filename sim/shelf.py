@@ -56,10 +56,9 @@ class Policy:
 
     @property
     def label(self) -> str:
-        custom = tuple(self.params[:len(POLICIES[self.name][1])]) != tuple(POLICIES[self.name][1])
-        if not custom:
-            return self.name
-        return f"{self.name}(" + ", ".join(f"{n}={v:g}" for n, v in zip(PARAM_NAMES[self.name], self.params)) + ")"
+        changed = [f"{n}={v:g}" for n, v, d in zip(PARAM_NAMES[self.name], self.params, POLICIES[self.name][1])
+                   if v != d]
+        return f"{self.name}({', '.join(changed)})" if changed else self.name
 
     def array(self) -> np.ndarray:
         a = np.zeros(K.NPARAM)

@@ -146,6 +146,11 @@ class Deck:
         """The deck's name as tables and charts show it (says 'assumed' for the default deck)."""
         return ASSUMED_LABEL if self.assumed else self.name
 
+    @property
+    def short_label(self) -> str:
+        """A short name for table columns: ``assumed-90 (assumed)`` for the default deck."""
+        return f"{self.name} (assumed)" if self.assumed else self.name
+
     def index(self, card_id: str) -> int:
         """Index of the card with this id.
 
