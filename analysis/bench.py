@@ -80,3 +80,70 @@ def run_bench(games: int = 5_000_000, reference_seconds: float = 2.0, progress: 
         for rec in g.load("analysis").bench(games, reference_seconds, say):
             rows.append({"game": g.id, **rec})
     return rows
+
+
+def scaling_bench(seconds: float = 4.0, workers: int = 2, say=None) -> list[dict]:
+    """Scaling of a long Monte Carlo run (Shut the Box turns under the optimal policy, 64 chunks).
+
+    Three timings of the same run (same seed, identical results checked): the local backend
+    with 1 numba thread and with ``workers`` threads, and a Dask LocalCluster of ``workers``
+    single-threaded worker processes (started and warmed before the clock starts).  The run
+    is sized so one thread takes about ``seconds``.
+
+    Returns:
+        Records ``setup``, ``seconds``, ``games``, ``games_per_second`` and, for the parallel
+        setups, ``efficiency`` (speed-up over one thread divided by ``workers``) or
+        ``vs_local`` (wall time against the local backend with as many threads).
+    """
+    import numpy as np
+
+    from ludolab.sim import box as B
+    from ludolab.sim.box_montecarlo import _sim_args
+    from ludolab.sim.runner import RunSpec, execution, run, run_chunk
+    from ludolab.stdlib.box import BoxRules
+
+    say = say or (lambda m: None)
+    rules = BoxRules()
+    pol = B.make_policy(rules, "optimal")
+
+    def spec(n):
+        return RunSpec("box", "ludolab.sim.box_kernels:_simulate", (*_sim_args(rules), pol.move, pol.dice),
+                       (rules.n_states,), "int64", n, 1, 64)
+
+    def timed(fn):
+        t0 = time.perf_counter()
+        out = fn()
+        return time.perf_counter() - t0, out
+
+    games = with_threads(1, lambda: calibrate(lambda n: run(spec(n)), seconds, 200_000))
+    s = spec(games)
+    say(f"scaling: {games:,} games, 1 thread")
+    t1, a1 = with_threads(1, lambda: timed(lambda: run(s)))
+    n = max(1, min(int(workers), numba.config.NUMBA_NUM_THREADS))
+    say(f"scaling: {n} threads")
+    tn, an = with_threads(n, lambda: timed(lambda: run(s)))
+    rows = [{"setup": "local, 1 thread", "seconds": t1, "games": games, "games_per_second": games / t1},
+            {"setup": f"local, {n} threads", "seconds": tn, "games": games, "games_per_second": games / tn,
+             "efficiency": (t1 / tn) / n}]
+    try:
+        import distributed
+    except ImportError:  # pragma: no cover
+        return rows
+    say(f"scaling: Dask LocalCluster, {workers} workers")
+    cluster = distributed.LocalCluster(n_workers=int(workers), threads_per_worker=1, processes=True,
+                                       host="127.0.0.1", dashboard_address=":0")
+    client = distributed.Client(cluster)
+    try:
+        client.run(lambda: None)
+        warm = spec(1000)
+        client.gather([client.submit(run_chunk, warm, int(k), 10, pure=False) for k in range(int(workers) * 2)])
+        with execution(client=client):
+            tc, ac = timed(lambda: run(s))
+    finally:
+        client.close()
+        cluster.close()
+    if not (np.array_equal(a1, an) and np.array_equal(a1, ac)):  # pragma: no cover - a bug, not a timing
+        raise AssertionError("the scaling runs gave different numbers")
+    rows.append({"setup": f"dask LocalCluster, {workers} workers", "seconds": tc, "games": games,
+                 "games_per_second": games / tc, "vs_local": tc / tn})
+    return rows

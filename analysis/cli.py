@@ -79,10 +79,28 @@ def games(fmt):
               help="Games for the Monte Carlo kernel timing.")
 @click.option("--reference-seconds", type=click.FloatRange(0.1, 60.0), default=2.0, show_default=True,
               help="Rough time given to each pure-Python reference run.")
+@click.option("--scaling", is_flag=True,
+              help="Instead: scaling of a long run from 1 to 2 local threads, and a 2-worker Dask LocalCluster "
+                   "against the local backend.")
+@click.option("--scaling-seconds", type=click.FloatRange(0.5, 600.0), default=8.0, show_default=True,
+              help="With --scaling: about how long the run takes on one thread.")
 @user_errors
-def bench(fmt, games, reference_seconds):
+def bench(fmt, games, reference_seconds, scaling, scaling_seconds):
     """Speed of every kernel against its pure-Python reference (same process)."""
     from ludolab.analysis.bench import run_bench
+
+    if scaling:
+        from ludolab.analysis.bench import scaling_bench
+
+        rows = scaling_bench(scaling_seconds, 2, say=lambda m: click.echo(m, err=True) if fmt == "table" else None)
+        if fmt == "json":
+            click.echo(json.dumps(rows, indent=2))
+            return
+        for r in rows:
+            extra = (f"  efficiency {r['efficiency']:.0%}" if "efficiency" in r else
+                     f"  {r['vs_local']:.2f} x the local wall time" if "vs_local" in r else "")
+            click.echo(f"{r['setup']:<30} {r['seconds']:7.2f} s  {r['games_per_second']:>14,.0f} games/s{extra}")
+        return
 
     rows = run_bench(games=games, reference_seconds=reference_seconds, progress=(fmt == "table"))
     if fmt == "json":
