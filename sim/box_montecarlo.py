@@ -108,7 +108,7 @@ def simulate(policy: Policy, games: int, seed: int = 0, chunks: int = DEFAULT_CH
     """
     rules = policy.rules
     spec = RunSpec("box", "ludolab.sim.box_kernels:_simulate", (*_sim_args(rules), policy.move, policy.dice),
-                   (rules.n_states,), "int64", games, seed, chunks, label="box")
+                   (rules.n_states,), "int64", games, seed, chunks, label="box", metric="ludolab.sim.metrics:weighted_mean", metric_args=(rules.scores,))
     counts = run(spec, progress).sum(axis=0)
     return SimResult(policy, counts, spec.provenance())
 
