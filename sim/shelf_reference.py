@@ -499,3 +499,21 @@ def win_shares(scores, kinds_pts, tiebreak: int = 0) -> list[float]:
         top = max(seq.values())
         tied = [s for s in tied if seq[s] == top]
     return [1.0 / len(tied) if s in tied else 0.0 for s in range(len(scores))]
+
+
+def offer_vs_draw(game: Game, attrs, points, columns) -> tuple[int, float, float]:
+    """Twin of the kernel's _offer_vs_draw at the turn about to be played (hindsight on the true
+    pile): returns (+1 offer better, 0 equal, -1 draw better), the offer gain and the draw gain."""
+    seat = game.seat
+    grid = game.grid[seat]
+    cells = _legal_cells_grid(grid)
+    zero = [0.0] * 7
+    g_hand, _ = best_place(grid, game.hand[seat], cells, attrs, points, columns, zero, False)
+    g_offer = g_hand
+    for card in game.offer:
+        g_offer = max(g_offer, best_place(grid, card, cells, attrs, points, columns, zero, False)[0])
+    g_draw = g_hand
+    for card in (game.pile[-1], game.pile[-2]):
+        g_draw = max(g_draw, best_place(grid, card, cells, attrs, points, columns, zero, False)[0])
+    verdict = 1 if g_offer > g_draw + 1e-9 else (-1 if g_draw > g_offer + 1e-9 else 0)
+    return verdict, g_offer, g_draw

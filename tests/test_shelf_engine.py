@@ -306,3 +306,45 @@ def test_simulate_same_seed_same_result_and_common_deals():
     assert d.value == pytest.approx(a.table_mean(0).value - a.table_mean(1).value)
     assert d.low < d.value < d.high
     assert a.paired_diff(0, 0).value == 0
+
+
+def test_offer_against_blind_draw_equals_reference():
+    """The hindsight comparison of the offer with the two real top cards (SHB-5, SHB-6) matches a
+    pure-Python count over the same games."""
+    rules = ShelfRules(players=3)
+    games = 6
+    res = S.simulate(rules, [["greedy", "potential", "random"]], games, seed=4, chunks=1, track=True)
+    got = res.offer_vs_draw(0)
+    attrs, points, columns, _ = S._kernel_rules(rules)
+    tally = {1: 0, 0: 0, -1: 0}
+    gains = [0.0, 0.0]
+
+    def hook(game):
+        if game.turn < 15 * game.n and len(game.pile) >= 2 and game.offer:
+            v, go, gd = R.offer_vs_draw(game, attrs.tolist(), points.tolist(), rules.columns)
+            tally[v] += 1
+            gains[0] += go
+            gains[1] += gd
+
+    for g in range(games):
+        _ref_game(rules, ["greedy", "potential", "random"], seed=4, g=g, hook=hook)
+    assert got["turns"] == sum(tally.values())
+    assert got["p_offer_better"] == pytest.approx(tally[1] / got["turns"])
+    assert got["p_draw_better"] == pytest.approx(tally[-1] / got["turns"])
+    assert got["mean_offer_gain"] == pytest.approx(gains[0] / got["turns"])
+    assert got["mean_draw_gain"] == pytest.approx(gains[1] / got["turns"])
+
+
+def test_simulate_bit_identical_on_one_and_two_threads():
+    import numba
+
+    rules = ShelfRules(players=4)
+    old = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = S.simulate(rules, ["greedy", "random"], 64, seed=5, chunks=8, track=True).acc
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        two = S.simulate(rules, ["greedy", "random"], 64, seed=5, chunks=8, track=True).acc
+    finally:
+        numba.set_num_threads(old)
+    assert np.array_equal(one, two)
