@@ -171,14 +171,16 @@ def tune_forecast_bias(rules: BooksRules, hands: int, seed: int, play="heuristic
 
 
 def variants(players: int = 4, hands: int = 20_000, seed: int = 0, tune_hands: int | None = None,
-             scorings=SCORINGS) -> pd.DataFrame:
+             scorings=SCORINGS, rollout_hands: int = 0) -> pd.DataFrame:
     """Compare scoring variants (STK-8), each with the heuristic forecaster re-tuned to it.
 
     For each scoring: the tuned bias, mean prediction cards, exact share, mean hand
     score of skilled (tuned heuristic forecast and play) and random play (random
     forecast and play) on the same deals, their difference in points and in standard
     deviations of the skilled hand score (so variants with other point scales compare),
-    and the paired cost of forecasting first.
+    and the paired cost of forecasting first.  With ``rollout_hands`` > 0, also the rollout
+    forecaster (which judges its candidate sets under the variant's own scoring, so it re-tunes
+    itself) on that many deals: its mean prediction cards, exact share and mean hand score.
 
     Raises:
         LudolabError: bad counts or players.
@@ -211,6 +213,12 @@ def variants(players: int = 4, hands: int = 20_000, seed: int = 0, tune_hands: i
                      "first_minus_others_ci_low": fc.loc[0, "first_minus_others_ci_low"],
                      "first_minus_others_ci_high": fc.loc[0, "first_minus_others_ci_high"],
                      "hands": hands})
+        if rollout_hands > 0:
+            rp = S.forecast_policy("rollout", pool=5, worlds=2)
+            ro = S.accuracy(rules, [(rp, "heuristic")], rollout_hands, seed + 2).overall().iloc[0]
+            rows[-1].update({"rollout_mean_predictions": ro["mean_predictions"], "rollout_exact": ro["exact"],
+                             "rollout_exact_ci_low": ro["exact_ci_low"], "rollout_exact_ci_high": ro["exact_ci_high"],
+                             "rollout_mean_score": ro["mean_score"], "rollout_hands": rollout_hands})
     return pd.DataFrame(rows)
 
 
@@ -307,7 +315,7 @@ def report_section(ctx) -> str:
 
     vh = 2_000 if ctx.quick else 20_000
     ctx.say(f"books: scoring variants, {vh:,} deals each ...")
-    var = variants(4, vh, ctx.seed)
+    var = variants(4, vh, ctx.seed, rollout_hands=30 if ctx.quick else 120)
     top = var.loc[var["skill_spread_sd"].astype(float).idxmax()]
     out.append("")
     out.append(
@@ -317,10 +325,23 @@ def report_section(ctx) -> str:
         f"{top['skill_spread_sd_ci_low']:.2f} to {top['skill_spread_sd_ci_high']:.2f}). `skill_spread` is the "
         "paired mean score difference (skilled minus random, same deals); `_sd` divides it by the standard "
         "deviation of the skilled hand score so variants with other point scales compare; "
-        "`first_minus_others` is the paired cost of forecasting first.")
+        "`first_minus_others` is the paired cost of forecasting first; `rollout_*` are the rollout forecaster "
+        "(which judges prediction sets under the variant's scoring) on "
+        f"{int(var['rollout_hands'].iloc[0])} deals.")
+    fewest = var.loc[var["rollout_mean_predictions"].astype(float).idxmin()]
+    most = var.loc[var["rollout_mean_predictions"].astype(float).idxmax()]
+    out.append("")
+    out.append(f"The rollout forecaster, judging prediction sets under each variant's own scoring, lays between "
+               f"{fewest['rollout_mean_predictions']:.2f} ({fewest['scoring']}) and "
+               f"{most['rollout_mean_predictions']:.2f} ({most['scoring']}) prediction cards on average, against "
+               f"{var['mean_predictions'].astype(float).mean():.2f} for the tuned hand-strength heuristic "
+               f"(means over {int(var['rollout_hands'].iloc[0])} deals; the per-variant tables give the exact "
+               "shares with their CIs).")
     vcols = ["scoring", "tuned_bias", "mean_predictions", "exact", "skilled_mean_score", "random_mean_score",
              "skill_spread", "skill_spread_sd", "skill_spread_sd_ci_low", "skill_spread_sd_ci_high",
-             "first_minus_others", "first_minus_others_ci_low", "first_minus_others_ci_high"]
+             "first_minus_others", "first_minus_others_ci_low", "first_minus_others_ci_high",
+             "rollout_mean_predictions", "rollout_exact", "rollout_exact_ci_low", "rollout_exact_ci_high",
+             "rollout_mean_score"]
     out.append(ctx.table(var[vcols], "books_variants", provenance(GAME, hands=vh, seed=ctx.seed, players=4)))
     out.append(ctx.figure(fig_variants(var, 4), "books_variants", "Scoring variants"))
     return "\n".join(out) + "\n"

@@ -217,17 +217,19 @@ def compare(players, scoring, void_trump, tie_break, forecasts, plays, rollout_p
 
 @group.command()
 @click.option("--players", type=click.Choice(("3", "4")), default="4", show_default=True)
+@click.option("--rollout-hands", type=click.IntRange(0, 100_000), default=0, show_default=True,
+              help="Also run the rollout forecaster (slow) on this many deals per variant.")
 @run_options(20_000)
 @output_options
 @user_errors
-def variants(players, n, seed, chunks, fmt, out_dir, table_format, quiet):
+def variants(players, rollout_hands, n, seed, chunks, fmt, out_dir, table_format, quiet):
     """Scoring variants (rulebook, exact-only, linear; STK-8), the heuristic forecaster re-tuned to each:
     prediction cards laid, accuracy, skilled-minus-random spread and the cost of forecasting first."""
     out = check_out(out_dir)
     from ludolab.analysis import books as A
     from ludolab.analysis.results import provenance
 
-    df = A.variants(int(players), n, seed)
+    df = A.variants(int(players), n, seed, rollout_hands=rollout_hands)
     rec = {"players": int(players), "hands": n, "seed": seed}
     _emit_tables(fmt, "Shut The Books, scoring variants", rec, {"variants": df})
     if out is not None:
