@@ -226,3 +226,13 @@ def test_rollout_policies_play_and_calibration_is_reported():
     bins, summ = acc.calibration()
     assert int(summ["forecasts"].iloc[0]) == 18 and bins["forecasts"].sum() == 18
     assert 0.0 <= summ["brier"].iloc[0] <= 1.0
+
+
+def test_example_hand_record_scores():
+    """The shipped example record (close left out where nothing or one card matches) replays and scores (STK-8)."""
+    from importlib.resources import files
+
+    text = files("ludolab.stdlib").joinpath("data/books_example_hand.json").read_text()
+    res = S.score_record(text)
+    assert [s["score"] for s in res["seats"]] == [2, -4, -2, 2]
+    assert [s["off"] for s in res["seats"]] == [1, 4, 2, 1]
