@@ -156,3 +156,36 @@ def test_outcomes_record_the_backend(client):
         run(spec)
         o = outcomes()[-1]
     assert (o.backend, o.games, o.chunks, o.loaded_chunks) == ("dask", 1000, 3, 0)
+
+
+def test_progress_bar_on_the_cluster(client, capsys):
+    """The bar moves per finished chunk on the cluster too, and the numbers do not change."""
+    spec = box_spec(games=4_000, chunks=6)
+    with execution(client=client):
+        got = run(spec, progress=True)
+    err = capsys.readouterr().err
+    assert "4.00k/4.00k" in err or "4000/4000" in err
+    assert np.array_equal(got, run(spec))
+
+
+def test_ctrl_c_stops_a_cluster_run():
+    """Ctrl-C during a run on a LocalCluster: exit code 130, "Aborted.", the cluster closed."""
+    import subprocess
+    import sys
+
+    code = ("from ludolab.analysis.cli import main\n"
+            "if __name__ == '__main__':\n"
+            "    main(['box', 'simulate', '--games', '1000000000000', '--quiet', '--workers', '1'])\n")
+    p = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(8)  # cluster start-up and the first tasks
+    assert p.poll() is None, "the run ended before it was interrupted"
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    try:
+        rc = p.wait(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert rc == 130 and "Aborted" in p.stderr.read()
+    assert time.monotonic() - t0 < 30

@@ -204,3 +204,22 @@ def test_show_refuses_what_is_not_a_table(tmp_path):
     res = invoke("show", str(tmp_path / "x.txt"))
     assert res.exit_code == 2 and res.output.startswith("Error:")
     assert invoke("show", str(tmp_path / "none.csv")).exit_code == 2
+
+
+def test_precision_with_a_run_folder_resumes_every_block(tmp_path):
+    """A sequential run kept in a run folder: resumed, every block is loaded, nothing recomputed."""
+    from ludolab.sim import box as B
+    from ludolab.sim.box_montecarlo import _sim_args
+    from ludolab.stdlib.box import BoxRules
+
+    rules = BoxRules()
+    pol = B.make_policy(rules, "random")
+    spec = RunSpec("box", "ludolab.sim.box_kernels:_simulate", (*_sim_args(rules), pol.move, pol.dice),
+                   (rules.n_states,), "int64", 500, 2, 4, metric="ludolab.sim.metrics:weighted_mean",
+                   metric_args=(rules.scores,))
+    with execution(precision=0.2, run_dir=tmp_path / "r") as s1:
+        first = run(spec)
+    with execution(precision=0.2, run_dir=tmp_path / "r", resume=True) as s2:
+        again = run(spec)
+    assert np.array_equal(first, again) and first.shape[0] > 4
+    assert s2.outcomes[0].loaded_chunks == first.shape[0] and s1.outcomes[0].loaded_chunks == 0
