@@ -166,8 +166,9 @@ def show(file, rerun, rows):
 
     df, meta = read_result(file)
     click.echo(f"{file}: {len(df)} rows x {len(df.columns)} columns")
-    shown = df if rows is None else df.head(rows)
-    click.echo(shown.to_string(index=False, float_format=lambda x: f"{x:.6g}"))
+    shown = df.head(rows)
+    if rows:
+        click.echo(shown.to_string(index=False, float_format=lambda x: f"{x:.6g}"))
     if len(df) > len(shown):
         click.echo(f"... {len(df) - len(shown)} more rows")
     click.echo("\nprovenance")
@@ -186,7 +187,7 @@ def show(file, rerun, rows):
         import io
 
         try:
-            with contextlib.redirect_stdout(io.StringIO()):
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
                 cli.main(args=args, prog_name="ludolab", standalone_mode=False)
         except click.ClickException as exc:
             raise click.ClickException(f"the rerun failed: {exc.format_message()}") from None
