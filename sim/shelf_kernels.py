@@ -689,6 +689,95 @@ def _best_place_pre(card, cells, ncell, pre, aux, nd):
 
 
 @njit(cache=True)
+def _prep_cells_pot(obs, seat, cells, ncell, aux, nd, attrs, points, pp, pre, pref, buf):
+    """:func:`_prep_cells` plus what the potential needs: pre[j, 17..18] whether the joined
+    block may grow at its start / end after the placement, pref[j] the left and right
+    blocks' current evaluations (points + potential)."""
+    _prep_cells(obs, seat, cells, ncell, aux, nd, pre)
+    base = GRID0 + seat * NCELL
+    b = BB0 + 4 * seat
+    for j in range(ncell):
+        cell = cells[j]
+        r = cell // GW
+        c = cell % GW
+        row = base + r * GW
+        if obs[NPL0 + seat] == 0:
+            c0 = c
+            c1 = c
+        else:
+            c0 = obs[b + 2]
+            c1 = obs[b + 3]
+        lo_b = max(c1 - 4, 0)
+        hi_b = min(c0 + 4, GW - 1)
+        lo_a = max(max(c1, c) - 4, 0)
+        hi_a = min(min(c0, c) + 4, GW - 1)
+        nl = pre[j, 0]
+        nr = pre[j, 1]
+        l0 = c - nl
+        r1 = c + nr
+        pre[j, 17] = 1 if l0 - 1 >= lo_a else 0
+        pre[j, 18] = 1 if r1 + 1 <= hi_a else 0
+        pref[j, 0] = 0.0
+        pref[j, 1] = 0.0
+        if nl > 0:
+            for q in range(nl):
+                buf[q] = obs[row + l0 + q]
+            pref[j, 0] = _block_eval(attrs, buf, nl, points, pp, True, l0 - 1 >= lo_b, c <= hi_b)
+        if nr > 0:
+            for q in range(nr):
+                buf[q] = obs[row + c + 1 + q]
+            pref[j, 1] = _block_eval(attrs, buf, nr, points, pp, True, c >= lo_b, r1 + 1 <= hi_b)
+
+
+@njit(cache=True)
+def _best_place_pot(card, cells, ncell, pre, pref, aux, nd, pp):
+    """Potential-policy best (gain, cell) from :func:`_prep_cells_pot` (shelves only); the same
+    values, in the same floating-point order, as :func:`_best_place` with the potential."""
+    best = -1e300
+    bc = cells[0]
+    for j in range(ncell):
+        nl = pre[j, 0]
+        nr = pre[j, 1]
+        n = nl + 1 + nr
+        open_lo = pre[j, 17] == 1
+        open_hi = pre[j, 18] == 1
+        cl = aux[AUX_T + pre[j, 2] * nd + card] if nl > 0 else 0
+        cr = aux[AUX_T + card * nd + pre[j, 3]] if nr > 0 else 0
+        total = 0
+        pot = 0.0
+        for k in range(NKIND):
+            bits = pre[j, 4 + k] | (pre[j, 10 + k] << (nl + 1))
+            if nl > 0:
+                bits |= ((cl >> k) & 1) << (nl - 1)
+            if nr > 0:
+                bits |= ((cr >> k) & 1) << nl
+            total += aux[16 * n + bits]
+            f = 1
+            while f < n and (bits >> (f - 1)) & 1:
+                f += 1
+            if f == n:
+                if n >= 2 and n < 5 and (open_lo or open_hi):
+                    pot += pp[n - 2]
+            else:
+                if f >= 2 and f < 5 and open_lo:
+                    pot += pp[f - 2]
+                L = 1
+                while L < n and (bits >> (n - 1 - L)) & 1:
+                    L += 1
+                if L >= 2 and L < 5 and open_hi:
+                    pot += pp[L - 2]
+        g = total + pot
+        if nl > 0:
+            g -= pref[j, 0]
+        if nr > 0:
+            g -= pref[j, 1]
+        if g > best + 1e-9:
+            best = g
+            bc = cells[j]
+    return best, bc
+
+
+@njit(cache=True)
 def _best_place(obs, seat, card, cells, ncell, attrs, points, columns, params, use_pot, buf, geom, aux):
     """Best (gain, cell) for ``card`` among cells[:ncell]; ties go to the lowest cell."""
     best = -1e300
@@ -760,7 +849,7 @@ def _playout(sim, seat, hand, seq, n, k, attrs, points, columns, aux, buf, geom,
     """Finish seat's tableau: each turn the kept card and seq[k], seq[k + 1]; greedy."""
     zero = np.zeros(NPARAM)
     nd = attrs.shape[0]
-    pre = np.empty((NCELL, 17), dtype=np.int64)
+    pre = np.empty((NCELL, 19), dtype=np.int64)
     cand = np.empty(3, dtype=np.int64)
     gains = np.empty(3)
     while sim[NPL0 + seat] < 15:
@@ -978,16 +1067,23 @@ def _choose_source(kind, params, obs, attrs, points, columns, aux, st):
     best = -1e300
     bsrc = 0
     fast = (not use_pot) and columns == 0
+    fpot = use_pot and columns == 0
     nd = attrs.shape[0]
-    pre = np.empty((NCELL, 17), dtype=np.int64)
+    pre = np.empty((NCELL, 19), dtype=np.int64)
+    pref = np.empty((NCELL, 2))
     if fast:
         _prep_cells(obs, seat, cells, ncell, aux, nd, pre)
         gh, _ = _best_place_pre(hand, cells, ncell, pre, aux, nd)
+    elif fpot:
+        _prep_cells_pot(obs, seat, cells, ncell, aux, nd, attrs, points, pp, pre, pref, buf)
+        gh, _ = _best_place_pot(hand, cells, ncell, pre, pref, aux, nd, pp)
     else:
         gh, _ = _best_place(obs, seat, hand, cells, ncell, attrs, points, columns, pp, use_pot, buf, geom, aux)
     for j in range(obs[S_OFFER]):
         if fast:
             g, _ = _best_place_pre(obs[OFFER0 + j], cells, ncell, pre, aux, nd)
+        elif fpot:
+            g, _ = _best_place_pot(obs[OFFER0 + j], cells, ncell, pre, pref, aux, nd, pp)
         else:
             g, _ = _best_place(obs, seat, obs[OFFER0 + j], cells, ncell, attrs, points, columns, pp, use_pot,
                                buf, geom, aux)
@@ -1025,13 +1121,19 @@ def _choose_place(kind, params, obs, attrs, points, columns, aux, st):
     bi = 0
     bc = cells[0]
     fast = (not use_pot) and columns == 0
+    fpot = use_pot and columns == 0
     nd = attrs.shape[0]
-    pre = np.empty((NCELL, 17), dtype=np.int64)
+    pre = np.empty((NCELL, 19), dtype=np.int64)
+    pref = np.empty((NCELL, 2))
     if fast:
         _prep_cells(obs, seat, cells, ncell, aux, nd, pre)
+    elif fpot:
+        _prep_cells_pot(obs, seat, cells, ncell, aux, nd, attrs, points, pp, pre, pref, buf)
     for i in range(nh):
         if fast:
             g, c = _best_place_pre(obs[HELD0 + i], cells, ncell, pre, aux, nd)
+        elif fpot:
+            g, c = _best_place_pot(obs[HELD0 + i], cells, ncell, pre, pref, aux, nd, pp)
         else:
             g, c = _best_place(obs, seat, obs[HELD0 + i], cells, ncell, attrs, points, columns, pp, use_pot,
                                buf, geom, aux)
@@ -1050,6 +1152,10 @@ def _choose_place(kind, params, obs, attrs, points, columns, aux, st):
             _prep_cells(obs, seat, cells, ncell2, aux, nd, pre)
             ga, _ = _best_place_pre(obs[HELD0 + a], cells, ncell2, pre, aux, nd)
             gb, _ = _best_place_pre(obs[HELD0 + b], cells, ncell2, pre, aux, nd)
+        elif fpot:
+            _prep_cells_pot(obs, seat, cells, ncell2, aux, nd, attrs, points, pp, pre, pref, buf)
+            ga, _ = _best_place_pot(obs[HELD0 + a], cells, ncell2, pre, pref, aux, nd, pp)
+            gb, _ = _best_place_pot(obs[HELD0 + b], cells, ncell2, pre, pref, aux, nd, pp)
         else:
             ga, _ = _best_place(obs, seat, obs[HELD0 + a], cells, ncell2, attrs, points, columns, pp, use_pot,
                                 buf, geom, aux)
