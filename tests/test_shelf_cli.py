@@ -121,3 +121,17 @@ def test_bad_deck_csv_exit_2(tmp_path):
     f.write_text("id,field,colour,author,number\nA,f,c,Kant,1\nB,f,c,Hume,x\n")
     res = run("simulate", "--deck", str(f), "--games", "5")
     assert res.exit_code == 2 and "card 2 (B): number 'x' is not a whole number" in res.output
+
+
+def test_deck_sensitivity_tiny(tmp_path):
+    res = run("deck", "--sensitivity", "--games", "6", "--players", "2", "--chunks", "2", "--format", "json",
+              "--out", str(tmp_path / "d"))
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.output)["rows"]
+    assert rows[0]["deck"] == "assumed-90" and "assumed" in rows[0]["deck_detail"]
+    assert (tmp_path / "d" / "shelf_deck_sensitivity.png").exists()
+
+
+def test_variants_refuses_unknown_policy():
+    res = run("variants", "--policy", "gready", "--games", "5")
+    assert res.exit_code == 2 and "unknown policy 'gready'" in res.output
