@@ -127,7 +127,7 @@ def test_deck_sensitivity_tiny(tmp_path):
     res = run("deck", "--sensitivity", "--games", "6", "--players", "2", "--chunks", "2", "--format", "json",
               "--out", str(tmp_path / "d"))
     assert res.exit_code == 0, res.output
-    rows = json.loads(res.output)["rows"]
+    rows = json.loads(res.stdout)["rows"]
     assert rows[0]["deck"] == "assumed-90" and "assumed" in rows[0]["deck_detail"]
     assert (tmp_path / "d" / "shelf_deck_sensitivity.png").exists()
 
