@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ludolab.stdlib.books import (N_PARAMS, ROLLOUT_HEURISTIC_AT, A_CLOSE, A_DEAL, A_EXTRA, A_FORECAST, A_HAND, A_PLAY, A_PREDICT, A_SCORE,
+from ludolab.stdlib.books import (N_PARAMS, PREDS, ROLLOUT_HEURISTIC_AT, A_CLOSE, A_DEAL, A_EXTRA, A_FORECAST, A_HAND, A_PLAY, A_PREDICT, A_SCORE,
                                   F_HEURISTIC, F_RANDOM, F_ROLLOUT, F_ZERO, L_CLOSED, L_HAND, L_HIDDEN,
                                   L_OPEN, L_OUT, L_PLAYED, LOC, MAX_NUMBER, MAX_PREDICTIONS, N_CARD_IDS,
                                   NCLOSED, NEXTRA, NHAND, NPRED, NWON, P_HEURISTIC, P_RANDOM, P_ROLLOUT,
@@ -123,6 +123,7 @@ def _apply_forecast(state, seat, cards, n, trace, tpos):
     """``seat`` lays cards[:n] (ascending) as prediction cards (STK-4); returns the trace position."""
     for i in range(n):
         state[LOC + cards[i]] = L_OPEN + seat
+        state[PREDS + MAX_PREDICTIONS * seat + i] = cards[i]
         tpos = _trace(trace, tpos, A_PREDICT, seat, cards[i])
     state[NPRED + seat] = n
     state[NHAND + seat] -= n
@@ -198,7 +199,8 @@ def _matching_open(state, seat, win_card, led, out):
     n = 0
     wc = _colour(win_card)
     wn = _number(win_card)
-    for p in range(N_CARD_IDS):
+    for i in range(state[NPRED + seat]):  # the seat's prediction cards, ascending
+        p = state[PREDS + MAX_PREDICTIONS * seat + i]
         if state[LOC + p] == L_OPEN + seat:
             if _colour(p) == wc or _number(p) == wn or (void_led and _colour(p) == led):
                 out[n] = p
@@ -465,7 +467,8 @@ def _play_heuristic(obs, p, legal, nl, work):
     preds = work[W_PREDS:W_PREDS + MAX_PREDICTIONS]
     npr = 0
     if npreds > 0:
-        for q in range(N_CARD_IDS):
+        for i in range(obs[NPRED + me]):
+            q = obs[PREDS + MAX_PREDICTIONS * me + i]
             if obs[LOC + q] == L_OPEN + me:
                 preds[npr] = q
                 npr += 1

@@ -13,7 +13,7 @@ layout).  Policies read only ``observe(state, seat)``.
 from __future__ import annotations
 
 from ludolab.stdlib import books as R
-from ludolab.stdlib.books import (F_ROLLOUT, P_ROLLOUT, A_CLOSE, A_DEAL, A_EXTRA, A_FORECAST, A_HAND, A_PLAY, A_PREDICT, A_SCORE,
+from ludolab.stdlib.books import (F_ROLLOUT, P_ROLLOUT, PREDS, A_CLOSE, A_DEAL, A_EXTRA, A_FORECAST, A_HAND, A_PLAY, A_PREDICT, A_SCORE,
                                   F_HEURISTIC, F_RANDOM, F_ZERO, L_CLOSED, L_HAND, L_HIDDEN, L_OPEN, L_OUT,
                                   L_PLAYED, LOC, MAX_NUMBER, MAX_PREDICTIONS, N_CARD_IDS, NCLOSED, NEXTRA,
                                   NHAND, NPRED, NWON, P_HEURISTIC, P_RANDOM, PH_CLOSE, PH_DONE, PH_FORECAST,
@@ -94,8 +94,9 @@ def observe(state, seat: int) -> list:
 # -------------------------------------------------------------- forecast
 def apply_forecast(state, seat: int, cards, trace=None) -> None:
     """``seat`` lays ``cards`` (ascending ids) as prediction cards (STK-4)."""
-    for c in cards:
+    for i, c in enumerate(cards):
         state[LOC + c] = L_OPEN + seat
+        state[PREDS + MAX_PREDICTIONS * seat + i] = c
         if trace is not None:
             trace.append((A_PREDICT, seat, c))
     state[NPRED + seat] = len(cards)

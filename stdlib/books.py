@@ -263,7 +263,8 @@ T_LEAD = NWON + 4                  #: + trick: leader
 T_WIN = T_LEAD + MAX_TRICKS        #: + trick: winner
 T_CLOSE = T_WIN + MAX_TRICKS       #: + trick: prediction card closed, -1 for an extra trick
 T_CARDS = T_CLOSE + MAX_TRICKS     #: + 4 * trick + seat: card played by the seat, -1 if none
-STATE_SIZE = T_CARDS + 4 * MAX_TRICKS
+PREDS = T_CARDS + 4 * MAX_TRICKS    #: + 5 * seat + i: the seat's i-th prediction card (ascending), -1 if none
+STATE_SIZE = PREDS + 4 * MAX_PREDICTIONS
 
 L_OUT = -1         #: not in the deck in play
 L_HAND = 0         #: + seat: in that seat's hand
