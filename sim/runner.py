@@ -361,9 +361,16 @@ def run_chunk(spec: RunSpec, key: int, games: int) -> np.ndarray:
     """
     kernel = resolve_kernel(spec.kernel)
     out = np.zeros((1, *spec.acc_shape), dtype=spec.acc_dtype)
+    import numba
+
     with _CHUNK_LOCK:  # numba parallel kernels are not called from two threads at once
-        kernel(np.array([key], dtype=np.uint64), np.zeros(1, dtype=np.int64), np.array([games], dtype=np.int64),
-               *spec.args, out)
+        old = numba.get_num_threads()
+        numba.set_num_threads(1)  # one chunk runs on one thread: no other thread to wake
+        try:
+            kernel(np.array([key], dtype=np.uint64), np.zeros(1, dtype=np.int64),
+                   np.array([games], dtype=np.int64), *spec.args, out)
+        finally:
+            numba.set_num_threads(old)
     return out[0]
 
 
@@ -427,11 +434,11 @@ def _run_dask(spec, keys, games, todo, out, bar, store, sess):
     from distributed import as_completed
 
     client = sess.client()
-    futures = {}
-    for j in todo:
-        f = client.submit(run_chunk, spec, int(keys[j]), int(games[j]), pure=False,
-                          key=f"ludolab-chunk-{j}-{os.urandom(6).hex()}")
-        futures[f] = int(j)
+    tag = os.urandom(6).hex()
+    idx = [int(j) for j in todo]
+    fs = client.map(run_chunk, [spec] * len(idx), [int(keys[j]) for j in idx], [int(games[j]) for j in idx],
+                    key=[f"ludolab-chunk-{j}-{tag}" for j in idx], pure=False)
+    futures = dict(zip(fs, idx))
     try:
         for f in as_completed(list(futures)):
             j = futures[f]
