@@ -325,8 +325,8 @@ def _legal_cells(state, seat, cells):
     c0 = state[BB0 + 4 * seat + 2]
     c1 = state[BB0 + 4 * seat + 3]
     n = 0
-    for r in range(GH):
-        for c in range(GW):
+    for r in range(max(r0 - 1, 0), min(r1 + 2, GH)):
+        for c in range(max(c0 - 1, 0), min(c1 + 2, GW)):
             cell = r * GW + c
             if state[base + cell] >= 0:
                 continue
@@ -457,10 +457,16 @@ def _finish(state, place_i, cell, ret_i):
 def _observe(state, seat, obs):
     """What ``seat`` knows, in the state's layout: the pile's cards are -1 (only the
     count is known) except a top card this seat put back; other hands are -1."""
-    for j in range(STATE_LEN):
+    for j in range(PILE0):
         obs[j] = state[j]
+    for j in range(OFFER0, STATE_LEN):
+        obs[j] = state[j]
+    # the pile region of obs holds -1 except, at most, a known top card left from an
+    # earlier observation; the pile changes by at most two cards between observations
+    # (a fresh obs array is cleared once: its last pile slot, never used by a game, is not -1)
     p = state[S_PILE]
-    for j in range(p):
+    n_clear = MAXD if obs[PILE0 + MAXD - 1] != -1 else min(MAXD, p + 3)
+    for j in range(n_clear):
         obs[PILE0 + j] = -1
     if p > 0 and state[S_RET] == seat:
         obs[PILE0 + p - 1] = state[PILE0 + p - 1]
