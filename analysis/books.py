@@ -282,16 +282,22 @@ def report_section(ctx) -> str:
     rh = 60 if ctx.quick else 300
     ctx.say(f"books: rollout forecaster and its calibration, {rh:,} deals ...")
     rpol = S.forecast_policy("rollout", pool=5, worlds=2)
-    racc = S.accuracy(rules, [(rpol, "heuristic"), ("heuristic", "heuristic")], rh, ctx.seed)
+    mixed = ([rpol] + ["heuristic"] * (rules.players - 1), "heuristic",
+             (f"{rpol.label} at position 1, heuristic after", "heuristic"))
+    racc = S.accuracy(rules, [(rpol, "heuristic"), ("heuristic", "heuristic"), mixed], rh, ctx.seed)
     rov, rpair = racc.overall(), racc.paired()
     bins, summ = racc.calibration()
-    rmeta = provenance(GAME, **racc.provenance, configs=[[rpol.label, "heuristic"], ["heuristic", "heuristic"]])
+    rmeta = provenance(GAME, **racc.provenance, configs=[list(c) for c in racc.configs])
     r0 = rov.iloc[0]
     d = rpair.iloc[1]
     sm = summ.iloc[0]
-    verdict = ("over-confident" if sm["mean_stated_p_exact"] > sm["observed_exact_ci_high"] else
-               "under-confident" if sm["mean_stated_p_exact"] < sm["observed_exact_ci_low"] else
-               "calibrated on average")
+    def verdict_of(row):
+        return ("over-confident" if row["mean_stated_p_exact"] > row["observed_exact_ci_high"] else
+                "under-confident" if row["mean_stated_p_exact"] < row["observed_exact_ci_low"] else
+                "calibrated on average")
+
+    verdict = verdict_of(sm)
+    sm2 = summ.iloc[1]
     out.append("")
     out.append(
         f"A rollout forecaster (determinization: it samples the hidden hands consistent with what it knows and "
@@ -304,7 +310,10 @@ def report_section(ctx) -> str:
         f"Its own stated P(exact) averages {sm['mean_stated_p_exact']:.2f} against {sm['observed_exact']:.2f} "
         f"observed ({verdict}): Brier score {sm['brier']:.3f} (95% CI {sm['brier_ci_low']:.3f} to "
         f"{sm['brier_ci_high']:.3f}; 0 is perfect, always saying 0.5 scores 0.25). Its rollouts assume that the "
-        "later players forecast, and everyone plays, by the heuristic.")
+        "later players forecast, and everyone plays, by the heuristic; when that holds (it forecasts first "
+        f"among heuristic players) it states {sm2['mean_stated_p_exact']:.2f} against {sm2['observed_exact']:.2f} "
+        f"observed ({verdict_of(sm2)}), Brier score {sm2['brier']:.3f} (95% CI {sm2['brier_ci_low']:.3f} to "
+        f"{sm2['brier_ci_high']:.3f}).")
     out.append(ctx.table(summ, "books_calibration", rmeta))
     out.append(ctx.figure(fig_reliability(bins, summ, rules), "books_reliability",
                           "Calibration of the rollout forecaster's P(exact)"))

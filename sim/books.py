@@ -254,7 +254,7 @@ class Accuracy:
 
     def _label(self, c):
         f, p = self.configs[c]
-        return {"forecast": f.label, "play": p.label}
+        return {"forecast": f, "play": p}
 
     def overall(self) -> pd.DataFrame:
         """One row per policy config: share exact / off by 1 / off by 2+, mean hand score, MAE, mean off."""
@@ -373,7 +373,8 @@ def accuracy(rules: BooksRules, configs, hands: int = 20_000, seed: int = 0, chu
     Seat 0 forecasts first in every hand, so seat s is forecast position s + 1.
 
     Args:
-        configs: list of (forecast, play) pairs (names or :class:`Policy`), all seats alike.
+        configs: list of (forecast, play) pairs (names or :class:`Policy`, or lists with one per
+            seat, seat 0 forecasting first), optionally with a third item (forecast label, play label).
         hands: number of deals.
 
     Raises:
@@ -383,10 +384,13 @@ def accuracy(rules: BooksRules, configs, hands: int = 20_000, seed: int = 0, chu
         raise PolicyError("give at least one (forecast, play) policy pair")
     P = rules.players
     fks, fps, pks, pps, labels = [], [], [], [], []
-    for f, p in configs:
+    for cfg in configs:
+        f, p = cfg[0], cfg[1]
         fk, fp, pk, pp, fl, pl = _seat_arrays(rules, f, p)
         fks.append(fk), fps.append(fp), pks.append(pk), pps.append(pp)
-        labels.append((fl[0], pl[0]))
+        fname = fl[0].label if all(x.label == fl[0].label for x in fl) else " / ".join(x.label for x in fl)
+        pname = pl[0].label if all(x.label == pl[0].label for x in pl) else " / ".join(x.label for x in pl)
+        labels.append(tuple(cfg[2]) if len(cfg) > 2 else (fname, pname))
     args = (rules.as_array(), rules.scoring_id, np.stack(fks), np.stack(fps), np.stack(pks), np.stack(pps))
     acc, prov = _run("_simulate_hands", args, (len(configs), P + 1, 6, K.N_STATS), hands, seed, chunks,
                      progress, "hands")
