@@ -4,6 +4,10 @@ Each notebook is read with jupytext and executed in a fresh Python kernel with
 nbclient, with a small Monte Carlo size (``LUDOLAB_NOTEBOOK_GAMES``, inherited
 by the kernel from this process's environment).  The test checks that no cell
 raised and that the notebook drew at least one chart (an ``image/png`` output).
+
+Every notebook runs twice: on the local backend, and on a Dask LocalCluster
+(two worker processes on loopback) named by ``LUDOLAB_SCHEDULER``, which the
+runner reads when no execution context is set; the cluster must have run tasks.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ pytest.importorskip("ipykernel")
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.py"))
 GAMES = "20000"
+CLUSTER_GAMES = "5000"  # on the cluster the many short runs of a notebook cost more than their games
 
 
 def _kernel_name() -> str:
@@ -38,9 +43,26 @@ def test_there_are_notebooks():
     assert NOTEBOOKS, "no notebooks/*.py found"
 
 
+@pytest.fixture(scope="module")
+def cluster():
+    distributed = pytest.importorskip("distributed")
+    c = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                 dashboard_address=":0")
+    yield c
+    c.close()
+
+
+@pytest.mark.parametrize("backend", ["local", "cluster"])
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_runs(path, monkeypatch):
+def test_notebook_runs(path, backend, monkeypatch, request):
     monkeypatch.setenv("LUDOLAB_NOTEBOOK_GAMES", GAMES)
+    if backend == "cluster":
+        c = request.getfixturevalue("cluster")
+        monkeypatch.setenv("LUDOLAB_SCHEDULER", c.scheduler_address)
+        monkeypatch.setenv("LUDOLAB_NOTEBOOK_GAMES", CLUSTER_GAMES)
+        before = c.scheduler.transition_counter
+    else:
+        monkeypatch.delenv("LUDOLAB_SCHEDULER", raising=False)
     nb = jupytext.read(path)
     client = nbclient.NotebookClient(nb, kernel_name=_kernel_name(), timeout=300,
                                      resources={"metadata": {"path": str(ROOT)}})
@@ -51,3 +73,5 @@ def test_notebook_runs(path, monkeypatch):
     assert not errors, f"{path.name}: {errors[0].get('ename')}: {errors[0].get('evalue')}"
     images = [out for out in outputs if "image/png" in out.get("data", {})]
     assert images, f"{path.name}: no chart (image/png output) was produced"
+    if backend == "cluster":
+        assert c.scheduler.transition_counter > before, f"{path.name}: no chunk ran on the cluster"
