@@ -81,6 +81,26 @@ def by_players(policies=DEFAULT_POLICIES, games: int = 1000, seed: int = 0, vari
     return pd.concat(frames, ignore_index=True), results
 
 
+def draw_option_table(rules: ShelfRules, games: int = 2000, seed: int = 0, progress=False) -> pd.DataFrame:
+    """What the blind draw is worth (SHB-6): the potential policy as it is, never drawing two
+    blind, and drawing two blind whenever the pile allows, each in every seat, on the same deals.
+
+    Columns: play (which of the three), mean_score with 95% CI, diff_vs_potential (paired, CI),
+    draw_share (share of turns drawing two blind)."""
+    plays = (("potential (draws when no offer card gains a point)", S.make_policy("potential")),
+             ("offer only (never draws blind)", S.make_policy("potential", draw_below=-1e9)),
+             ("blind draw whenever allowed", S.make_policy("potential", draw_below=1e9)))
+    res = S.simulate(rules, [[p] * rules.players for _, p in plays], games, seed, progress=progress)
+    rows = []
+    for c, (name, _) in enumerate(plays):
+        rows.append({"play": name, "deck": rules.deck.short_label, **res.table_mean(c).as_dict("mean_score"),
+                     **res.paired_diff(c, 0).as_dict("diff_vs_potential"),
+                     "draw_share": float(np.mean([res.draw_share(c, s) for s in range(rules.players)]))})
+    df = pd.DataFrame(rows)
+    df.attrs.update(res.provenance)
+    return df
+
+
 def position_table(res: S.SimResult, c: int = 0) -> pd.DataFrame:
     """Turn order (SHB-3): position 1 starts.  Columns: position, mean_score with CI,
     win_share with CI (fair = 1/players)."""
@@ -342,6 +362,18 @@ def report_section(ctx) -> str:
            f"(CI {100 * o['p_offer_better_ci_low']:.1f}-{100 * o['p_offer_better_ci_high']:.1f}%), the blind draw in "
            f"{100 * o['p_draw_better']:.1f}%; the rest were ties (potential players, hindsight on the real pile; "
            "immediate points only, not the value of the card kept).\n"]
+    ctx.say("shelf: the value of the blind draw ...")
+    g_draw = max(300, g_main // 4)
+    dw = draw_option_table(rules, g_draw, seed + 6)
+    never = dw.iloc[1]
+    always = dw.iloc[2]
+    md += [f"What the option is worth, on the same {g_draw:,} deals with the potential policy in every seat: never "
+           f"drawing blind changes the mean score by {never['diff_vs_potential']:+.2f} points (CI "
+           f"{never['diff_vs_potential_ci_low']:+.2f} to {never['diff_vs_potential_ci_high']:+.2f}); drawing blind "
+           f"whenever allowed by {always['diff_vs_potential']:+.2f} (CI {always['diff_vs_potential_ci_low']:+.2f} to "
+           f"{always['diff_vs_potential_ci_high']:+.2f}). Columns: `play`, `mean_score` points per player, "
+           "`diff_vs_potential` paired difference to the first row, `draw_share` share of turns drawing blind.\n",
+           ctx.table(dw, "shelf_draw_option", meta(what="value of the blind draw", games=g_draw))]
 
     ctx.say("shelf: scoring variants ...")
     dv = variant_table(4, "potential", g_var, seed + 2)

@@ -129,6 +129,17 @@ print(f"In hindsight, the best offer card beat the two real top cards of the pil
       f"{100 * o['p_offer_better']:.1f}% of turns and lost in {100 * o['p_draw_better']:.1f}% (immediate points only).")
 
 # %% [markdown]
+# What is the blind draw worth? The potential policy as it is, never drawing blind, and drawing blind
+# whenever the pile allows, each in every seat on the same deals.
+
+# %%
+dw = A.draw_option_table(rules, N_POLICY, SEED + 6)
+display(dw)
+print(f"Never drawing blind costs {-dw['diff_vs_potential'][1]:.2f} points per player "
+      f"(CI {-dw['diff_vs_potential_ci_high'][1]:.2f}-{-dw['diff_vs_potential_ci_low'][1]:.2f}); "
+      f"always drawing blind costs {-dw['diff_vs_potential'][2]:.2f}.")
+
+# %% [markdown]
 # ## What each scoring rule does (SHB-11)
 #
 # `spread_sd` is the gain of potential over random play on the same deals, in standard deviations of

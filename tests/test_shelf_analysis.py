@@ -45,3 +45,9 @@ def test_bench_records():
     assert [r["unit"] for r in rows] == ["tableaus", "games"]
     for r in rows:
         assert r["per_second"] > 0 and r["reference_per_second"] > 0 and r["ratio"] > 1
+
+
+def test_draw_option_table():
+    dw = A.draw_option_table(ShelfRules(players=2), 20, seed=6)
+    assert dw["draw_share"][1] == 0.0 and dw["draw_share"][2] > dw["draw_share"][0]
+    assert dw["diff_vs_potential"][0] == 0.0
