@@ -255,13 +255,13 @@ def read_deck_csv(text: str, name: str) -> Deck:
                         f"missing {', '.join(missing)}")
     rows = []
     for row in reader:
+        extra = row.pop(None, None)
         row = {(k or "").strip(): v for k, v in row.items()}
-        if None in row.values() and all(v is None or str(v).strip() == "" for v in row.values()):
-            continue
-        if all((v or "").strip() == "" for v in row.values() if isinstance(v, str)):
-            continue  # a blank line
-        if "" in row and row[""]:
-            raise DeckError(f"{name}: card {len(rows) + 1} has more fields than the header")
+        if extra and any(str(x).strip() for x in extra):
+            raise DeckError(f"{name}: card {len(rows) + 1} has more fields than the header "
+                            f"({', '.join(CSV_COLUMNS)})")
+        if all(v is None or str(v).strip() == "" for v in row.values()):
+            continue  # a line of empty fields
         rows.append(row)
     return _deck_from_rows(rows, name)
 

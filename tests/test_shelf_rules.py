@@ -210,6 +210,8 @@ GOOD = "id,field,colour,author,number\n"
     (GOOD + "A,f,c,Kant,1\nA,f,c,Hume,2\n", "id 'A' appears twice"),
     (GOOD + "A,f,c,Kant,1\nB,f,c,Hume,1\n", "number 1 appears twice"),
     (GOOD, "holds no card"),
+    (GOOD + "A,f,c,Kant,1,extra\n", "card 1 has more fields than the header"),
+    (GOOD + "A,f,c,Kant\n", "card 1 (A): the number is missing or empty"),
 ])
 def test_shb1_bad_deck_files_are_refused(text, words):
     """SHB-1: a bad deck file is refused with one line naming the card and the problem."""
