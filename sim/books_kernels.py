@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit, prange
 
 from ludolab.stdlib.books import (N_PARAMS, PREDS, ROLLOUT_HEURISTIC_AT, A_CLOSE, A_DEAL, A_EXTRA, A_FORECAST, A_HAND, A_PLAY, A_PREDICT, A_SCORE,
-                                  F_HEURISTIC, F_RANDOM, F_ROLLOUT, F_ZERO, L_CLOSED, L_HAND, L_HIDDEN,
+                                  F_HEURISTIC, F_RANDOM, F_ROLLOUT, L_CLOSED, L_HAND, L_HIDDEN,
                                   L_OPEN, L_OUT, L_PLAYED, LOC, MAX_NUMBER, MAX_PREDICTIONS, N_CARD_IDS,
                                   NCLOSED, NEXTRA, NHAND, NPRED, NWON, P_HEURISTIC, P_RANDOM, P_ROLLOUT,
                                   PH_CLOSE, PH_DONE, PH_FORECAST, PH_PLAY, RED, S_HAND, S_LEADER,

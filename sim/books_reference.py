@@ -85,9 +85,6 @@ def observe(state, seat: int) -> list:
         loc = obs[LOC + c]
         if L_HAND <= loc < L_HAND + 4 and loc != L_HAND + seat:
             obs[LOC + c] = L_HIDDEN
-    if obs[S_PHASE] == PH_FORECAST:
-        # later players' choices are unknown until they are laid (STK-4): nothing to hide, they are not laid yet
-        pass
     return obs
 
 
@@ -780,12 +777,6 @@ def play_game(rules_arr, scoring, fk, fp, pk, pp, rng, trace=None):
             totals[s] += sc[s]
     return totals, per_hand, rng
 
-
-__all__ = ["new_hand", "observe", "legal_plays", "play_card", "close_card", "apply_forecast",
-           "play_hand", "play_game", "hand_scores", "winners", "score_of", "off_of", "beats",
-           "matching_open", "choose_forecast", "choose_play", "choose_close", "R", "L_PLAYED",
-           "L_HIDDEN", "L_CLOSED", "L_OPEN", "L_HAND", "L_OUT", "PH_CLOSE", "PH_DONE", "PH_FORECAST",
-           "PH_PLAY", "A_SCORE"]
 
 
 def state_from_hands(rules_arr, hands, start: int) -> list:

@@ -11,7 +11,6 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from ludolab.analysis.books_cli import group
 from ludolab.analysis.cli import cli
 from ludolab.sim import books as S
 from ludolab.stdlib.books import BooksRules
