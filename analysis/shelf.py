@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ludolab.sim import shelf as S
-from ludolab.stdlib.shelf import KIND_GROUPS, KINDS, VARIANT_TEXT, VARIANTS, Deck, ShelfRules, generate_deck
+from ludolab.stdlib.shelf import KIND_GROUPS, VARIANT_TEXT, VARIANTS, Deck, ShelfRules, generate_deck
 
 GROUPS = ("colour", "field", "number", "author")
 DEFAULT_POLICIES = ("random", "greedy", "potential")

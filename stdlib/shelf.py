@@ -36,7 +36,6 @@ KINDS = ("colour", "field", "number-up", "number-down", "author-up", "author-dow
 #: Kinds grouped as the report shows them.
 KIND_GROUPS = {"colour": "colour", "field": "field", "number-up": "number", "number-down": "number",
                "author-up": "author", "author-down": "author"}
-SEQUENCE_KINDS = (2, 3, 4, 5)
 
 #: Scoring variants (SHB-11): points by run length 0..5, and whether columns score.
 VARIANTS = {
