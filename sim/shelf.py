@@ -342,9 +342,9 @@ def simulate(rules: ShelfRules, configs, games: int, seed: int = 0, chunks: int 
     spec = RunSpec(game="shelf", kernel="ludolab.sim.shelf_kernels:_simulate",
                    args=(rules.players, len(rules.deck), attrs, points, columns, tiebreak, kinds, params, bool(track)),
                    acc_shape=(len(cfgs), _width(len(cfgs))), acc_dtype="float64", games=games, seed=seed,
-                   chunks=chunks, label="deals")
+                   chunks=chunks, label="deals", metric="ludolab.sim.metrics:mean", metric_args=((0, K.ST_SCORE), (0, K.ST_SQ)))
     acc = run(spec, progress=progress).sum(axis=0)
-    return SimResult(rules, cfgs, int(games), acc, {**spec.provenance(), "rules": rules.to_dict(),
+    return SimResult(rules, cfgs, spec.plan().n_games, acc, {**spec.provenance(), "rules": rules.to_dict(),
                                                      "configs": [[p.label for p in c] for c in cfgs]})
 
 
