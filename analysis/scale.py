@@ -51,7 +51,7 @@ def scale_options(fn):
                      help="Keep every finished chunk in this folder (continue later with --resume)."),
         click.option("--resume", is_flag=True, help="Continue the run kept in --run-dir."),
         click.option("--precision", type=float, default=None, metavar="E",
-                     help="Run until the main metric's 95%% CI half-width is at most E (--games is the first block)."),
+                     help="Run until the main metric's 95% CI half-width is at most E (--games is the first block)."),
     ]
     for o in reversed(opts):
         fn = o(fn)

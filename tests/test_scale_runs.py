@@ -140,8 +140,10 @@ def test_precision_on_the_cluster_equals_local():
 @pytest.mark.parametrize("args", [
     ["beverbende", "simulate", "--games", "300", "--precision", "0.5"],
     ["books", "simulate", "--games", "100", "--precision", "0.1"],
+    ["shelf", "simulate", "--games", "100", "--precision", "0.6"],
 ])
 def test_every_game_main_simulate_takes_a_precision(args):
+    """Each game's main simulate command has a main metric (and counts the games it used)."""
     res = invoke(*args, "--quiet")
     assert res.exit_code == 0, res.output
     assert "reached with" in res.stderr
@@ -154,7 +156,8 @@ def test_precision_without_a_main_metric_is_one_line():
 
 
 def test_scale_options_on_every_monte_carlo_command():
-    for args in (["box", "simulate"], ["box", "match"], ["books", "simulate"], ["beverbende", "simulate"]):
+    for args in (["box", "simulate"], ["box", "match"], ["books", "simulate"], ["beverbende", "simulate"],
+                 ["shelf", "simulate"]):
         out = invoke(*args, "--help").output
         for opt in ("--scheduler", "--workers", "--run-dir", "--resume", "--precision"):
             assert opt in out, (args, opt)
