@@ -44,6 +44,47 @@ def objective_options(fn):
     return fn
 
 
+MATCH_SITUATION = ("my_total", "their_totals", "seat", "rounds_left", "elimination", "threshold")
+
+
+def match_situation_options(fn):
+    """--my-total, --their-total, --seat, --rounds-left, --elimination, --threshold: advice in a match (STB-O5)."""
+    opts = [
+        click.option("--my-total", type=click.IntRange(0), default=0, show_default=True,
+                     help="In a match: your total so far (STB-11, STB-12)."),
+        click.option("--their-total", "their_totals", type=click.IntRange(0), multiple=True,
+                     help="In a match: an opponent's total (repeat for a second opponent, in seat order)."),
+        click.option("--seat", type=click.IntRange(1, 3), default=1, show_default=True,
+                     help="In a match: your seat this round; the seats before yours have played it already."),
+        click.option("--rounds-left", type=click.IntRange(1, 1000), default=None,
+                     help="In a match of several rounds: rounds still to play, this one included (STB-11)."),
+        click.option("--elimination", is_flag=True, help="In an elimination game (STB-12)."),
+        click.option("--threshold", type=click.IntRange(1, 10**6), default=45, show_default=True,
+                     help="Elimination threshold (with --elimination)."),
+    ]
+    for o in reversed(opts):
+        fn = o(fn)
+    return fn
+
+
+def _in_match() -> bool:
+    """Whether advise was given a match situation; checks the situation's options go together."""
+    if not any(given(n) for n in MATCH_SITUATION):
+        return False
+    refuse(["objective", "target"], "does not apply to advice in a match, which ranks moves by the chance to "
+                                    "win the match")
+    ctx = click.get_current_context()
+    p = ctx.params
+    if not p["their_totals"]:
+        raise InputError("advice in a match needs --their-total (each opponent's total, in seat order)")
+    if p["elimination"] == (p["rounds_left"] is not None):
+        raise InputError("advice in a match needs --rounds-left R (rounds still to play, this one included) or "
+                         "--elimination, one of them")
+    if not p["elimination"]:
+        refuse(["threshold"], "applies only with --elimination")
+    return True
+
+
 def make_rules(tiles, one_die, moves, max_tiles_per_move, scoring):
     """The :class:`~ludolab.stdlib.box.BoxRules` of the rules options; a thai limit on tiles per move is refused."""
     from ludolab.stdlib.box import BoxRules, parse_tiles
@@ -179,12 +220,17 @@ def solve(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target,
 @click.option("--dice", type=click.Choice(("1", "2")), default=None, help="Dice the roll was made with (default: two unless the total needs one).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
               help="How the advice is printed.")
+@match_situation_options
 @user_errors
-def advise(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target, ties_win, open_tiles, roll, dice, fmt):
-    """Advice at the table: every legal move with its value, best first, or the dice choice before a roll."""
+def advise(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target, ties_win, open_tiles, roll, dice, fmt,
+           my_total, their_totals, seat, rounds_left, elimination, threshold):
+    """Advice at the table: every legal move with its value, best first, or the dice choice before a roll;
+    in a match (--their-total with --rounds-left or --elimination), ranked by the chance to win the match."""
     from ludolab.sim import box as sbox
 
-    _check_objective(objective, target, ties_win)
+    in_match = _in_match()
+    if not in_match:
+        _check_objective(objective, target, ties_win)
     if roll is None and dice is not None:
         raise InputError("--dice goes with --roll (the dice the roll was made with); without --roll the advice "
                          "is the dice choice")
@@ -196,6 +242,9 @@ def advise(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target
         raise InputError(f"cannot read --open {open_tiles!r}: give the open tiles as numbers separated by commas, "
                          "e.g. 1,2,3,4,5")
     tiles_open = [int(p) for p in parts]
+    if in_match:
+        return _advise_in_match(rules, tiles_open, roll, dice, my_total, their_totals, seat, rounds_left,
+                                threshold if elimination else None, ties_win, fmt)
     df = sbox.advise(rules, tiles_open, roll, objective, target, ties_win, None if dice is None else int(dice))
     label = df.attrs.get("objective")
     state = rules.mask_of(tiles_open)
@@ -392,12 +441,17 @@ def variants(tiles, one_die, moves, max_tiles_per_move, scoring, top, fmt, out_d
               help="Elimination threshold (with --elimination).")
 @click.option("--policy", "policy_name", default="optimal", show_default=True,
               help="Policy every seat plays in multi-round and elimination games (the one-round game is "
-                   "an exact equilibrium).")
+                   "an exact equilibrium); adaptive: every turn for the best chance to win the match, given "
+                   "the totals and rounds left (STB-O5; 2 or 3 players, 20,000 matches unless --games).")
+@click.option("--exact", "exact_match", is_flag=True,
+              help="With --rounds or --elimination: solve the match exactly (2 players; 3 where it fits), "
+                   "every seat playing each turn for the lowest score, one seat or every seat playing for "
+                   "the match (STB-O5).")
 @seed_options(200_000)
 @output_options
 @user_errors
 def match(tiles, one_die, moves, max_tiles_per_move, scoring, players, ties_win, rounds, elimination, threshold,
-          policy_name, games, seed, chunks, fmt, out_dir, table_format, quiet):
+          policy_name, exact_match, games, seed, chunks, fmt, out_dir, table_format, quiet):
     """Several players: exact win and tie probabilities per seat for one round
     (later seats play to beat the score so far), or multi-round / elimination by simulation."""
     from ludolab.sim import box_match
@@ -408,6 +462,11 @@ def match(tiles, one_die, moves, max_tiles_per_move, scoring, players, ties_win,
         raise InputError("give either --rounds R or --elimination, not both")
     if not elimination:
         refuse(["threshold"], "applies only with --elimination")
+    if rounds is None and not elimination:
+        refuse(["exact_match"], "applies only with --rounds or --elimination (the one-round game is always exact)")
+    elif exact_match or policy_name == "adaptive":
+        return _match_play(rules, players, ties_win, rounds, threshold if elimination else None, exact_match,
+                           games, seed, chunks, fmt, out_dir, table_format)
     if rounds is None and not elimination:
         refuse(["policy_name", "games", "seed", "chunks"],
                 "applies only with --rounds or --elimination (the one-round game is exact)")
@@ -446,3 +505,93 @@ def match(tiles, one_die, moves, max_tiles_per_move, scoring, players, ties_win,
 
         meta = provenance("box", rules=rules.to_dict(), **meta, command="box match")
         save_outputs(out_dir, {stem: df}, {f"{stem}_seat_wins": fig_seat_wins(df, ci)}, meta, table_format)
+
+# ------------------------------------------------------------- match play (STB-O5)
+MATCH_PLAY_COLUMNS = ("p_win_lowest: every seat plays each turn for the lowest score; p_win_alone: only this "
+                      "seat plays for the match; gain: p_win_alone - p_win_lowest; p_win_all, p_tie_all: every "
+                      "seat plays for the match")
+
+
+def _match_play(rules, players, ties_win, rounds, threshold, exact, games, seed, chunks, fmt, out_dir,
+                table_format):
+    """box match --exact (the exact table of :func:`~ludolab.sim.box_matchplay.adaptive_gain_table`) or
+    --policy adaptive (matches played roll by roll with the solved plays, exact figures beside)."""
+    from ludolab.sim import box_matchplay as mpl
+
+    mode = f"{rounds} round{'s' if rounds != 1 else ''}" if rounds else f"elimination at {threshold}"
+    rec = {"rules": _rules_out(fmt, rules), "players": players, "mode": mode}
+    if exact:
+        refuse(["games", "seed", "chunks"], "does not apply with --exact")
+        refuse(["policy_name"], "does not apply with --exact, which shows every seat playing for the lowest "
+                                "score and for the match")
+        df = mpl.adaptive_gain_table(rules, players, rounds=(rounds,) if rounds else (),
+                                     thresholds=(threshold,) if threshold else (), ties_win=ties_win)
+        df = df.drop(columns="match")
+        rec["method"] = "exact"
+        title = f"Match play, exact ({MATCH_PLAY_COLUMNS})"
+        stem = "match_play_exact"
+        meta = dict(method="exact", policies=["optimal (min E[score], STB-O1)", "adaptive (STB-O5)"])
+    else:
+        n = games if given("games") else 20_000
+        mp = mpl.match_play(rules, players, rounds, threshold, ties_win)
+        exact_df = mp.seats()
+        df = mpl.simulate_match_play(mp, n, seed, chunks)
+        df["exact_p_win"] = exact_df["p_win"].to_numpy()
+        df["exact_p_tie"] = exact_df["p_tie"].to_numpy()
+        rec.update(policy="adaptive", games=n, seed=seed)
+        title = "Match play by simulation, every seat playing for the match (exact figures beside)"
+        stem = "match_play_simulated"
+        meta = dict(method="Monte Carlo, roll by roll, with the exact values beside it", policy="adaptive (STB-O5)",
+                    games=n, seed=seed, chunks=min(chunks, n))
+    rec["ties_win"] = ties_win
+    _csv_note(fmt, "the table of seats", "the rules, mode and method")
+    emit(fmt, rec if fmt != "csv" else None, df, title=title)
+    if out_dir is not None:
+        from ludolab.analysis.results import provenance
+
+        meta = provenance("box", rules=rules.to_dict(), players=players, rounds=rounds, threshold=threshold,
+                          ties_win=ties_win, **meta, command="box match")
+        save_outputs(out_dir, {stem: df}, {}, meta, table_format)
+
+
+def _advise_in_match(rules, tiles_open, roll, dice, my_total, their_totals, seat, rounds_left, threshold, ties_win,
+                     fmt):
+    """box advise in a match: the legal moves (or the dice choice) ranked by the chance to win the match."""
+    from ludolab.sim import box_matchplay as mpl
+
+    df = mpl.advise_match(rules, tiles_open, roll, my_total, list(their_totals), seat, rounds_left, threshold,
+                          ties_win, None if dice is None else int(dice))
+    state = rules.mask_of(tiles_open)
+    rec = {"open": list(rules.tiles_of(state)) if fmt == "json" else rules.format_state(state)}
+    if roll is not None:
+        o = rules.roll_index(roll, None if dice is None else int(dice), state=state)
+        rec["roll"] = _roll_json(rules, rules.outcomes.label[o]) if fmt == "json" else roll
+        if fmt == "json":
+            rec["dice"] = int(rules.outcomes.dice[o])
+    rec.update(my_total=my_total, their_totals=list(their_totals) if fmt == "json" else
+               ", ".join(map(str, their_totals)), seat=seat)
+    if threshold is None:
+        rec["rounds_left"] = rounds_left
+    else:
+        rec["threshold"] = threshold
+    rec["objective"] = df.attrs["objective"]
+    rec["p_win_now"] = df.attrs["p_win_now"]
+    if roll is None:
+        best_dice = int(df["dice"].iloc[0])
+        rec["advice"] = f"roll {'one die' if best_dice == 1 else 'two dice'}"
+        if fmt == "json":
+            rec["dice"] = best_dice
+        _csv_note(fmt, "the dice counts with the chance to win the match", "the situation and advice")
+        emit(fmt, rec, df, title="Before the roll, in a match (p_win_match: the chance to win the match)")
+        return
+    rows = _json_table(rules, df, tiles=("cover", "tiles_left")) if fmt == "json" else df
+    _csv_note(fmt, "the legal moves, best first", "the situation and advice")
+    if len(df) == 0:
+        rec["advice"] = "no legal move: the turn ends"
+        rec["p_win_match"] = df.attrs.get("stop_value")
+        emit(fmt, rec, None if fmt == "table" else rows, title="No legal move")
+        return
+    best = df[df["best"]]["cover"].tolist()
+    rec["advice"] = f"cover {best[0]}" + (f" (as good: {'; '.join(best[1:])})" if len(best) > 1 else "")
+    emit(fmt, rec, rows, title="Legal moves in a match, best first (p_win_match: the chance to win the match "
+                               "after the move)")
