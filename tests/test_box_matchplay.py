@@ -239,3 +239,78 @@ def test_match_play_errors(small):
         MP.advise_match(small, [1, 2], 3, 50, [0], rounds_left=None, threshold=45)
     with pytest.raises(RulesError):
         MP.advise_match(small, [1, 2], 13, 0, [0])
+
+
+# ---------------------------------------------------------------- command line
+def _cli(*args):
+    import json
+
+    from click.testing import CliRunner
+
+    from ludolab.analysis.cli import cli
+
+    res = CliRunner().invoke(cli, ["box", *[str(a) for a in args]], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout) if "json" in args else res.stdout
+
+
+def _cli_error(capsys, *args) -> str:
+    from ludolab.analysis.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["box", *[str(a) for a in args]])
+    out, err = capsys.readouterr()
+    assert exc.value.code == 2 and out == "" and "Traceback" not in err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("Error:"), err
+    return lines[0]
+
+
+def test_cli_match_exact_and_adaptive(tmp_path):
+    """box match --exact: the exact table of STB-O5; --policy adaptive: simulated, exact beside."""
+    import json
+
+    rec = _cli("match", "--tiles", 5, "--rounds", 2, "--exact", "--format", "json")
+    assert rec["mode"] == "2 rounds" and rec["method"] == "exact" and rec["rules"]["tiles"] == [1, 2, 3, 4, 5]
+    want = MP.adaptive_gain_table(BoxRules(tiles=5), rounds=(2,), thresholds=())
+    assert [r["gain"] for r in rec["rows"]] == pytest.approx(want["gain"].tolist(), abs=1e-15)
+    assert [r["seat"] for r in rec["rows"]] == [1, 2]
+    rec = _cli("match", "--tiles", 5, "--elimination", "--threshold", 8, "--exact", "--out", tmp_path,
+               "--format", "json")
+    assert rec["mode"] == "elimination at 8"
+    meta = json.loads((tmp_path / "match_play_exact.meta.json").read_text())
+    assert meta["method"] == "exact" and meta["threshold"] == 8 and meta["command"] == "box match"
+    rec = _cli("match", "--tiles", 5, "--rounds", 2, "--policy", "adaptive", "--games", 500, "--seed", 2,
+               "--format", "json")
+    assert rec["policy"] == "adaptive" and rec["games"] == 500
+    for row in rec["rows"]:
+        assert row["p_win_ci_low"] <= row["p_win"] <= row["p_win_ci_high"]
+        assert 0 < row["exact_p_win"] < 1
+
+
+def test_cli_advise_in_a_match():
+    """box advise with a match situation ranks moves by the chance to win the match (STB-O5)."""
+    rec = _cli("advise", "--open", "1,2,3,4,5,6,7,8", "--roll", 10, "--my-total", 0, "--their-total", 24,
+               "--rounds-left", 2, "--format", "json")
+    assert rec["advice"] == "cover 3,7" and rec["rows"][0]["cover"] == [3, 7]
+    assert rec["their_totals"] == [24] and rec["rounds_left"] == 2 and rec["objective"] == "max P(win the match)"
+    assert 0.9 < rec["p_win_now"] < 1
+    rec = _cli("advise", "--open", "1,2", "--my-total", 10, "--their-total", 11, "--seat", 2, "--rounds-left", 1,
+               "--format", "json")
+    assert rec["dice"] == rec["rows"][0]["dice"] and rec["seat"] == 2
+    assert [r["p_win_match"] for r in rec["rows"]] == sorted((r["p_win_match"] for r in rec["rows"]), reverse=True)
+    text = _cli("advise", "--open", "1,2,3", "--roll", 3, "--my-total", 30, "--their-total", 17, "--elimination")
+    assert "threshold     45" in text and "cover 3" in text
+
+
+def test_cli_match_play_errors(capsys):
+    """Options that do not go together: one line naming them."""
+    assert "--exact" in _cli_error(capsys, "match", "--exact")
+    assert "--objective" in _cli_error(capsys, "advise", "--open", "1,2", "--their-total", 3, "--rounds-left", 1,
+                                       "--objective", "shut")
+    assert "--their-total" in _cli_error(capsys, "advise", "--open", "1,2", "--rounds-left", 1)
+    assert "--rounds-left" in _cli_error(capsys, "advise", "--open", "1,2", "--their-total", 3)
+    assert "--threshold" in _cli_error(capsys, "advise", "--open", "1,2", "--their-total", 3, "--rounds-left", 1,
+                                       "--threshold", 30)
+    assert "2..3" in _cli_error(capsys, "match", "--rounds", 2, "--players", 4, "--exact")
+    assert "--seed" in _cli_error(capsys, "match", "--rounds", 2, "--exact", "--seed", 3)
