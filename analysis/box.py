@@ -554,6 +554,23 @@ def bench(games: int, reference_seconds: float, say) -> list[dict]:
     t_ref = time_call(lambda: ref_match(n_ref))
     rows.append(record("box.simulate_rounds (2 players, 3 rounds)", "matches", n_match / t_all, threads,
                        n_match / t_one, n_ref / t_ref))
+
+    # 5. match play solved (STB-O5): the DP over totals, 9 tiles, 2 players, 3 rounds (target: under 5 s)
+    from ludolab.sim import box_matchplay
+
+    say("box_matchplay.match_play: 2 players, 3 rounds ...")
+    box_matchplay.match_play(r9, 2, 3).seats()  # warm
+    t_all = time_call(lambda: box_matchplay.match_play(r9, 2, 3).seats())
+    t_one = with_threads(1, lambda: time_call(lambda: box_matchplay.match_play(r9, 2, 3).seats()))
+    turns = box_matchplay.match_play(r9, 2, 3)
+    turns.seats()
+    # the reference: the pure-Python per-turn solve and evaluation, times the match's per-turn solves
+    term9 = r9.scores.astype(float).tolist()
+    t_turn = time_call(lambda: (ref.solve_values(r9, term9, -1, 0.0), ref.evaluate_exact(pol, one=1.0)))
+    rec = record("box match play DP (9 tiles, 2 players, 3 rounds)", "matches solved", 1 / t_all, threads,
+                 1 / t_one, 1 / (t_turn * turns.n_turn_solves))
+    rec["seconds_each"] = t_one
+    rows.append(rec)
     return rows
 
 
