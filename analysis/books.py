@@ -27,6 +27,16 @@ def accuracy_tables(acc: S.Accuracy) -> dict:
 
 
 # ------------------------------------------------------------------ charts
+def _legend_below(fig, ax, ncol=2):
+    """One legend under the axes of ``fig`` (from ``ax``'s artists), clear of the data."""
+    handles, labels = ax.get_legend_handles_labels()
+    if not handles:
+        fig.tight_layout()
+        return
+    rows = (len(handles) + ncol - 1) // ncol
+    fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.03 + 0.04 * rows, 1, 1))
+
 def _err(df, col):
     lo, hi = df[f"{col}_ci_low"].astype(float), df[f"{col}_ci_high"].astype(float)
     v = df[col].astype(float)
@@ -37,7 +47,7 @@ def fig_by_seat(by_seat: pd.DataFrame, rules: BooksRules):
     """Share of exact forecasts and mean hand score by forecast position, one line per policy pair."""
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(10, 4.2))
+    fig = Figure(figsize=(10, 4.8))
     ax1, ax2 = fig.subplots(1, 2)
     for (f, p), d in by_seat.groupby(["forecast", "play"], sort=False):
         ax1.errorbar(d["position"], d["exact"], yerr=_err(d, "exact"), marker="o", capsize=3, label=label(f, p))
@@ -50,9 +60,8 @@ def fig_by_seat(by_seat: pd.DataFrame, rules: BooksRules):
     for ax in (ax1, ax2):
         ax.set_xticks(sorted(by_seat["position"].unique()))
         ax.grid(alpha=0.3)
-    ax2.legend(fontsize=8)
     fig.suptitle(f"Shut The Books, {rules.players} players, {rules.scoring} scoring: accuracy by seat (95% CI)")
-    fig.tight_layout()
+    _legend_below(fig, ax2)
     return fig
 
 
@@ -60,7 +69,7 @@ def fig_by_predictions(by_k: pd.DataFrame, rules: BooksRules):
     """Share exact and mean hand score by number of prediction cards laid."""
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(10, 4.2))
+    fig = Figure(figsize=(10, 4.8))
     ax1, ax2 = fig.subplots(1, 2)
     for (f, p), d in by_k.groupby(["forecast", "play"], sort=False):
         if d["predictions"].nunique() < 2:
@@ -75,11 +84,9 @@ def fig_by_predictions(by_k: pd.DataFrame, rules: BooksRules):
     for ax in (ax1, ax2):
         ax.set_xticks(range(6))
         ax.grid(alpha=0.3)
-    if ax2.get_legend_handles_labels()[0]:
-        ax2.legend(fontsize=8)
     fig.suptitle(f"Shut The Books, {rules.players} players, {rules.scoring} scoring: "
                  "accuracy by number of prediction cards (95% CI)")
-    fig.tight_layout()
+    _legend_below(fig, ax2)
     return fig
 
 
@@ -87,7 +94,7 @@ def fig_off_distribution(off: pd.DataFrame, rules: BooksRules):
     """Distribution of off (open prediction cards + extra tricks) per policy pair."""
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(7, 4.2))
+    fig = Figure(figsize=(7, 5))
     ax = fig.subplots()
     groups = list(off.groupby(["forecast", "play"], sort=False))
     w = 0.8 / max(len(groups), 1)
@@ -97,10 +104,9 @@ def fig_off_distribution(off: pd.DataFrame, rules: BooksRules):
     ax.set_xlabel("off = open prediction cards + extra tricks (tricks)")
     ax.set_ylabel("share of player-hands")
     ax.set_xticks(range(11))
-    ax.legend(fontsize=8)
     ax.grid(alpha=0.3, axis="y")
     ax.set_title(f"Shut The Books, {rules.players} players: how far forecasts miss")
-    fig.tight_layout()
+    _legend_below(fig, ax)
     return fig
 
 
@@ -108,7 +114,7 @@ def fig_reliability(bins: pd.DataFrame, summary: pd.DataFrame, rules: BooksRules
     """Reliability chart: stated P(exact) against the observed share of exact forecasts (95% CI)."""
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(5.5, 5))
+    fig = Figure(figsize=(6.5, 6.5))
     ax = fig.subplots()
     ax.plot([0, 1], [0, 1], color="grey", ls="--", lw=1, label="perfect calibration")
     for (f, p), d in bins.groupby(["forecast", "play"], sort=False):
@@ -120,10 +126,9 @@ def fig_reliability(bins: pd.DataFrame, summary: pd.DataFrame, rules: BooksRules
     ax.set_ylim(0, 1)
     ax.set_xlabel("forecaster's stated P(exact)")
     ax.set_ylabel("observed share of exact hands")
-    ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
-    ax.set_title(f"Shut The Books, {rules.players} players: calibration of P(exact)")
-    fig.tight_layout()
+    ax.set_title(f"Shut The Books, {rules.players} players: calibration of P(exact) (95% CI)")
+    _legend_below(fig, ax, ncol=1)
     return fig
 
 
