@@ -648,7 +648,7 @@ def replay_hand(rules: BooksRules, record: dict, strict_close: bool = False) -> 
 
 
 def score_record(record, scoring: str = "rulebook", void_trump: str = "counts") -> dict:
-    """Replay and score a real hand record (a dict, JSON text or a path to a JSON file).
+    """Replay and score a real hand record (a dict, JSON text, or a :class:`~pathlib.Path` to a JSON file).
 
     Returns:
         ``{"seats": [{"seat", "tricks_won", "predictions", "closed", "off", "score"}, ...], "tricks": [...]}``
@@ -657,8 +657,8 @@ def score_record(record, scoring: str = "rulebook", void_trump: str = "counts") 
     Raises:
         RecordError: unreadable JSON, a missing field, or a rule broken (naming the trick and clause).
     """
-    if isinstance(record, Path) or (isinstance(record, str) and not record.lstrip().startswith("{")):
-        path = Path(record)
+    if isinstance(record, Path):
+        path = record
         try:
             text = path.read_text()
         except OSError as e:

@@ -235,3 +235,13 @@ def test_example_hand_record_scores():
     res = S.score_record(text)
     assert [s["score"] for s in res["seats"]] == [2, -4, -2, 2]
     assert [s["off"] for s in res["seats"]] == [1, 4, 2, 1]
+
+
+@pytest.mark.parametrize("text, match", [("[1, 2]", "JSON object"), ("not json", "not valid JSON"),
+                                         ('{"players": 5}', "3 or 4")])
+def test_cli_score_unreadable_records(tmp_path, text, match):
+    """A file that is not a hand record is one error line naming what a record holds, exit 2."""
+    f = tmp_path / "x.json"
+    f.write_text(text)
+    res = run(["score", str(f)])
+    assert res.exit_code == 2 and match in res.output and len(res.output.strip().splitlines()) == 1
