@@ -315,160 +315,21 @@ def rules_meta(rules: BoxRules, **vary) -> dict:
 
 # ------------------------------------------------------------------ report
 def report_section(ctx) -> str:
-    """The Shut the Box section of ``ludolab report``: optimal values, policies, scoring variants, targets, matches.
+    """The Shut the Box section of ``ludolab report``: findings a player can act on first, then optimal values,
+    policies, scoring variants, targets, matches and the policy map, every column defined where it is shown.
+
+    Written by :func:`ludolab.analysis.box_report.section` (see there for the run sizes, seeds and the
+    provenance of each table).
 
     Args:
-        ctx: the :class:`~ludolab.analysis.report.ReportContext`; ``ctx.quick``
-            runs 100,000 games (20,000 for matches) instead of 2,000,000
-            (200,000); simulations use seeds ``ctx.seed`` to ``ctx.seed + 3``.
+        ctx: the :class:`~ludolab.analysis.report.ReportContext`.
 
     Returns:
-        The section's Markdown.  Every table is written through ``ctx.table``
-        with a sidecar that describes it: exact tables carry no seed, simulated
-        ones their seed, games and chunks, tables over several rulesets their
-        varying fields (:func:`rules_meta`), one-policy tables the policy and
-        objective.  Published values it reproduces: P(shut) 466473281/6530347008
-        (two dice always) and 956177159/9795520512 (a one-die rule), 1-9 tiles.
+        The section's Markdown.
     """
-    import pandas as pd
+    from .box_report import section
 
-    from ludolab.analysis import box_plots as plots
-    from ludolab.analysis.results import provenance
-
-    rules = BoxRules()
-    games = 100_000 if ctx.quick else 2_000_000
-    opt_label = f"optimal ({box.objective_label('expected-score')})"
-
-    def exact(*, vary=None, **fields) -> dict:
-        """Provenance of an exact table (no seed: nothing is random)."""
-        return provenance("box", **rules_meta(rules, **(vary or {})), method="exact", **fields)
-
-    def simulated(method: str = "Monte Carlo", **fields) -> dict:
-        """Provenance of a simulated table: seed, games and chunks come with the fields (or df.attrs)."""
-        return provenance("box", **rules_meta(rules), method=method, **fields)
-
-    md = ["# Shut the Box\n",
-          f"Default rules: {rules.label()} (clauses in `seeds/shut_the_box.md`). "
-          "Values marked exact come from dynamic programming over every set of open tiles; "
-          f"simulated values use {games:,} games with root seed {ctx.seed} and carry 95% confidence intervals.\n"]
-
-    ctx.say("box: optimal values for every one-die rule ...")
-    ov = optimal_values((9, 10, 12))
-    md += ["## Optimal play for every one-die rule\n",
-           "Best expected score and best chance to shut, with the worst play (adversarial) as a bound. "
-           "Exact, for 9, 10 and 12 tiles.\n",
-           ctx.table(ov, "box_optimal_values", exact(
-               vary={"tiles": ("tiles", [9, 10, 12]), "one_die": ("one_die", ONE_DIE_RULES)},
-               what="optimal start values; column tiles is the tile count N (tiles 1..N)",
-               policy="optimal for each column's objective; worst (adversarial) for min_p_shut and "
-                      "max_expected_score",
-               objectives={"min_expected_score": "min E[score]", "max_p_shut": "max P(shut)",
-                           "min_p_shut": "min P(shut)", "max_expected_score": "max E[score]"}))]
-    exact_rows = []
-    exact_rules = ("never", "789-optional", "le6-forced")
-    for rule in exact_rules:
-        sol = box.solve(rules.replace(one_die=rule), "shut", exact=True)
-        v = sol.start_value_exact
-        exact_rows.append({"one_die": rule, "max_p_shut": f"{v.numerator}/{v.denominator}",
-                           "decimal": float(v)})
-    md += ["\nExact fractions for the chance to shut 1-9 (these reproduce the published values: "
-           "466473281/6530347008 with two dice always, 956177159/9795520512 with a one-die rule).\n",
-           ctx.table(pd.DataFrame(exact_rows), "box_exact_p_shut",
-                     exact(vary={"one_die": ("one_die", exact_rules)}, policy="optimal",
-                           objective=box.objective_label("shut")), ".10f")]
-
-    ctx.say("box: policy comparison ...")
-    pols = catalogue(rules)
-    cmp_df = box.compare(pols, games, ctx.seed)
-    summ = policy_summary(pols)
-    md += ["\n## How much the policy matters\n",
-           "Exact summary of each policy (9 tiles): mean and standard deviation of the score, chance to shut, "
-           "chance of a score below 5 and below 10.\n",
-           ctx.table(summ, "box_policy_summary", exact(policies=[p.label for p in pols], targets=[5, 10])),
-           f"\nPaired Monte Carlo over the same {games:,} dice sequences (common random numbers): "
-           "`diff_vs_first` is the mean extra score against the optimal policy, with its 95% CI.\n",
-           ctx.table(cmp_df[["policy", "mean_score", "mc_mean_score", "mc_mean_score_ci_low", "mc_mean_score_ci_high",
-                             "diff_vs_first", "diff_vs_first_ci_low", "diff_vs_first_ci_high"]],
-                     "box_policy_compare", simulated(policies=[p.label for p in pols], paired_against=pols[0].label,
-                                                     method="paired Monte Carlo (common random numbers)")),
-           ctx.figure(plots.fig_score_distributions(score_distributions(pols)), "box_score_distributions",
-                      "Final score distribution by policy")]
-
-    ctx.say("box: Monte Carlo check ...")
-    opt = pols[0]
-    sim = box.simulate(opt, games, ctx.seed + 1)
-    ev = box.evaluate(opt)
-    m, p = sim.mean(), sim.p_shut()
-    chk = pd.DataFrame([
-        {"quantity": "mean score", "exact": ev.mean(), "simulated": m.value, "ci_low": m.low, "ci_high": m.high,
-         "inside": m.contains(ev.mean())},
-        {"quantity": "P(shut)", "exact": ev.p_shut, "simulated": p.value, "ci_low": p.low, "ci_high": p.high,
-         "inside": p.contains(ev.p_shut)}])
-    md += ["\n### Simulation against the exact values\n",
-           ctx.table(chk, "box_mc_check", simulated(policy=opt.label, objective=box.objective_label("expected-score"),
-                                                    **sim.provenance), ".6g"),
-           ctx.figure(plots.fig_mc_distribution(ev.distribution(), sim.distribution(), sim.games), "box_mc_distribution",
-                      "Simulated against exact score distribution")]
-
-    ctx.say("box: scoring variants ...")
-    matrix, dis = variants_matrix(rules)
-    by_scoring = {"score": ("optimised_for and scored_by (or one column per scoring)", SCORINGS)}
-    variants_fields = {"policy": "optimal for the scoring in optimised_for",
-                       "objective": "min E[score] under the scoring in optimised_for"}
-    piv = matrix.pivot(index="optimised_for", columns="scored_by", values="cost_pct")
-    order = list(dict.fromkeys(matrix["optimised_for"]))
-    piv = piv.loc[order, order].reset_index()
-    md += ["\n## Playing for the wrong scoring\n",
-           "Each row is the policy that minimises the expected score under one scoring; each column scores it under "
-           "another. Cells: how far above the best possible expected score for the column (in %).\n",
-           ctx.table(piv, "box_variants_cost_pct", exact(vary=by_scoring, **variants_fields), ".3g"),
-           ctx.figure(plots.fig_variants_matrix(matrix), "box_variants_matrix", "Cost of playing for the wrong scoring"),
-           "\nWhere the policies disagree most (weighted by how often the row's policy meets the situation):\n",
-           ctx.table(dis, "box_variants_disagreements", exact(vary=by_scoring, **variants_fields), ".4g", rows=10)]
-
-    ctx.say("box: chance to beat a target ...")
-    curve = beat_curve(rules)
-    pick = curve[curve["target"].isin([5, 10, 15, 20])].pivot(index="target", columns="one_die", values="p_beat")
-    md += ["\n## Chance to beat a target\n",
-           "The best chance of a score strictly below T, playing for that T, for each one-die rule.\n",
-           ctx.table(pick.reset_index(), "box_beat_targets",
-                     exact(vary={"one_die": ("one column per rule", ONE_DIE_RULES)},
-                           policy="optimal for each target", objective="max P(score < T) for T in column target")),
-           ctx.figure(plots.fig_beat_curve(curve), "box_beat_curve", "P(score < T) against T")]
-
-    ctx.say("box: matches ...")
-    mt = match_table(rules, (2, 3, 4, 5, 6))
-    equilibrium = "exact equilibrium: each seat maximises its chance to win (STB-10)"
-    two = mt[mt["players"] == 2].drop(columns="players")
-    md += ["\n## The two-player game\n",
-           "Exact equilibrium of one round: the second player knows the score to beat and plays for it; the first "
-           "player plays to maximise the chance to win against that reply. A shut box wins at once.\n",
-           ctx.table(two, "box_match_2p", exact(players=2, ties_win=False, policy=equilibrium)),
-           "\nWin probability by seat for 2 to 6 players (exact):\n",
-           ctx.table(mt, "box_match_seats", exact(players=[2, 3, 4, 5, 6], ties_win=False, policy=equilibrium),
-                     rows=None),
-           ctx.figure(plots.fig_seat_wins(mt), "box_seat_wins", "Win probability by seat")]
-    n_multi = 20_000 if ctx.quick else 200_000
-    rounds = box.simulate_rounds([opt] * 4, n_multi, ctx.seed + 2, rounds=4)
-    elim = box.simulate_rounds([opt] * 4, n_multi, ctx.seed + 3, rounds=None, threshold=45)
-    md += [f"\nFour players, each playing the min-expected-score policy, {n_multi:,} simulated games each. "
-           "Four rounds, lowest total wins:\n",
-           ctx.table(rounds, "box_multi_round", simulated(policy=opt.label, players=4, rounds=4)),
-           "\nElimination at 45: a player whose total reaches 45 drops out; the last one left wins:\n",
-           ctx.table(elim, "box_elimination", simulated(policy=opt.label, players=4, threshold=45))]
-
-    ctx.say("box: policy map ...")
-    small = BoxRules(tiles=tuple(range(1, 7)))
-    sol6 = box.solve(small)
-    sol9 = box.solve(rules)
-    md += ["\n## The optimal policy\n",
-           "For tiles 1-6, the tiles to cover for every set of open tiles and roll (x: the roll cannot be covered).\n",
-           ctx.figure(plots.fig_policy_map(plots.policy_map_frame(sol6)), "box_policy_map_6",
-                      "Optimal policy map, tiles 1-6"),
-           "\nFor 1-9, the situations with a real choice that the optimal player meets most often:\n",
-           ctx.table(decision_states(sol9, 15), "box_decisions_9",
-                     exact(policy=opt_label, objective=box.objective_label("expected-score")))]
-    return "\n".join(md)
+    return section(ctx)
 
 
 # ------------------------------------------------------------------- bench

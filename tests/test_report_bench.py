@@ -123,6 +123,91 @@ def test_report_box_sidecars_describe_their_own_table(quick_report):
     assert _box_meta(out, "box_elimination")["threshold"] == 45
 
 
+def _box_section(md: str) -> str:
+    """The Shut the Box section: from its heading to the next game's heading (any level)."""
+    from ludolab.stdlib import registry
+
+    start = md.index("# Shut the Box\n")
+    others = "|".join(re.escape(g.title) for g in registry.GAMES if g.id != "box")
+    nxt = re.search(rf"^#+ ({others})$", md[start:], flags=re.M)
+    return md[start:] if nxt is None else md[start:start + nxt.start()]
+
+
+def _tables(section: str):
+    """(columns, text before the table since the previous one) for every Markdown table of a section."""
+    lines = section.splitlines()
+    out, since, i = [], [], 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("| ") and i + 1 < len(lines) and lines[i + 1].startswith("|---"):
+            cols = [c.strip() for c in line.strip().strip("|").split("|")]
+            out.append((cols, "\n".join(since)))
+            i += 2
+            while i < len(lines) and lines[i].startswith("|"):
+                i += 1
+            since = []
+            continue
+        since.append(line)
+        i += 1
+    return out
+
+
+def test_report_box_findings_come_first(quick_report):
+    """The Shut the Box section opens with findings a player can act on, before any table or chart."""
+    out, _ = quick_report
+    sec = _box_section((out / "report.md").read_text())
+    heads = re.findall(r"^## (.+)$", sec, flags=re.M)
+    assert heads[0] == "What a player should know", heads[:3]
+    first = sec[:sec.index("\n## " + heads[1])]
+    assert "|---" not in first and "![" not in first, "a table or chart comes before the findings"
+    bullets = [ln for ln in first.splitlines() if ln.startswith("- **")]
+    assert len(bullets) >= 5, bullets
+    assert all(re.search(r"\d", b) for b in bullets), "every finding carries its number"
+    for topic in ("rule", "one die", "target", "first", "luck"):
+        assert any(topic in b.lower() for b in bullets), topic
+
+
+def test_report_box_findings_match_the_tables(quick_report):
+    """The rule-of-thumb finding names the best catalogue heuristic and its exact cost from the policy table."""
+    import pandas as pd
+
+    out, _ = quick_report
+    sec = _box_section((out / "report.md").read_text())
+    summ = pd.read_csv(out / "tables" / "box_policy_summary.csv")
+    heur = summ.iloc[1:][summ["policy"].iloc[1:] != "random"]
+    best = heur.loc[heur["mean_score"].idxmin()]
+    finding = next(ln for ln in sec.splitlines() if ln.startswith("- **") and "rule of thumb" in ln.lower())
+    assert f"`{best['policy']}`" in finding
+    assert f"{best['mean_score'] - summ['mean_score'].iloc[0]:.2f} points" in finding
+    seats = pd.read_csv(out / "tables" / "box_match_2p.csv").set_index("seat")
+    assert f"{100 * seats.loc[1, 'p_win']:.1f}%" in sec.split("## Optimal play")[0]
+
+
+def test_report_box_every_column_is_defined(quick_report):
+    """Every column of every Shut the Box table in the report is defined in the text just before it."""
+    out, _ = quick_report
+    tables = _tables(_box_section((out / "report.md").read_text()))
+    assert len(tables) >= 12
+    for cols, before in tables:
+        assert "Columns:" in before, cols
+        for c in cols:
+            assert f"`{c}`" in before, f"column {c!r} of the table with columns {cols} is not defined before it"
+    undefined = {"p_play", "p_meet", "cover_a", "cover_b", "loss"}  # named in the issue as undefined before
+    seen = {c for cols, _ in tables for c in cols}
+    assert undefined <= seen
+
+
+def test_report_box_charts_name_their_rules(quick_report):
+    """Each Shut the Box chart is introduced by its caption and sits beside a sidecar; every chart's title names
+    its rules (checked on the figures themselves in tests/test_box_report.py)."""
+    out, _ = quick_report
+    sec = _box_section((out / "report.md").read_text())
+    charts = re.findall(r"!\[[^\]]*\]\((charts/box_[^)]+)\)", sec)
+    assert len(charts) >= 6
+    for ref in charts:
+        assert (out / ref).with_suffix(".meta.json").is_file(), ref
+
+
 def test_report_exact_table(quick_report):
     import pandas as pd
 

@@ -1,0 +1,395 @@
+"""The Shut the Box section of ``ludolab report``, written as advice first.
+
+The section opens with plain-language findings computed from the numbers it
+shows further down (:func:`findings`); every table is preceded by a line that
+defines each of its columns (:func:`columns_note`, from :data:`COLUMNS`); every
+chart names its rules in the title.  Clause ids refer to ``seeds/shut_the_box.md``.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ludolab.sim import box
+from ludolab.stdlib.box import ONE_DIE_RULES, SCORINGS, BoxRules
+
+#: What each column of a Shut the Box report table holds, in a player's words.
+COLUMNS = {
+    "tiles": "the box holds tiles 1 to this number",
+    "one_die": "the one-die rule (STB-6): when a player may or must roll one die instead of two",
+    "min_expected_score": "the lowest expected score, with the best play (points)",
+    "max_p_shut": "the best chance to shut the box",
+    "min_p_shut": "the chance to shut with the worst possible play (a bound, not a strategy)",
+    "max_expected_score": "the expected score with the worst possible play (points; a bound)",
+    "decimal": "the same chance as a decimal",
+    "policy": "how the player chooses moves: `optimal (min E[score])` plays for the lowest expected score; "
+              "the rules of thumb are described in the text",
+    "mean_score": "expected final score, exact (points; lower is better)",
+    "sd_score": "standard deviation of the final score (points)",
+    "p_shut": "chance to shut the box",
+    "p_below_5": "chance of a final score below 5",
+    "p_below_10": "chance of a final score below 10",
+    "mc_mean_score": "mean score over the simulated games (points)",
+    "diff_vs_first": "extra points per turn against the optimal policy on the same dice (paired)",
+    "quantity": "what is compared",
+    "exact": "the exact value",
+    "simulated": "the value over the simulated games",
+    "ci_low": "lower 95% confidence limit of the simulated value",
+    "ci_high": "upper 95% confidence limit of the simulated value",
+    "inside": "whether the exact value lies inside the 95% confidence interval",
+    "optimised_for": "the scoring the policy plays for (it minimises the expected score under it)",
+    "scored_by": "the scoring its games are scored by",
+    "open": "the tiles still open",
+    "roll": "the dice total rolled",
+    "cover_a": "the tiles the row's policy (playing for `optimised_for`) covers",
+    "cover_b": "the tiles the best policy for `scored_by` covers instead",
+    "p_meet": "the chance of meeting this position and roll in a turn (reaching the open tiles, then this roll)",
+    "loss": "expected points lost under `scored_by` by covering `cover_a` instead of `cover_b`, once met",
+    "weighted_loss": "`p_meet` x `loss`: what the difference costs per turn on average",
+    "weighted_loss_pct": "`weighted_loss` in % of the best expected score under `scored_by`",
+    "target": "the score T to beat (strictly below T wins, STB-10)",
+    "players": "players in the game",
+    "seat": "playing order (seat 1 plays first)",
+    "p_win": "chance to win outright",
+    "p_tie": "chance to share the win with equal lowest scores",
+    "p_play": "chance the seat gets to play at all (an earlier player who shuts the box wins at once, STB-9)",
+    "expected_score": "expected score of the seat, given it plays (points)",
+    "mean_total": "mean running total at the end of the game (points)",
+    "mean_rounds": "mean number of rounds the player took part in",
+    "cover": "the tiles the optimal player covers",
+    "choices": "how many different legal moves the roll allows there",
+}
+for _rule in ONE_DIE_RULES:
+    COLUMNS.setdefault(_rule, f"one-die rule {_rule} (STB-6)")
+for _sc in SCORINGS:
+    COLUMNS.setdefault(_sc, f"scored by `{_sc}` (STB-8)")
+
+#: The catalogue's rules of thumb in a player's words (sim/box_policies.py).
+HEURISTIC_WORDS = {
+    "greedy-high": "cover the highest tiles you can",
+    "fewest-tiles": "cover as few tiles as possible",
+    "most-tiles": "cover as many tiles as possible",
+    "most-options": "leave the position whose next roll is most likely to be coverable",
+    "random": "any legal move at random",
+}
+
+
+def column_definition(col: str, glossary: dict | None = None) -> str:
+    """The definition of one report column.
+
+    Args:
+        col: the column name; ``X_ci_low``/``X_ci_high`` are read as the 95%
+            confidence limits of ``X``.
+        glossary: definitions that take precedence over :data:`COLUMNS`.
+
+    Raises:
+        KeyError: a column nobody defined (the report refuses to show it undefined).
+    """
+    g = {**COLUMNS, **(glossary or {})}
+    if col in g:
+        return g[col]
+    for end, word in (("_ci_low", "lower"), ("_ci_high", "upper")):
+        if col.endswith(end) and col[: -len(end)] in g:
+            return f"{word} 95% confidence limit of `{col[: -len(end)]}`"
+    raise KeyError(f"report column {col!r} has no definition")
+
+
+def columns_note(df: pd.DataFrame, glossary: dict | None = None) -> str:
+    """One line defining every column of ``df``, to print right before the table.
+
+    Returns:
+        ``"Columns: `a`: ...; `b`: ...."`` in column order.
+
+    Raises:
+        KeyError: a column without a definition (see :func:`column_definition`).
+    """
+    parts = [f"`{c}`: {column_definition(str(c), glossary)}" for c in df.columns]
+    return "Columns: " + "; ".join(parts) + ".\n"
+
+
+def _pct(p: float, digits: int = 1) -> str:
+    return f"{100 * p:.{digits}f}%"
+
+
+def findings(*, rules: BoxRules, summary: pd.DataFrame, optimal: pd.DataFrame, curve: pd.DataFrame,
+             seats: pd.DataFrame, variants: pd.DataFrame, extra: list[str] | None = None) -> list[str]:
+    """Plain-language findings, each computed from a table the section shows.
+
+    Args:
+        rules: the default rules (9 tiles).
+        summary: :func:`ludolab.analysis.box.policy_summary` of the catalogue, optimal first.
+        optimal: :func:`ludolab.analysis.box.optimal_values` (must hold the rules' tile count).
+        curve: :func:`ludolab.analysis.box.beat_curve` of ``rules``.
+        seats: :func:`ludolab.analysis.box.match_table` (2 players and more).
+        variants: the tidy matrix of :func:`ludolab.analysis.box.variants_matrix`.
+        extra: findings from other analyses, inserted after the rule-of-thumb finding.
+
+    Returns:
+        Markdown bullet lines, most actionable first.
+    """
+    out = []
+    opt = summary.iloc[0]
+    heur = summary.iloc[1:]
+    heur = heur[heur["policy"] != "random"]
+    best = heur.loc[heur["mean_score"].idxmin()]
+    worst = heur.loc[heur["mean_score"].idxmax()]
+    words = HEURISTIC_WORDS.get(best["policy"], best["policy"])
+    out.append(
+        f"**A simple rule is nearly as good as perfect play.** Of the rules of thumb in the catalogue, "
+        f"`{best['policy']}` ({words}) does best: it costs {best['mean_score'] - opt['mean_score']:.2f} points per "
+        f"turn against optimal play (expected score {best['mean_score']:.2f} against {opt['mean_score']:.2f}) and "
+        f"shuts the box {_pct(best['p_shut'])} of the time against {_pct(opt['p_shut'])}. The worst rule of thumb, "
+        f"`{worst['policy']}` ({HEURISTIC_WORDS.get(worst['policy'], '')}), costs "
+        f"{worst['mean_score'] - opt['mean_score']:.1f} points.")
+    out += list(extra or [])
+    n = rules.n_tiles
+    ov = optimal[optimal["tiles"] == n].set_index("one_die")
+    if {"never", rules.one_die}.issubset(ov.index) and rules.one_die != "never":
+        nv, od = ov.loc["never"], ov.loc[rules.one_die]
+        line = (f"**Take the one die when the rules allow it.** With the `{rules.one_die}` rule played well, the "
+                f"chance to shut is {_pct(od['max_p_shut'])} against {_pct(nv['max_p_shut'])} when both dice are "
+                f"always rolled, and the expected score {od['min_expected_score']:.2f} against "
+                f"{nv['min_expected_score']:.2f}.")
+        forced = rules.one_die.replace("-optional", "-forced")
+        if forced != rules.one_die and forced in ov.index:
+            fo = ov.loc[forced]
+            verdict = "worse than" if fo["min_expected_score"] > nv["min_expected_score"] else "no better than"
+            line += (f" Being made to roll one die (`{forced}`) is {verdict} never having it: expected score "
+                     f"{fo['min_expected_score']:.2f}, chance to shut {_pct(fo['max_p_shut'])}.")
+        out.append(line)
+    cur = curve[curve["one_die"] == rules.one_die].copy()
+    if len(cur):
+        cur["gain"] = cur["p_beat"] - cur["p_beat_min_mean"]
+        top = cur.loc[cur["gain"].idxmax()]
+        out.append(
+            f"**Chasing a posted score hardly changes the play.** Playing to beat a target T instead of for the "
+            f"lowest expected score gains at most {100 * top['gain']:.1f} percentage points, at T = "
+            f"{int(top['target'])} ({_pct(top['p_beat'])} instead of {_pct(top['p_beat_min_mean'])}); at most "
+            f"targets the gain is a few tenths of a point.")
+    two = seats[seats["players"] == 2].set_index("seat")
+    if {1, 2}.issubset(two.index):
+        a, b = two.loc[1], two.loc[2]
+        line = (f"**Going first is a small edge.** In a two-player round with best play, the first player wins "
+                f"{_pct(a['p_win'])} and the second {_pct(b['p_win'])} ({_pct(a['p_tie'])} ties): a first player "
+                f"who shuts the box wins before the second rolls, which happens {_pct(1 - b['p_play'])} of the time.")
+        many = seats[seats["players"] == seats["players"].max()].set_index("seat")
+        if len(many) > 2:
+            line += (f" With {len(many)} players the first seat wins {_pct(many['p_win'].iloc[0])} and the last "
+                     f"{_pct(many['p_win'].iloc[-1])}.")
+        out.append(line)
+    rnd = summary[summary["policy"] == "random"]
+    line = (f"**Most of the result is luck.** Even optimal play shuts the box only {_pct(opt['p_shut'])} of the "
+            f"time, and one turn's score varies by {opt['sd_score']:.1f} points (standard deviation) around its "
+            f"mean of {opt['mean_score']:.2f}")
+    if len(rnd):
+        r = rnd.iloc[0]
+        line += (f"; skill is worth {r['mean_score'] - opt['mean_score']:.1f} points per turn against random "
+                 f"moves (expected score {r['mean_score']:.2f}, chance to shut {_pct(r['p_shut'])}).")
+    else:
+        line += "."
+    out.append(line)
+    var = variants.set_index(["optimised_for", "scored_by"])["cost_pct"]
+    off = var[[a != b for a, b in var.index]]
+    if len(off):
+        (a, b), c = off.idxmax(), off.max()
+        (a2, b2), c2 = off.idxmin(), off.min()
+        out.append(f"**Play for the scoring you are scored by.** Playing for `{a}` when the game is scored by "
+                   f"`{b}` costs {c:.1f}% of the best expected score; the closest pair, playing for `{a2}` when "
+                   f"scored by `{b2}`, costs {c2:.1f}%.")
+    return [f"- {line}" for line in out]
+
+
+def section(ctx) -> str:
+    """The Shut the Box section of ``ludolab report``: findings first, then the tables and charts behind them.
+
+    Args:
+        ctx: the :class:`~ludolab.analysis.report.ReportContext`; ``ctx.quick``
+            runs 100,000 games (20,000 for matches) instead of 2,000,000
+            (200,000); simulations use seeds ``ctx.seed`` to ``ctx.seed + 3``.
+
+    Returns:
+        The section's Markdown.  It opens with findings a player can act on
+        (:func:`findings`); every table is preceded by a line defining each of
+        its columns (:func:`columns_note`) and written through ``ctx.table``
+        with a sidecar that describes it: exact tables carry no seed, simulated
+        ones their seed, games and chunks, tables over several rulesets their
+        varying fields (:func:`~ludolab.analysis.box.rules_meta`), one-policy
+        tables the policy and objective.  Published values it reproduces:
+        P(shut) 466473281/6530347008 (two dice always) and
+        956177159/9795520512 (a one-die rule), 1-9 tiles.
+    """
+    from ludolab.analysis import box as ba
+    from ludolab.analysis import box_plots as plots
+    from ludolab.analysis.results import provenance
+
+    rules = BoxRules()
+    games = 100_000 if ctx.quick else 2_000_000
+    opt_label = f"optimal ({box.objective_label('expected-score')})"
+
+    def exact(*, vary=None, **fields) -> dict:
+        """Provenance of an exact table (no seed: nothing is random)."""
+        return provenance("box", **ba.rules_meta(rules, **(vary or {})), method="exact", **fields)
+
+    def simulated(method: str = "Monte Carlo", **fields) -> dict:
+        """Provenance of a simulated table: seed, games and chunks come with the fields (or df.attrs)."""
+        return provenance("box", **ba.rules_meta(rules), method=method, **fields)
+
+    def table(df, name, meta, floatfmt=".4g", rows=None, glossary=None) -> str:
+        """The column definitions, then the table."""
+        return columns_note(df, glossary) + "\n" + ctx.table(df, name, meta, floatfmt, rows)
+
+    md = [f"Default rules: {rules.label()} (clauses in `seeds/shut_the_box.md`). "
+          "Values marked exact come from dynamic programming over every set of open tiles; "
+          f"simulated values use {games:,} games with root seed {ctx.seed} and carry 95% confidence intervals. "
+          "The score is the sum of the tiles left open; lower is better.\n"]
+
+    ctx.say("box: optimal values for every one-die rule ...")
+    ov = ba.optimal_values((9, 10, 12))
+    md += ["## Optimal play for every one-die rule\n",
+           "Best expected score and best chance to shut, with the worst play (adversarial) as a bound. "
+           "Exact, for 9, 10 and 12 tiles. The one-die rules: `never` (always two dice), `789-optional` / "
+           "`789-forced` (one die may / must be rolled once 7, 8 and 9 are covered), `le6-optional` / "
+           "`le6-forced` (once the open tiles total 6 or less), `always-optional` (before every roll).\n",
+           table(ov, "box_optimal_values", exact(
+               vary={"tiles": ("tiles", [9, 10, 12]), "one_die": ("one_die", ONE_DIE_RULES)},
+               what="optimal start values; column tiles is the tile count N (tiles 1..N)",
+               policy="optimal for each column's objective; worst (adversarial) for min_p_shut and "
+                      "max_expected_score",
+               objectives={"min_expected_score": "min E[score]", "max_p_shut": "max P(shut)",
+                           "min_p_shut": "min P(shut)", "max_expected_score": "max E[score]"}))]
+    exact_rows = []
+    exact_rules = ("never", "789-optional", "le6-forced")
+    for rule in exact_rules:
+        sol = box.solve(rules.replace(one_die=rule), "shut", exact=True)
+        v = sol.start_value_exact
+        exact_rows.append({"one_die": rule, "max_p_shut": f"{v.numerator}/{v.denominator}",
+                           "decimal": float(v)})
+    md += ["\nExact fractions for the chance to shut 1-9 (these reproduce the published values: "
+           "466473281/6530347008 with two dice always, 956177159/9795520512 with a one-die rule).\n",
+           table(pd.DataFrame(exact_rows), "box_exact_p_shut",
+                 exact(vary={"one_die": ("one_die", exact_rules)}, policy="optimal",
+                       objective=box.objective_label("shut")), ".10f",
+                 glossary={"max_p_shut": "the best chance to shut the box, as an exact fraction"})]
+
+    ctx.say("box: policy comparison ...")
+    pols = ba.catalogue(rules)
+    cmp_df = box.compare(pols, games, ctx.seed)
+    summ = ba.policy_summary(pols)
+    rules_of_thumb = "; ".join(f"`{k}`: {v}" for k, v in HEURISTIC_WORDS.items())
+    md += ["\n## How much the policy matters\n",
+           f"Exact summary of each policy ({rules.n_tiles} tiles). The rules of thumb: {rules_of_thumb}; each of "
+           "them rolls one die, when allowed, if that gives the better chance to cover the next roll.\n",
+           table(summ, "box_policy_summary", exact(policies=[p.label for p in pols], targets=[5, 10])),
+           f"\nPaired Monte Carlo over the same {games:,} dice sequences (common random numbers), against the "
+           "exact mean.\n",
+           table(cmp_df[["policy", "mean_score", "mc_mean_score", "mc_mean_score_ci_low", "mc_mean_score_ci_high",
+                         "diff_vs_first", "diff_vs_first_ci_low", "diff_vs_first_ci_high"]],
+                 "box_policy_compare", simulated(policies=[p.label for p in pols], paired_against=pols[0].label,
+                                                 method="paired Monte Carlo (common random numbers)")),
+           "\nThe chart draws optimal play as bars and the rules of thumb far from it as lines (a); those whose "
+           "lines would lie on the optimal one are drawn as differences from it (b): below zero, the rule of "
+           "thumb finishes at or below that score less often than optimal play.\n",
+           ctx.figure(plots.fig_score_distributions(ba.score_distributions(pols), rules=rules),
+                      "box_score_distributions", "Final score distribution by policy")]
+
+    ctx.say("box: Monte Carlo check ...")
+    opt = pols[0]
+    sim = box.simulate(opt, games, ctx.seed + 1)
+    ev = box.evaluate(opt)
+    m, p = sim.mean(), sim.p_shut()
+    chk = pd.DataFrame([
+        {"quantity": "mean score", "exact": ev.mean(), "simulated": m.value, "ci_low": m.low, "ci_high": m.high,
+         "inside": m.contains(ev.mean())},
+        {"quantity": "P(shut)", "exact": ev.p_shut, "simulated": p.value, "ci_low": p.low, "ci_high": p.high,
+         "inside": p.contains(ev.p_shut)}])
+    md += ["\n### Simulation against the exact values\n",
+           table(chk, "box_mc_check", simulated(policy=opt.label, objective=box.objective_label("expected-score"),
+                                                **sim.provenance), ".6g"),
+           ctx.figure(plots.fig_mc_distribution(ev.distribution(), sim.distribution(), sim.games, rules=rules,
+                                                policy=opt.label),
+                      "box_mc_distribution", "Simulated against exact score distribution")]
+
+    ctx.say("box: scoring variants ...")
+    matrix, dis = ba.variants_matrix(rules)
+    by_scoring = {"score": ("optimised_for and scored_by (or one column per scoring)", SCORINGS)}
+    variants_fields = {"policy": "optimal for the scoring in optimised_for",
+                       "objective": "min E[score] under the scoring in optimised_for"}
+    piv = matrix.pivot(index="optimised_for", columns="scored_by", values="cost_pct")
+    order = list(dict.fromkeys(matrix["optimised_for"]))
+    piv = piv.loc[order, order].reset_index()
+    piv.columns.name = None
+    md += ["\n## Playing for the wrong scoring\n",
+           "The scorings (STB-8): `sum` adds the open tiles, `count` counts them, `digital` reads them as one "
+           "number, `all-or-nothing` scores 0 for a shut box and 1 otherwise. Each row is the policy that "
+           "minimises the expected score under one scoring; each column scores it under another.\n",
+           table(piv, "box_variants_cost_pct", exact(vary=by_scoring, **variants_fields), ".3g",
+                 glossary={"optimised_for": "the scoring the row's policy plays for",
+                           **{s: f"expected score under `{s}`, in % above the best possible under `{s}`"
+                              for s in SCORINGS}}),
+           ctx.figure(plots.fig_variants_matrix(matrix, rules=rules), "box_variants_matrix",
+                      "Cost of playing for the wrong scoring"),
+           "\nWhere the policies disagree most (weighted by how often the row's policy meets the situation):\n",
+           table(dis, "box_variants_disagreements", exact(vary=by_scoring, **variants_fields), ".4g", rows=10)]
+
+    ctx.say("box: chance to beat a target ...")
+    curve = ba.beat_curve(rules)
+    pick = curve[curve["target"].isin([5, 10, 15, 20])].pivot(index="target", columns="one_die", values="p_beat")
+    pick = pick[[r for r in dict.fromkeys(curve["one_die"])]].reset_index()
+    pick.columns.name = None
+    md += ["\n## Chance to beat a target\n",
+           "The best chance of a score strictly below T, playing for that T, for each one-die rule.\n",
+           table(pick, "box_beat_targets",
+                 exact(vary={"one_die": ("one column per rule", ONE_DIE_RULES)},
+                       policy="optimal for each target", objective="max P(score < T) for T in column target"),
+                 glossary={r: f"best chance of a score below `target` under the one-die rule {r} (STB-6)"
+                           for r in ONE_DIE_RULES}),
+           "\nThe chart shows (a) that chance against T, (b) what each one-die rule adds or takes away against "
+           "always rolling two dice, in percentage points (rules with the same curve are named together), and "
+           "(c) what playing for T adds over playing for the lowest expected score.\n",
+           ctx.figure(plots.fig_beat_curve(curve, rules=rules), "box_beat_curve", "P(score < T) against T")]
+
+    ctx.say("box: matches ...")
+    mt = ba.match_table(rules, (2, 3, 4, 5, 6))
+    equilibrium = "exact equilibrium: each seat maximises its chance to win (STB-10)"
+    two = mt[mt["players"] == 2].drop(columns="players")
+    md += ["\n## The two-player game\n",
+           "Exact equilibrium of one round: the second player knows the score to beat and plays for it; the first "
+           "player plays to maximise the chance to win against that reply. A shut box wins at once.\n",
+           table(two, "box_match_2p", exact(players=2, ties_win=False, policy=equilibrium)),
+           "\nWin probability by seat for 2 to 6 players (exact):\n",
+           table(mt, "box_match_seats", exact(players=[2, 3, 4, 5, 6], ties_win=False, policy=equilibrium),
+                 rows=None),
+           ctx.figure(plots.fig_seat_wins(mt, rules=rules, title="Win probability by seat, one round, best play"),
+                      "box_seat_wins", "Win probability by seat")]
+    n_multi = 20_000 if ctx.quick else 200_000
+    rounds = box.simulate_rounds([opt] * 4, n_multi, ctx.seed + 2, rounds=4)
+    elim = box.simulate_rounds([opt] * 4, n_multi, ctx.seed + 3, rounds=None, threshold=45)
+    md += [f"\nFour players, each playing the min-expected-score policy, {n_multi:,} simulated games each. "
+           "Four rounds, lowest total wins:\n",
+           table(rounds, "box_multi_round", simulated(policy=opt.label, players=4, rounds=4)),
+           "\nElimination at 45: a player whose total reaches 45 drops out; the last one left wins:\n",
+           table(elim, "box_elimination", simulated(policy=opt.label, players=4, threshold=45),
+                 glossary={"mean_rounds": "mean number of rounds the player took part in before dropping out "
+                                          "or the game ending"})]
+
+    ctx.say("box: policy map ...")
+    small = BoxRules(tiles=tuple(range(1, 7)))
+    sol6 = box.solve(small)
+    sol9 = box.solve(rules)
+    md += ["\n## The optimal policy\n",
+           "For tiles 1-6, the tiles to cover for every set of open tiles and roll (x: the roll cannot be covered "
+           "and the turn ends). Positions where the optimal player rolls two dice are on the left, those where "
+           "it rolls one die on the right.\n",
+           ctx.figure(plots.fig_policy_map(plots.policy_map_frame(sol6), "Optimal policy: tiles to cover",
+                                           rules=small),
+                      "box_policy_map_6", "Optimal policy map, tiles 1-6"),
+           "\nFor 1-9, the situations with a real choice that the optimal player meets most often:\n",
+           table(ba.decision_states(sol9, 15), "box_decisions_9",
+                 exact(policy=opt_label, objective=box.objective_label("expected-score")),
+                 glossary={"p_meet": "the chance that the optimal player meets this position and then this roll "
+                                     "in a turn"})]
+
+    head = ["# Shut the Box\n", "## What a player should know\n",
+            "Findings from the exact tables below (default rules unless said otherwise):\n",
+            "\n".join(findings(rules=rules, summary=summ, optimal=ov, curve=curve, seats=mt, variants=matrix)) + "\n"]
+    return "\n".join(head + md)

@@ -1,0 +1,126 @@
+"""The Shut the Box report reads as advice first: findings computed from the tables, every column
+defined, charts read at a glance (rules in the title, series that can be told apart, legible text,
+a legend for every colour).  The whole report is checked in tests/test_report_bench.py."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ludolab.analysis import box as ba
+from ludolab.analysis import box_plots as plots
+from ludolab.analysis import box_report as rep
+from ludolab.sim import box
+from ludolab.stdlib.box import BoxRules
+
+RULES = BoxRules()
+SMALL = BoxRules(tiles=tuple(range(1, 7)))
+
+
+def _texts(fig):
+    return [t for t in fig.findobj(lambda a: hasattr(a, "get_fontsize") and hasattr(a, "get_text"))
+            if t.get_text().strip()]
+
+
+def _check_legible(fig, rules):
+    """No text below 8 points; the rules' tile set named in the figure title."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    small = [(t.get_text(), t.get_fontsize()) for t in _texts(fig) if t.get_fontsize() < 8]
+    assert not small, small[:5]
+    title = fig._suptitle.get_text() if fig._suptitle is not None else fig.axes[0].get_title()
+    assert rules.label().split(", ")[0] in title, title  # "tiles 1-9"
+
+
+@pytest.fixture(scope="module")
+def catalogue_dist():
+    return ba.score_distributions(ba.catalogue(RULES))
+
+
+def test_columns_note_defines_every_column_or_refuses():
+    df = pd.DataFrame({"p_play": [1.0], "p_meet": [0.5], "loss": [2.0], "p_win_ci_low": [0.1]})
+    note = rep.columns_note(df)
+    for c in df.columns:
+        assert f"`{c}`" in note
+    assert "lower 95% confidence limit of `p_win`" in note
+    with pytest.raises(KeyError, match="no_such_column"):
+        rep.columns_note(pd.DataFrame({"no_such_column": [1]}))
+    assert "mine" in rep.columns_note(pd.DataFrame({"x": [1]}), {"x": "mine"})
+
+
+def test_merge_identical_names_coinciding_series_together():
+    m = plots.merge_identical({"a": [1, 2], "b": [1, 2], "c": [1, 3]})
+    assert list(m) == ["a = b", "c"]
+
+
+def test_score_distributions_split_close_policies_from_far(catalogue_dist):
+    ref, close, far = plots.split_close(catalogue_dist)
+    assert ref.startswith("optimal")
+    assert {"greedy-high", "fewest-tiles", "most-options"} <= set(close)
+    assert {"most-tiles", "random"} <= set(far)
+    fig = plots.fig_score_distributions(catalogue_dist, rules=RULES)
+    assert len(fig.axes) == 2  # (a) the distributions, (b) differences from optimal
+    b = fig.axes[1]
+    labels = [ln.get_label() for ln in b.get_lines()]
+    assert sum(lab.split(" (")[0] in close for lab in labels) == len(close)
+    _check_legible(fig, RULES)
+    one = plots.fig_score_distributions(catalogue_dist[catalogue_dist["policy"] == ref])
+    assert len(one.axes) == 1
+
+
+def test_beat_curve_chart_draws_differences_and_merges_equal_rules():
+    curve = ba.beat_curve(RULES, targets=range(1, 21))
+    fig = plots.fig_beat_curve(curve, rules=RULES)
+    assert len(fig.axes) == 3
+    labels = [ln.get_label() for ln in fig.axes[1].get_lines()]
+    # le6-optional and le6-forced give the same curve: drawn once, named together
+    assert any(" = " in lab for lab in labels), labels
+    assert "never (reference)" in labels
+    _check_legible(fig, RULES)
+
+
+def test_policy_map_is_legible_with_a_legend_for_every_colour():
+    grid = plots.policy_map_frame(box.solve(SMALL))
+    fig = plots.fig_policy_map(grid, rules=SMALL)
+    assert len(fig.axes) == 2  # two dice, one die
+    assert fig.legends and len(fig.legends[0].get_texts()) >= 4
+    _check_legible(fig, SMALL)
+    # each panel shows only its own dice count: no "-" (not rolled) cells drawn
+    cells = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert "-" not in cells and "x" in cells
+    # a ruleset without a one-die rule: one panel
+    g2 = plots.policy_map_frame(box.solve(SMALL.replace(one_die="never")))
+    assert len(plots.fig_policy_map(g2).axes) == 1
+
+
+def test_other_charts_name_their_rules():
+    m, _ = ba.variants_matrix(RULES)
+    fig = plots.fig_variants_matrix(m, rules=RULES)
+    assert len(fig.axes) == 2  # the map and its colour bar
+    _check_legible(fig, RULES)
+    mt = ba.match_table(RULES, (2, 3))
+    _check_legible(plots.fig_seat_wins(mt, rules=RULES), RULES)
+    pol = box.solve(RULES).policy()
+    ev = box.evaluate(pol)
+    _check_legible(plots.fig_mc_distribution(ev.distribution(), ev.distribution(), 1000, rules=RULES), RULES)
+
+
+def test_findings_are_computed_from_the_tables():
+    summ = ba.policy_summary(ba.catalogue(RULES))
+    ov = ba.optimal_values((9,), ("never", "789-optional", "789-forced"))
+    curve = ba.beat_curve(RULES, targets=range(1, 16), one_die_rules=(RULES.one_die,))
+    mt = ba.match_table(RULES, (2, 3))
+    matrix, _ = ba.variants_matrix(RULES)
+    lines = rep.findings(rules=RULES, summary=summ, optimal=ov, curve=curve, seats=mt, variants=matrix,
+                         extra=["- extra"])
+    text = "\n".join(lines)
+    assert lines[0].startswith("- **") and lines[1] == "- - extra"
+    opt = summ.iloc[0]
+    fewest = summ.set_index("policy").loc["fewest-tiles"]
+    assert f"{fewest['mean_score'] - opt['mean_score']:.2f} points per turn" in text
+    never = ov.set_index("one_die").loc["never"]
+    assert f"{100 * never['max_p_shut']:.1f}%" in text
+    assert np.isclose(mt.loc[0, "p_win"], float(text.split("first player wins ")[1].split("%")[0]) / 100, atol=5e-4)
