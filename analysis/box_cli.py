@@ -533,15 +533,23 @@ def _match_play(rules, players, ties_win, rounds, threshold, exact, games, seed,
         meta = dict(method="exact", policies=["optimal (min E[score], STB-O1)", "adaptive (STB-O5)"])
     else:
         n = games if given("games") else 20_000
-        mp = mpl.match_play(rules, players, rounds, threshold, ties_win)
-        exact_df = mp.seats()
+        mp = mpl.adaptive_play(rules, players, rounds, threshold, ties_win)
+        solved = isinstance(mp, mpl.MatchPlay)
+        if not solved:
+            click.echo(f"note: {players} players, {mode}, is too large to solve exactly: every seat plays the solved "
+                       "2-player match against its strongest opponent (the lowest total still in)", err=True)
+        exact_df = mp.seats() if solved else None
         df = mpl.simulate_match_play(mp, n, seed, chunks)
-        df["exact_p_win"] = exact_df["p_win"].to_numpy()
-        df["exact_p_tie"] = exact_df["p_tie"].to_numpy()
-        rec.update(policy="adaptive", games=n, seed=seed)
-        title = "Match play by simulation, every seat playing for the match (exact figures beside)"
+        if solved:
+            df["exact_p_win"] = exact_df["p_win"].to_numpy()
+            df["exact_p_tie"] = exact_df["p_tie"].to_numpy()
+        rec.update(policy="adaptive" if solved else "adaptive heads-up", games=n, seed=seed)
+        title = ("Match play by simulation, every seat playing for the match"
+                 + (" (exact figures beside)" if solved else " (heads-up, against the strongest opponent)"))
         stem = "match_play_simulated"
-        meta = dict(method="Monte Carlo, roll by roll, with the exact values beside it", policy="adaptive (STB-O5)",
+        meta = dict(method="Monte Carlo, roll by roll" + (", with the exact values beside it" if solved else ""),
+                    policy="adaptive (STB-O5)" if solved else "adaptive heads-up (STB-O5, the 2-player solution "
+                                                              "against the strongest opponent)",
                     games=n, seed=seed, chunks=min(chunks, n))
     rec["ties_win"] = ties_win
     _csv_note(fmt, "the table of seats", "the rules, mode and method")

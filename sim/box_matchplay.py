@@ -24,7 +24,9 @@ Public functions:
   by the chance to win the match.
 - :func:`simulate_match_play` plays matches roll by roll with the solved
   policies (Monte Carlo with 95% confidence intervals), as a check of the
-  exact figures.
+  exact figures; with :func:`adaptive_play`, three players where the exact
+  match is too large play the solved 2-player match against their strongest
+  opponent (:class:`HeadsUpPlay`).
 
 Clause ids (``STB-n``, ``STB-On``) refer to ``seeds/shut_the_box.md``.
 """
@@ -153,6 +155,29 @@ class MatchPlay:
             return self._base
         _, move, dice = solve_utility(self.rules, u[self.idx], 1.0)
         return Policy("match", self.rules, move, dice, {"policy": "adaptive (plays for the match)"})
+
+    def policy_for(self, rounds_left: int | None, seat: int, totals, out) -> Policy:
+        """The policy seat ``seat`` (0-based) plays in a situation given as play sees it: ``totals``
+        (every seat's running total), ``out`` (bools, elimination: out of the game) and, for
+        rounds, the rounds left counting the current one.  Policies are kept for reuse."""
+        if self.rounds is not None:
+            node = self._norm_rounds(rounds_left, seat, list(totals))
+        else:
+            node = (seat, tuple(OUT if out[i] else totals[i] for i in range(self.players)))
+        if isinstance(node, np.ndarray):
+            return self._base
+        with _deep_recursion():
+            self.value(node)
+        t = self._node_turn.get(node)
+        if t is None:
+            return self._base
+        cache = self.__dict__.setdefault("_policies", {})
+        p = cache.get(t)
+        if p is None:
+            if len(cache) > 2000:
+                cache.clear()
+            p = cache[t] = self.turn_policy(node)
+        return p
 
     def turn_utility(self, node) -> np.ndarray:
         """float64 (n_scores,): the mover's chance to win the match (a tie counted as a win with
@@ -388,6 +413,30 @@ def _check_match(rules: BoxRules, players, rounds, threshold, play):
     return players, rounds, threshold, play
 
 
+def estimated_nodes(rules: BoxRules, players: int, rounds: int | None, threshold: int | None) -> int:
+    """About how many situations an exact match holds (within a factor of about 2 for 9 tiles):
+    rounds: ``players * rounds * (top * rounds + 1) ** (players - 1) / 4`` with ``top`` the highest
+    score of a turn; elimination: ``players * threshold ** players``."""
+    if rounds is not None:
+        top = int(rules.scores.max())
+        return players * rounds * (top * rounds + 1) ** (players - 1) // 4
+    return players * threshold ** players
+
+
+def adaptive_play(rules: BoxRules, players: int = 2, rounds: int | None = 3, threshold: int | None = None,
+                  ties_win: bool = False, max_nodes: int = MAX_NODES):
+    """Every seat playing for the match: the exact :class:`MatchPlay` where it fits (see
+    :func:`estimated_nodes`), else, for 3 players, the heads-up approximation :class:`HeadsUpPlay`.
+
+    Raises:
+        MatchPlayError: as :func:`match_play` (a 2-player match too large to solve).
+    """
+    players, rounds, threshold, _ = _check_match(rules, players, rounds, threshold, "adaptive")
+    if players == 3 and estimated_nodes(rules, players, rounds, threshold) > max_nodes:
+        return HeadsUpPlay(rules, players, rounds, threshold, ties_win)
+    return match_play(rules, players, rounds, threshold, ties_win, "adaptive", max_nodes)
+
+
 def match_play(rules: BoxRules, players: int = 2, rounds: int | None = 3, threshold: int | None = None,
                ties_win: bool = False, play="adaptive", max_nodes: int = MAX_NODES) -> MatchPlay:
     """Solve a match of several rounds or an elimination game exactly (STB-11, STB-12, STB-O5).
@@ -417,10 +466,11 @@ def match_play(rules: BoxRules, players: int = 2, rounds: int | None = 3, thresh
         large to solve exactly (raised when solving reaches ``max_nodes``).
     """
     players, rounds, threshold, play = _check_match(rules, players, rounds, threshold, play)
-    if threshold is not None and players * threshold ** players > max_nodes:
-        raise MatchPlayError(f"elimination at {threshold} with {players} players holds about "
-                             f"{players * threshold ** players:,} situations, more than the {max_nodes:,} solved "
-                             "exactly: use a lower threshold or fewer players, or simulation")
+    est = estimated_nodes(rules, players, rounds, threshold)
+    if est > max_nodes:
+        raise MatchPlayError(f"{_mode(rounds, threshold)} with {players} players holds about {est:,} situations, "
+                             f"more than the {max_nodes:,} solved exactly: use fewer rounds, a lower threshold, "
+                             "fewer players or tiles, or simulation")
     return MatchPlay(rules, players, rounds, threshold, ties_win, play, max_nodes)
 
 
@@ -589,16 +639,42 @@ def advise_match(rules: BoxRules, open_tiles, roll=None, my_total: int = 0, thei
     return df
 
 
+# ------------------------------------------------------- three players, heads-up
+class HeadsUpPlay:
+    """Three players where the exact match is too large (STB-O5, an approximation): every seat
+    plays the solved 2-player match against its strongest opponent, the one with the lowest
+    total among those still in (the earlier seat on equal totals), in their seat order.
+
+    Attributes:
+        duel: the 2-player :class:`MatchPlay` the seats play from.
+    """
+
+    def __init__(self, rules: BoxRules, players: int, rounds: int | None, threshold: int | None,
+                 ties_win: bool = False):
+        players, rounds, threshold, _ = _check_match(rules, players, rounds, threshold, "adaptive")
+        self.rules, self.players, self.rounds, self.threshold = rules, players, rounds, threshold
+        self.play = ("adaptive heads-up",) * players
+        self.duel = match_play(rules, 2, rounds, threshold, ties_win)
+
+    def policy_for(self, rounds_left: int | None, seat: int, totals, out) -> Policy:
+        """As :meth:`MatchPlay.policy_for`: the duel's policy against the strongest opponent."""
+        rivals = [i for i in range(self.players) if i != seat and not out[i]]
+        o = min(rivals, key=lambda i: (totals[i], i))
+        me, pair = (1, (totals[o], totals[seat])) if o < seat else (0, (totals[seat], totals[o]))
+        return self.duel.policy_for(rounds_left, me, pair, (False, False))
+
+
 # -------------------------------------------------------------- simulation
-def simulate_match_play(mp: MatchPlay, games: int, seed: int = 0, chunks: int = 8):
-    """Matches played roll by roll with the solved plays (Monte Carlo), a check of :meth:`MatchPlay.seats`.
+def simulate_match_play(mp, games: int, seed: int = 0, chunks: int = 8):
+    """Matches played roll by roll with the solved plays (Monte Carlo), a check of :meth:`MatchPlay.seats`,
+    or the only figures for three players where the exact match is too large (:class:`HeadsUpPlay`).
 
     Each turn looks up the situation (totals, rounds left, seat) and plays the policy
     table the solution gives there, rolling the dice with the pure-Python engine (one
     random stream per game, as every Monte Carlo of the tool).
 
     Args:
-        mp: a solved or unsolved :class:`MatchPlay`.
+        mp: a :class:`MatchPlay` (solved as play reaches its situations) or a :class:`HeadsUpPlay`.
         games: matches to play (1 .. 10**7; a few thousand per second).
         seed: root seed; chunks: how the games are cut into streams.
 
@@ -623,21 +699,7 @@ def simulate_match_play(mp: MatchPlay, games: int, seed: int = 0, chunks: int = 
     wins = np.zeros(n, dtype=np.int64)
     ties = np.zeros(n, dtype=np.int64)
     tot_sum = np.zeros(n)
-    cache: dict = {}
-
-    def policy(node):
-        t = mp._node_turn.get(node) if not isinstance(node, np.ndarray) else None
-        if t is None:
-            return mp._base
-        p = cache.get(t)
-        if p is None:
-            if len(cache) > 2000:
-                cache.clear()
-            p = cache[t] = mp.turn_policy(node)
-        return p
-
     with _deep_recursion():
-        mp.value(mp.root())
         for c in range(plan.n_chunks):
             for g in range(int(plan.games[c])):
                 st = py_game_state(int(plan.keys[c]), g)
@@ -649,11 +711,7 @@ def simulate_match_play(mp: MatchPlay, games: int, seed: int = 0, chunks: int = 
                     for j in range(n):
                         if out[j]:
                             continue
-                        if mp.rounds is not None:
-                            node = mp._norm_rounds(k, j, list(totals))
-                        else:
-                            node = (j, tuple(OUT if out[i] else totals[i] for i in range(n)))
-                        s, st = R.play_turn(rules, policy(node), st)
+                        s, st = R.play_turn(rules, mp.policy_for(k, j, totals, out), st)
                         totals[j] += int(rules.scores[s])
                         if mp.threshold is not None and totals[j] >= mp.threshold:
                             dropped.append(j)

@@ -286,6 +286,9 @@ def test_cli_match_exact_and_adaptive(tmp_path):
     for row in rec["rows"]:
         assert row["p_win_ci_low"] <= row["p_win"] <= row["p_win_ci_high"]
         assert 0 < row["exact_p_win"] < 1
+    rec = _cli("match", "--tiles", 4, "--players", 3, "--elimination", "--threshold", 47, "--policy", "adaptive",
+               "--games", 60, "--format", "json")
+    assert rec["policy"] == "adaptive heads-up" and "exact_p_win" not in rec["rows"][0]
 
 
 def test_cli_advise_in_a_match():
@@ -314,3 +317,21 @@ def test_cli_match_play_errors(capsys):
                                        "--threshold", 30)
     assert "2..3" in _cli_error(capsys, "match", "--rounds", 2, "--players", 4, "--exact")
     assert "--seed" in _cli_error(capsys, "match", "--rounds", 2, "--exact", "--seed", 3)
+
+
+def test_stbo5_heads_up_play():
+    """STB-O5 for 3 players where the exact match is too large: each seat plays the solved 2-player
+    match against its strongest opponent; with 2 players that is the exact solution itself, roll for roll."""
+    rules = BoxRules(tiles=4)
+    duel = MP.HeadsUpPlay(rules, 2, 2, None)
+    exact = MP.match_play(rules, 2, 2)
+    a = MP.simulate_match_play(duel, 400, seed=9, chunks=2)
+    b = MP.simulate_match_play(exact, 400, seed=9, chunks=2)
+    assert a["p_win"].tolist() == b["p_win"].tolist() and a["mean_total"].tolist() == b["mean_total"].tolist()
+    assert MP.estimated_nodes(BoxRules(), 3, None, 45) > MP.MAX_NODES
+    assert isinstance(MP.adaptive_play(BoxRules(), 3, 3), MP.MatchPlay)
+    big = MP.adaptive_play(rules, 3, None, 47)
+    assert isinstance(big, MP.HeadsUpPlay)
+    df = MP.simulate_match_play(big, 200, seed=1, chunks=2)
+    assert df["play"].tolist() == ["adaptive heads-up"] * 3
+    assert df["p_win"].sum() + df["p_tie"].sum() / 2 <= 1.0 + 1e-12
