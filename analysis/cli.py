@@ -92,7 +92,7 @@ def bench(fmt, games, reference_seconds, scaling, scaling_seconds):
     if scaling:
         from ludolab.analysis.bench import scaling_bench
 
-        rows = scaling_bench(scaling_seconds, 2, say=lambda m: click.echo(m, err=True) if fmt == "table" else None)
+        rows = scaling_bench(scaling_seconds, 2, repeats=3, say=lambda m: click.echo(m, err=True) if fmt == "table" else None)
         if fmt == "json":
             click.echo(json.dumps(rows, indent=2))
             return
