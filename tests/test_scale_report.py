@@ -87,3 +87,14 @@ def test_the_quick_html_report_covers_every_game(tmp_path):
     charts = list((tmp_path / "charts").glob("*.png"))
     assert charts and page.count("data:image/png;base64,") == len(charts)
     assert page.count("provenance</summary>") == len(charts)
+
+
+def test_scaling_bench_records():
+    """bench --scaling: three setups, the same numbers on each (checked inside); no speed asserted."""
+    pytest.importorskip("distributed")
+    from ludolab.analysis.bench import scaling_bench
+
+    rows = scaling_bench(seconds=0.05, workers=2, repeats=1)
+    assert [r["setup"] for r in rows] == ["local, 1 thread", "local, 2 threads", "dask LocalCluster, 2 workers"]
+    assert rows[1]["efficiency"] > 0 and rows[2]["vs_local"] > 0
+    assert all(r["games"] == rows[0]["games"] for r in rows)
