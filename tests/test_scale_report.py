@@ -95,6 +95,6 @@ def test_scaling_bench_records():
     from ludolab.analysis.bench import scaling_bench
 
     rows = scaling_bench(seconds=0.05, workers=2, repeats=1)
-    assert [r["setup"] for r in rows] == ["local, 1 thread", "local, 2 threads", "dask LocalCluster, 2 workers"]
+    assert [r["setup"].split(",")[0] for r in rows] == ["local", "local", "dask LocalCluster"]
     assert rows[1]["efficiency"] > 0 and rows[2]["vs_local"] > 0
     assert all(r["games"] == rows[0]["games"] for r in rows)
