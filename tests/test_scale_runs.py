@@ -226,3 +226,19 @@ def test_precision_with_a_run_folder_resumes_every_block(tmp_path):
         again = run(spec)
     assert np.array_equal(first, again) and first.shape[0] > 4
     assert s2.outcomes[0].loaded_chunks == first.shape[0] and s1.outcomes[0].loaded_chunks == 0
+
+
+def test_cluster_resumed_and_local_runs_print_the_same_numbers(tmp_path):
+    """The issue's "done": the same experiment on a LocalCluster, resumed from a run folder
+    holding part of its chunks, and locally, prints the same numbers."""
+    pytest.importorskip("distributed")
+    args = ["beverbende", "simulate", "--games", "3000", "--chunks", "16", "--format", "json", "--quiet"]
+    local = invoke(*args)
+    cluster = invoke(*args, "--workers", "2")
+    run_dir = tmp_path / "r"
+    invoke(*args, "--run-dir", str(run_dir))
+    for f in sorted((run_dir / "run-000").glob("chunk-*.parquet"))[::2]:
+        f.unlink()  # as if the run had been stopped with half of its chunks kept
+    resumed = invoke(*args, "--run-dir", str(run_dir), "--resume")
+    assert local.exit_code == cluster.exit_code == resumed.exit_code == 0
+    assert json.loads(local.stdout) == json.loads(cluster.stdout) == json.loads(resumed.stdout)
