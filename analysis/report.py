@@ -56,7 +56,7 @@ class ReportContext:
         path = save_figure(fig, self.out_dir / "charts", name)
         self.files.append(path)
         prov = self._figure_provenance(caption, meta)
-        self.figure_provenance[f"charts/{name}.png"] = prov
+        self.figure_provenance[f"charts/{name}.png"] = _condensed(prov)
         side = self.out_dir / "charts" / f"{name}.meta.json"
         _atomic_write(side, lambda tmp: Path(tmp).write_text(json.dumps(prov, indent=2, default=str) + "\n"))
         self.files.append(side)
@@ -78,6 +78,20 @@ class ReportContext:
         if meta:
             rec.update(meta)
         return rec
+
+
+def _condensed(prov: dict, most: int = 4) -> dict:
+    """The provenance shown beside a chart: many runs summed up (the sidecar keeps each)."""
+    runs = prov.get("runs")
+    if not runs or len(runs) <= most:
+        return prov
+    out = dict(prov)
+    out["runs"] = {"count": len(runs), "total_games": sum(int(r.get("games", 0)) for r in runs),
+                   "games_each": sorted({int(r.get("games", 0)) for r in runs}),
+                   "seeds": sorted({int(r.get("seed", 0)) for r in runs}),
+                   "chunks": sorted({int(r.get("chunks", 0)) for r in runs}),
+                   "backends": sorted({str(r.get("backend")) for r in runs})}
+    return out
 
 
 def markdown_table(df: pd.DataFrame, floatfmt: str = ".4g") -> str:
