@@ -11,23 +11,71 @@ ONE_DIE = ("never", "789-optional", "789-forced", "le6-optional", "le6-forced", 
 SCORES = ("sum", "count", "digital", "all-or-nothing")
 
 
+def _keep_in_context(ctx, param, value):
+    """Keep an option of the rules bundle that commands do not take as an argument (--dice, --tie-break)."""
+    ctx.meta[f"box_{param.name}"] = value
+    return value
+
+
 def box_rules_options(fn):
-    """--tiles, --one-die, --moves, --max-tiles-per-move, --score (STB-1, STB-4..STB-8)."""
+    """--tiles, --dice, --one-die, --moves, --max-tiles-per-move, --score, --tie-break (STB-1, STB-2,
+    STB-4..STB-8, STB-T1).  --dice and --tie-break are read by :func:`make_rules` and :func:`_policy`
+    from the command's context, so every command taking the bundle has them."""
     opts = [
         click.option("--tiles", default="9", show_default=True,
-                     help="Tile count 2..12, a range like 4-9, or a list like 1,3,5,7,9,11 (STB-1)."),
-        click.option("--one-die", type=click.Choice(ONE_DIE), default="789-optional", show_default=True,
-                     help="When one die may (or must) be rolled (STB-6)."),
+                     help="Tile count 1..20, a range like 4-9, or a list like 1,3,5,7,9,11 (tiles 1..20) (STB-1)."),
+        click.option("--dice", "dice", default="2d6", show_default=True, expose_value=False, is_eager=True,
+                     callback=_keep_in_context,
+                     help="The dice of a full roll, NdS: e.g. 2d6, 3d6, 1d20 (STB-2)."),
+        click.option("--one-die", default=None,
+                     help="When one die may (or must) be rolled (STB-6): never, always-optional, sum-le-K, "
+                          "sum-lt-K, max-le-K or only-1 with -optional or -forced (e.g. sum-lt-6-forced), or "
+                          "789-optional (the default; never with a single die), 789-forced, le6-optional, "
+                          "le6-forced."),
         click.option("--moves", type=click.Choice(("subset", "thai")), default="subset", show_default=True,
                      help="subset: any tiles adding up to the roll; thai: one tile equal to a die or the total."),
-        click.option("--max-tiles-per-move", type=click.IntRange(1, 12), default=None,
+        click.option("--max-tiles-per-move", type=click.IntRange(1, 20), default=None,
                      help="At most K tiles per move (default: no limit) (STB-4)."),
         click.option("--score", "scoring", type=click.Choice(SCORES), default="sum", show_default=True,
                      help="Scoring of the open tiles (STB-8)."),
+        click.option("--tie-break", "tie_break", type=click.Choice(("high", "low", "random")), default="high",
+                     show_default=True, expose_value=False, is_eager=True, callback=_keep_in_context,
+                     help="How the rules of thumb (fewest-tiles, most-tiles, most-options) break ties: high (the "
+                          "highest tiles), low (the lowest tiles) or random (a random one of the tied moves) "
+                          "(STB-T1)."),
     ]
+    roll_dice = [p for p in getattr(fn, "__click_params__", []) if p.name == "dice"]
+    if roll_dice:  # advise: one --dice for the dice of the game (NdS) and those of the roll (1 or 2)
+        fn.__click_params__.remove(roll_dice[0])
+        opts[1] = click.option("--dice", "dice", multiple=True, callback=_dice_and_roll,
+                               help="The dice of a full roll, NdS (default 2d6, STB-2), and/or the dice the roll "
+                                    "was made with, 1 or 2 (default: the full roll unless the total needs one "
+                                    "die); e.g. --dice 3d6 --dice 1.")
     for o in reversed(opts):
         fn = o(fn)
     return fn
+
+
+def _dice_and_roll(ctx, param, values):
+    """--dice of advise: NdS values go to the rules (kept in the context), 1 or 2 is the roll's dice count."""
+    import re
+
+    roll = None
+    ctx.meta["box_dice"] = "2d6"
+    for v in values:
+        if re.fullmatch(r"\s*\d+\s*[dD]\s*\d+\s*", v):
+            ctx.meta["box_dice"] = v.replace(" ", "")
+        elif v.strip() in ("1", "2"):
+            roll = v.strip()
+        else:
+            raise click.BadParameter(f"{v!r} is neither dice NdS (e.g. 2d6, 3d6) nor a dice count 1 or 2",
+                                     ctx=ctx, param=param)
+    return roll
+
+
+def _context_option(name, default):
+    ctx = click.get_current_context(silent=True)
+    return default if ctx is None else ctx.meta.get(f"box_{name}", default)
 
 
 def objective_options(fn):
@@ -86,14 +134,34 @@ def _in_match() -> bool:
 
 
 def make_rules(tiles, one_die, moves, max_tiles_per_move, scoring):
-    """The :class:`~ludolab.stdlib.box.BoxRules` of the rules options; a thai limit on tiles per move is refused."""
-    from ludolab.stdlib.box import BoxRules, parse_tiles
+    """The :class:`~ludolab.stdlib.box.BoxRules` of the rules options; a thai limit on tiles per move is refused.
+
+    ``--dice`` comes from the command's context (2d6 outside a command); ``one_die`` ``None`` is the
+    default rule, 789-optional (never with a single die).
+    """
+    from ludolab.stdlib.box import BoxRules, RulesError, parse_dice, parse_one_die, parse_tiles
 
     if moves == "thai" and max_tiles_per_move is not None:
         raise InputError("--max-tiles-per-move does not apply to --moves thai, which always covers one tile (STB-5)")
-
+    dice = _context_option("dice", "2d6")
+    try:
+        n_dice, _ = parse_dice(dice)
+    except RulesError as e:
+        raise InputError(f"--dice: {e}") from None
+    if one_die is None:
+        one_die = "never" if n_dice == 1 else "789-optional"
+    try:
+        parse_one_die(one_die)
+    except RulesError as e:
+        raise InputError(f"--one-die: {e}") from None
+    if n_dice == 1 and parse_one_die(one_die)[0] != "never":
+        raise InputError(f"--one-die {one_die} does not apply to --dice {dice}: with a single die every roll is "
+                         "already one die (leave --one-die out, or give never)")
+    if moves == "thai" and n_dice != 2:
+        raise InputError(f"--moves thai needs two dice (a tile equal to either die or their total, STB-5), "
+                         f"not --dice {dice}")
     return BoxRules(tiles=parse_tiles(tiles), one_die=one_die, moves=moves,
-                    max_tiles_per_move=max_tiles_per_move, score=scoring)
+                    max_tiles_per_move=max_tiles_per_move, score=scoring, dice=dice)
 
 
 def _check_objective(objective, target, ties_win=False, policies=None):
@@ -117,6 +185,11 @@ def _policy(rules, name, objective, target, ties_win):
     from ludolab.analysis.box import catalogue
 
     pol = catalogue(rules, (name,), objective, target, ties_win)[0]
+    tie_break = _context_option("tie_break", "high")
+    if tie_break != "high" and name in ("greedy-high", "fewest-tiles", "most-tiles", "most-options"):
+        from ludolab.sim.box_policies import make_policy
+
+        pol = make_policy(rules, name, tie_break=tie_break)
     if "filled" in pol.info and pol.info["filled"]:
         click.echo(f"note: {pol.label} leaves {pol.info['filled']} (state, roll) entries that the policy "
                    "meets unset; greedy-high plays them", err=True)
@@ -184,7 +257,7 @@ def solve(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target,
         v = sol.start_value_exact
         rec["value_exact"] = ({"numerator": v.numerator, "denominator": v.denominator} if fmt == "json"
                               else f"{v.numerator}/{v.denominator}")
-    rec["start_dice"] = start_dice if fmt != "table" else {1: "one die", 2: "two dice"}[start_dice]
+    rec["start_dice"] = start_dice if fmt != "table" else rules.dice_words(start_dice)
     rec["states"] = rules.n_states
     emit(fmt, rec, title="Shut the Box, exact solution")
     if out_dir is not None:
@@ -251,7 +324,7 @@ def advise(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target
     open_out = list(rules.tiles_of(state)) if fmt == "json" else rules.format_state(state)
     if roll is None:
         best_dice = int(df["dice"].iloc[0])
-        rec = {"open": open_out, "objective": label, "advice": f"roll {'one die' if best_dice == 1 else 'two dice'}"}
+        rec = {"open": open_out, "objective": label, "advice": f"roll {rules.dice_words(best_dice)}"}
         if len(df) == 1:
             rec["advice"] += " (the only choice under --one-die " + rules.one_die + ")"
         if fmt == "json":

@@ -75,7 +75,7 @@ def advise(rules: BoxRules, open_tiles, roll=None, objective: str = "expected-sc
                 if oc.dice[o] != d:
                     continue
                 m = int(sol.move[s, o])
-                v += oc.weight[o] / (36.0 if d == 2 else 6.0) * (terminal[s] if m < 0 else sol.value[s ^ m])
+                v += oc.prob[o] * (terminal[s] if m < 0 else sol.value[s ^ m])
             rows.append({"dice": d, "value": v})
         df = pd.DataFrame(rows).sort_values("value", ascending=(sense < 0), kind="stable").reset_index(drop=True)
         df["best"] = (df["value"] - df["value"].iloc[0]).abs() <= 1e-12

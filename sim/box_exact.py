@@ -93,10 +93,15 @@ class Policy:
     Attributes:
         name: catalogue name (``optimal``, ``greedy-high``, ...).
         rules: the ruleset the table is for.
-        move: int16 (n_states, n_outcomes): tiles to cover (bitmask), -1 when
-            no move is legal, -2 for a uniformly random legal move.
-        dice: int8 (n_states,): dice to roll (1 or 2), 0 for random.
+        move: int16, int32 beyond 15 tiles (:attr:`BoxRules.move_dtype`),
+            (n_states, n_outcomes): tiles to cover (bitmask), -1 when no move
+            is legal, -2 for a uniformly random legal move, ``-3 - j`` for a
+            uniformly random move of tie group j (see ``ties``).
+        dice: int8 (n_states,): dice to roll (1 one die, 2 the full roll), 0 for random.
         info: provenance (objective, target, source file, ...).
+        ties: ``None``, or int64 (flat): the tie groups of a policy that breaks
+            ties at random; group j is ``ties[j]`` = k followed by the k tied
+            moves (bitmasks).
     """
 
     name: str
@@ -104,6 +109,12 @@ class Policy:
     move: np.ndarray
     dice: np.ndarray
     info: dict = field(default_factory=dict)
+    ties: np.ndarray | None = None
+
+    @property
+    def stochastic(self) -> bool:
+        """True when the policy makes random choices (random moves, tie groups or random dice)."""
+        return bool(self.move.min(initial=0) < -1 or self.dice.min(initial=1) < 1)
 
     @property
     def label(self) -> str:
@@ -186,10 +197,10 @@ def solve_utility(rules: BoxRules, terminal: np.ndarray, sense: float):
     oc, allowed = _kernel_args(rules)
     n = rules.n_states
     value = np.zeros(n)
-    move = np.zeros((n, oc.n), dtype=np.int16)
+    move = np.zeros((n, oc.n), dtype=rules.move_dtype)
     dice = np.zeros(n, dtype=np.int8)
-    K._solve(n, oc.dice, oc.weight.astype(np.float64), oc.cand_start, oc.cand_masks, allowed,
-             np.ascontiguousarray(terminal, dtype=np.float64), float(sense), value, move, dice)
+    K._solve_p(n, oc.dice, oc.prob, oc.cand_start, oc.cand_masks, allowed,
+               np.ascontiguousarray(terminal, dtype=np.float64), float(sense), value, move, dice)
     return value, move, dice
 
 
@@ -305,7 +316,9 @@ def evaluate(policy: Policy) -> Evaluation:
 
     Args:
         policy: a :class:`Policy` (move table, dice table; random entries are
-            averaged over, each legal move or dice count equally likely).
+            averaged over, each legal move or dice count equally likely, and a
+            tie group's moves each weighed by their share: a stochastic policy
+            is evaluated exactly).
 
     Returns:
         :class:`Evaluation` with ``final`` and ``visit``, float64 (n_states,)
@@ -315,6 +328,8 @@ def evaluate(policy: Policy) -> Evaluation:
     oc, allowed = _kernel_args(rules)
     final = np.zeros(rules.n_states)
     visit = np.zeros(rules.n_states)
-    K._evaluate(rules.full, oc.dice, oc.weight.astype(np.float64), oc.cand_start, oc.cand_masks, allowed,
-                policy.move, policy.dice, final, visit)
+    ties = getattr(policy, "ties", None)
+    ties = np.zeros(1, dtype=np.int64) if ties is None else np.ascontiguousarray(ties, dtype=np.int64)
+    K._evaluate_p(rules.full, oc.dice, oc.prob, oc.cand_start, oc.cand_masks, allowed,
+                  policy.move, policy.dice, ties, final, visit)
     return Evaluation(policy, final, visit)

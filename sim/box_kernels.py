@@ -4,11 +4,21 @@ States are bitmasks of open tiles; a move is the bitmask of the tiles it
 covers; rolls are outcome indices of :class:`ludolab.stdlib.box.Outcomes`.
 A policy is two arrays:
 
-* ``move`` int16 (n_states, n_outcomes): the tiles to cover; ``-1`` when no
-  move is legal (the turn ends, STB-7); ``-2`` for "uniformly at random among
-  the legal moves".
-* ``dice`` int8 (n_states,): 1 or 2 dice; 0 for "uniformly at random among the
-  allowed dice counts".
+* ``move`` int16 (int32 beyond 15 tiles) (n_states, n_outcomes): the tiles to
+  cover; ``-1`` when no move is legal (the turn ends, STB-7); ``-2`` for
+  "uniformly at random among the legal moves"; ``-3 - j`` for "uniformly at
+  random among the moves of tie group j" (a policy that breaks ties at
+  random), where ``ties[j]`` is the number k of tied moves and
+  ``ties[j+1 : j+1+k]`` their bitmasks (kernels with a ``ties`` argument).
+* ``dice`` int8 (n_states,): 1 (one die) or 2 (the full roll); 0 for
+  "uniformly at random among the allowed dice counts".
+
+Roll outcomes carry a probability within their dice count (``prob``); a roll
+draws one number below the length of the outcome's draw map (36 for 2d6).
+The ``_fast`` kernels play a policy without random choices from a transition
+table ``trans[s, u]`` (the state after draw u, or -1 when the turn ends) and
+the draw size ``bound[s]`` of the dice rolled in s: one lookup per roll, the
+same random numbers as the general kernel, so the same counts.
 
 Kernels never print, never read mutable globals and never call back into
 Python.
@@ -23,18 +33,33 @@ from .rng import game_state, next_below
 
 NO_MOVE = -1
 RANDOM_MOVE = -2
+#: move entries at or below this value name a tie group: ``TIE_BASE - j``
+TIE_BASE = -3
+_NO_TIES = np.zeros(1, dtype=np.int64)
 
 
 @njit(cache=True)
 def _solve(n_states, out_dice, out_weight, cand_start, cand_masks, dice_allowed,
            terminal, sense, value, best_move, dice_choice):
+    """Backward induction for 2d6 outcome weights (out of 36 and 6): see :func:`_solve_p`."""
+    prob = np.empty(out_weight.shape[0])
+    for o in range(out_weight.shape[0]):
+        prob[o] = out_weight[o] / (36.0 if out_dice[o] == 2 else 6.0)
+    _solve_p(n_states, out_dice, prob, cand_start, cand_masks, dice_allowed,
+             terminal, sense, value, best_move, dice_choice)
+
+
+@njit(cache=True)
+def _solve_p(n_states, out_dice, out_prob, cand_start, cand_masks, dice_allowed,
+             terminal, sense, value, best_move, dice_choice):
     """Backward induction over all states (STB-3..STB-7).
 
+    out_prob: float64 (n_outcomes,) chance of each outcome within its dice count;
     terminal: float64 (n_states,) utility of a turn that ends in each state;
     sense: +1.0 to maximise the expected utility, -1.0 to minimise it.
     Fills value (n_states,), best_move (n_states, n_outcomes), dice_choice.
     Ties between moves go to the move with the highest tiles; between dice
-    counts to two dice.
+    counts to the full roll.
     """
     n_out = out_dice.shape[0]
     eps = 1e-12
@@ -48,7 +73,6 @@ def _solve(n_states, out_dice, out_weight, cand_start, cand_masks, dice_allowed,
         for d in (2, 1):
             if (dice_allowed[s] & d) == 0:
                 continue
-            den = 36.0 if d == 2 else 6.0
             acc = 0.0
             for o in range(n_out):
                 if out_dice[o] != d:
@@ -64,10 +88,9 @@ def _solve(n_states, out_dice, out_weight, cand_start, cand_masks, dice_allowed,
                             bv = v
                 best_move[s, o] = bm
                 if bm == NO_MOVE:
-                    acc += out_weight[o] * terminal[s]
+                    acc += out_prob[o] * terminal[s]
                 else:
-                    acc += out_weight[o] * value[s ^ bm]
-            acc /= den
+                    acc += out_prob[o] * value[s ^ bm]
             if not have or sense * acc > sense * best_val + eps:
                 best_val = acc
                 have = True
@@ -117,9 +140,25 @@ def _nth_legal(s, o, j, cand_start, cand_masks):
 @njit(cache=True)
 def _evaluate(full, out_dice, out_weight, cand_start, cand_masks, dice_allowed,
               pol_move, pol_dice, final, mass):
+    """Forward pass for 2d6 outcome weights (out of 36 and 6): see :func:`_evaluate_p`."""
+    prob = np.empty(out_weight.shape[0])
+    for o in range(out_weight.shape[0]):
+        prob[o] = out_weight[o] / (36.0 if out_dice[o] == 2 else 6.0)
+    _evaluate_p(full, out_dice, prob, cand_start, cand_masks, dice_allowed, pol_move, pol_dice, _NO_TIES,
+                final, mass)
+
+
+@njit(cache=True)
+def _evaluate_p(full, out_dice, out_prob, cand_start, cand_masks, dice_allowed,
+                pol_move, pol_dice, ties, final, mass):
     """Forward pass over the Markov chain of a policy: fills final[s], the
     probability that the turn ends with open tiles s (final[0]: box shut),
-    and mass[s], the probability that the turn reaches state s."""
+    and mass[s], the probability that the turn reaches state s.
+
+    A stochastic policy is weighed move by move: a random move (-2) gives each
+    legal move an equal share, a tie group (``TIE_BASE - j``) each of its moves.
+    out_prob: float64 (n_outcomes,) chance of each outcome within its dice count.
+    """
     n_out = out_dice.shape[0]
     mass[:] = 0.0
     mass[full] = 1.0
@@ -137,13 +176,17 @@ def _evaluate(full, out_dice, out_weight, cand_start, cand_masks, dice_allowed,
                 pd = 0.5 if dice_allowed[s] == 3 else 1.0
             if pd == 0.0:
                 continue
-            den = 36.0 if d == 2 else 6.0
             for o in range(n_out):
                 if out_dice[o] != d:
                     continue
-                po = p * pd * out_weight[o] / den
+                po = p * pd * out_prob[o]
                 m = pol_move[s, o]
-                if m == RANDOM_MOVE:
+                if m <= TIE_BASE:
+                    j = TIE_BASE - m
+                    k = ties[j]
+                    for i in range(k):
+                        mass[s ^ ties[j + 1 + i]] += po / k
+                elif m == RANDOM_MOVE:
                     k = _count_legal(s, o, cand_start, cand_masks)
                     if k == 0:
                         final[s] += po
@@ -162,12 +205,25 @@ def _evaluate(full, out_dice, out_weight, cand_start, cand_masks, dice_allowed,
 @njit(cache=True)
 def _play_turn(st, full, dice_allowed, draw_map1, draw_map2, cand_start, cand_masks,
                pol_move, pol_dice, trace):
+    """One turn of a policy without tie groups: see :func:`_play_turn_t`."""
+    return _play_turn_t(st, full, dice_allowed, draw_map1, draw_map2, cand_start, cand_masks,
+                        pol_move, pol_dice, _NO_TIES, trace)
+
+
+@njit(cache=True)
+def _play_turn_t(st, full, dice_allowed, draw_map1, draw_map2, cand_start, cand_masks,
+                 pol_move, pol_dice, ties, trace):
     """One turn from the full box with the stream state st; returns (final state, st, steps).
 
+    A roll draws one number below ``len(draw_map2)`` (the full roll) or
+    ``len(draw_map1)`` (one die); a random move, then a second number below
+    the count of legal (or tied) moves.
     trace: int64 (max_steps, 4); when it has rows, roll k is written to
     ``trace[k] = (open tiles, dice, outcome, tiles covered or -1 when the turn
     ends)``; pass an empty array (0, 4) to play without a record.
     """
+    n2 = draw_map2.shape[0]
+    n1 = draw_map1.shape[0]
     s = full
     n = 0
     while s != 0:
@@ -179,13 +235,17 @@ def _play_turn(st, full, dice_allowed, draw_map1, draw_map2, cand_start, cand_ma
             else:
                 d = dice_allowed[s]
         if d == 2:
-            u, st = next_below(st, 36)
+            u, st = next_below(st, n2)
             o = draw_map2[u]
         else:
-            u, st = next_below(st, 6)
+            u, st = next_below(st, n1)
             o = draw_map1[u]
         m = pol_move[s, o]
-        if m == RANDOM_MOVE:
+        if m <= TIE_BASE:
+            j0 = TIE_BASE - m
+            j, st = next_below(st, ties[j0])
+            m = ties[j0 + 1 + j]
+        elif m == RANDOM_MOVE:
             k = _count_legal(s, o, cand_start, cand_masks)
             if k == 0:
                 m = NO_MOVE
@@ -344,3 +404,136 @@ def _simulate_match(keys, starts, stops, full, dice_allowed, draw_map1, draw_map
                         out[c, p, 1] += 1
                 out[c, p, 2] += total[p]
                 out[c, p, 3] += rounds
+
+
+# ------------------------------------------------------------ stochastic policies
+@njit(cache=True)
+def _trace_games_t(key, start, stop, full, dice_allowed, draw_map1, draw_map2, cand_start, cand_masks,
+                   pol_move, pol_dice, ties, trace, n_steps, final):
+    """:func:`_trace_games` for a policy that may hold tie groups (``ties``)."""
+    for g in range(start, stop):
+        i = g - start
+        s, st, n = _play_turn_t(game_state(key, g), full, dice_allowed, draw_map1, draw_map2, cand_start,
+                                cand_masks, pol_move, pol_dice, ties, trace[i])
+        n_steps[i] = n
+        final[i] = s
+
+
+@njit(cache=True, parallel=True)
+def _simulate_t(keys, starts, stops, full, dice_allowed, draw_map1, draw_map2,
+                cand_start, cand_masks, pol_move, pol_dice, ties, counts):
+    """:func:`_simulate` for any policy: random moves, random dice counts and tie groups."""
+    for c in prange(keys.shape[0]):
+        no_trace = np.empty((0, 4), dtype=np.int64)
+        for g in range(starts[c], stops[c]):
+            s, st, _ = _play_turn_t(game_state(keys[c], g), full, dice_allowed, draw_map1, draw_map2,
+                                    cand_start, cand_masks, pol_move, pol_dice, ties, no_trace)
+            counts[c, s] += 1
+
+
+@njit(cache=True, parallel=True)
+def _simulate_paired_t(keys, starts, stops, full, dice_allowed, draw_map1, draw_map2,
+                       cand_start, cand_masks, pol_moves, pol_dices, ties, tie_start, scores, sums):
+    """:func:`_simulate_paired` for any policies; policy a reads its tie groups from
+    ``ties[tie_start[a]:tie_start[a+1]]``."""
+    n_pol = pol_moves.shape[0]
+    for c in prange(keys.shape[0]):
+        x = np.empty(n_pol)
+        no_trace = np.empty((0, 4), dtype=np.int64)
+        for g in range(starts[c], stops[c]):
+            for a in range(n_pol):
+                st = game_state(keys[c], g)
+                s, st, _ = _play_turn_t(st, full, dice_allowed, draw_map1, draw_map2, cand_start, cand_masks,
+                                        pol_moves[a], pol_dices[a], ties[tie_start[a]:tie_start[a + 1]],
+                                        no_trace)
+                x[a] = scores[s]
+            for a in range(n_pol):
+                sums[c, a, n_pol] += x[a]
+                for b in range(n_pol):
+                    sums[c, a, b] += x[a] * x[b]
+
+
+# --------------------------------------------------------------- fast kernels
+@njit(cache=True)
+def _transitions(full, draw_map1, draw_map2, pol_move, pol_dice, bound, trans):
+    """Compile a policy without random choices to ``bound`` (n_states,) and ``trans``
+    (n_states, len(draw_map2)): the draw size of the dice rolled in each state, and
+    the state after each draw (-1: the turn ends there)."""
+    n2 = draw_map2.shape[0]
+    n1 = draw_map1.shape[0]
+    for s in range(full + 1):
+        if pol_dice[s] == 1:
+            bound[s] = n1
+            for u in range(n1):
+                m = pol_move[s, draw_map1[u]]
+                trans[s, u] = s ^ m if m >= 0 else -1
+        else:
+            bound[s] = n2
+            for u in range(n2):
+                m = pol_move[s, draw_map2[u]]
+                trans[s, u] = s ^ m if m >= 0 else -1
+
+
+@njit(cache=True, inline="always")
+def _fast_turn(st, full, bound, trans):
+    """One turn on the transition table; returns (final state, stream state)."""
+    s = full
+    while s != 0:
+        u, st = next_below(st, bound[s])
+        t = trans[s, u]
+        if t < 0:
+            break
+        s = t
+    return s, st
+
+
+@njit(cache=True, inline="always")
+def _fast_turn_fixed(st, full, n2, trans):
+    """One turn where every roll draws below ``n2`` (the full roll always, e.g. one-die rule never)."""
+    s = full
+    while s != 0:
+        u, st = next_below(st, n2)
+        t = trans[s, u]
+        if t < 0:
+            break
+        s = t
+    return s, st
+
+
+@njit(cache=True, parallel=True)
+def _simulate_fast(keys, starts, stops, full, bound, trans, counts):
+    """Monte Carlo of a policy without random choices (the runner's kernel contract):
+    counts[c, s] += games of chunk c ending in s.  Same random numbers as
+    :func:`_simulate`, so the same counts."""
+    n2 = trans.shape[1]
+    fixed = True
+    for s in range(1, full + 1):
+        if bound[s] != n2:
+            fixed = False
+    for c in prange(keys.shape[0]):
+        key = keys[c]
+        if fixed:
+            for g in range(starts[c], stops[c]):
+                s, _ = _fast_turn_fixed(game_state(key, g), full, n2, trans)
+                counts[c, s] += 1
+        else:
+            for g in range(starts[c], stops[c]):
+                s, _ = _fast_turn(game_state(key, g), full, bound, trans)
+                counts[c, s] += 1
+
+
+@njit(cache=True, parallel=True)
+def _simulate_paired_fast(keys, starts, stops, full, bounds, transs, scores, sums):
+    """:func:`_simulate_paired` for policies without random choices, on their
+    transition tables bounds (P, n_states) and transs (P, n_states, n_draws)."""
+    n_pol = bounds.shape[0]
+    for c in prange(keys.shape[0]):
+        x = np.empty(n_pol)
+        for g in range(starts[c], stops[c]):
+            for a in range(n_pol):
+                s, _ = _fast_turn(game_state(keys[c], g), full, bounds[a], transs[a])
+                x[a] = scores[s]
+            for a in range(n_pol):
+                sums[c, a, n_pol] += x[a]
+                for b in range(n_pol):
+                    sums[c, a, b] += x[a] * x[b]

@@ -88,6 +88,41 @@ def _sim_args(rules: BoxRules):
     return (rules.full, rules.dice_allowed, oc.draw_map1, oc.draw_map2, oc.cand_start, oc.cand_masks)
 
 
+def _ties(policy: Policy) -> np.ndarray:
+    """The policy's tie groups (int64, flat; see :mod:`ludolab.sim.box_kernels`), a dummy when it has none."""
+    ties = getattr(policy, "ties", None)
+    return np.zeros(1, dtype=np.int64) if ties is None else np.ascontiguousarray(ties, dtype=np.int64)
+
+
+def is_deterministic(policy: Policy) -> bool:
+    """True when the policy makes no random choice: every move a fixed move or none, every dice count fixed."""
+    return bool(policy.move.min(initial=0) >= -1 and policy.dice.min(initial=1) >= 1)
+
+
+def transition_table(policy: Policy) -> tuple[np.ndarray, np.ndarray]:
+    """A policy without random choices as the tables of the fast kernel.
+
+    Returns:
+        ``(bound, trans)``: int64 (n_states,), the size of the draw of the dice
+        rolled in each state (36 for two dice of 2d6, 6 for one die);
+        int16 (int32 beyond 15 tiles) (n_states, len(draw_map2)), the open tiles
+        after each draw, -1 where the turn ends.
+
+    Raises:
+        LudolabError: the policy makes random choices.
+    """
+    if not is_deterministic(policy):
+        raise LudolabError(f"policy {policy.label} makes random choices: it has no transition table")
+    from . import box_kernels as K
+
+    rules = policy.rules
+    oc = rules.outcomes
+    bound = np.zeros(rules.n_states, dtype=np.int64)
+    trans = np.zeros((rules.n_states, len(oc.draw_map2)), dtype=rules.move_dtype)
+    K._transitions(rules.full, oc.draw_map1, oc.draw_map2, policy.move, policy.dice, bound, trans)
+    return bound, trans
+
+
 def simulate(policy: Policy, games: int, seed: int = 0, chunks: int = DEFAULT_CHUNKS,
              progress: bool | None = False) -> SimResult:
     """Monte Carlo of ``games`` turns under ``policy`` (numba, parallel over chunks).
@@ -107,8 +142,13 @@ def simulate(policy: Policy, games: int, seed: int = 0, chunks: int = DEFAULT_CH
         LudolabError: bad games, seed or chunks.
     """
     rules = policy.rules
-    spec = RunSpec("box", "ludolab.sim.box_kernels:_simulate", (*_sim_args(rules), policy.move, policy.dice),
-                   (rules.n_states,), "int64", games, seed, chunks, label="box", metric="ludolab.sim.metrics:weighted_mean", metric_args=(rules.scores,))
+    if is_deterministic(policy):  # one table lookup per roll, the same dice
+        kernel, args = "ludolab.sim.box_kernels:_simulate_fast", (rules.full, *transition_table(policy))
+    else:
+        kernel = "ludolab.sim.box_kernels:_simulate_t"
+        args = (*_sim_args(rules), policy.move, policy.dice, _ties(policy))
+    spec = RunSpec("box", kernel, args, (rules.n_states,), "int64", games, seed, chunks, label="box",
+                   metric="ludolab.sim.metrics:weighted_mean", metric_args=(rules.scores,))
     counts = run(spec, progress).sum(axis=0)
     return SimResult(policy, counts, spec.provenance())
 
@@ -136,12 +176,19 @@ def compare(policies: list[Policy], games: int, seed: int = 0, chunks: int = DEF
     rules = policies[0].rules
     if any(p.rules != rules for p in policies):
         raise LudolabError("all compared policies must be for the same rules")
-    moves = np.stack([p.move for p in policies])
-    dices = np.stack([p.dice for p in policies])
     scores = rules.scores.astype(np.float64)
     k = len(policies)
-    spec = RunSpec("box", "ludolab.sim.box_kernels:_simulate_paired", (*_sim_args(rules), moves, dices, scores),
-                   (k, k + 1), "float64", games, seed, chunks, label="compare")
+    if all(is_deterministic(p) for p in policies):
+        tables = [transition_table(p) for p in policies]
+        args = (rules.full, np.stack([b for b, _ in tables]), np.stack([t for _, t in tables]), scores)
+        kernel = "ludolab.sim.box_kernels:_simulate_paired_fast"
+    else:
+        ties = [_ties(p) for p in policies]
+        tie_start = np.concatenate([[0], np.cumsum([len(t) for t in ties])]).astype(np.int64)
+        args = (*_sim_args(rules), np.stack([p.move for p in policies]), np.stack([p.dice for p in policies]),
+                np.concatenate(ties), tie_start, scores)
+        kernel = "ludolab.sim.box_kernels:_simulate_paired_t"
+    spec = RunSpec("box", kernel, args, (k, k + 1), "float64", games, seed, chunks, label="compare")
     sums = run(spec, progress).sum(axis=0)
     n = spec.plan().n_games
     rows = []

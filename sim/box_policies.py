@@ -1,9 +1,13 @@
 """The Shut the Box policy catalogue: every named policy compiled to a move table.
 
 A heuristic is a key on (state, move) that the chosen legal move maximises,
-with ties going to the move with the highest tiles; its dice choice is the
-count with the higher chance that the next roll can be covered (STB-6).
-Policy tables read from files are :mod:`ludolab.analysis.box_tables`.
+with ties going to the move with the highest tiles (``tie_break="high"``, the
+default), to the move with the lowest tiles (``"low"``), or to a uniformly
+random one of the tied moves (``tie_break="random"``,
+the way most public simulators play: the policy is then stochastic, STB-T1);
+its dice choice is the count with the higher chance that the next roll can be
+covered (STB-6).  Policy tables read from files are
+:mod:`ludolab.analysis.box_tables`.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from . import box_kernels as K
 from .box_exact import Policy, solve
 
 POLICY_NAMES = ("optimal", "greedy-high", "fewest-tiles", "most-tiles", "most-options", "random")
+#: How a heuristic breaks ties between equally good moves (STB-T1).
+TIE_BREAKS = ("high", "low", "random")
 
 
 class PolicyError(LudolabError):
@@ -33,7 +39,7 @@ def _coverable(rules: BoxRules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     states = np.arange(n)
     for o in range(oc.n):
         d = int(oc.dice[o])
-        p = oc.weight[o] / (36.0 if d == 2 else 6.0)
+        p = float(oc.prob[o])
         cands = oc.cand_masks[oc.cand_start[o]:oc.cand_start[o + 1]]
         legal = np.zeros(n, dtype=np.int64)
         for m in cands:
@@ -68,7 +74,7 @@ def _heuristic_table(rules: BoxRules, key=None, mask_key=None) -> np.ndarray:
     """
     oc = rules.outcomes
     n = rules.n_states
-    move = np.full((n, oc.n), K.NO_MOVE, dtype=np.int16)
+    move = np.full((n, oc.n), K.NO_MOVE, dtype=rules.move_dtype)
     if key is None:
         states = np.arange(n)
         for o in range(oc.n):
@@ -92,8 +98,82 @@ def _heuristic_table(rules: BoxRules, key=None, mask_key=None) -> np.ndarray:
     return move
 
 
+def _lex_table(rules: BoxRules, keys, tie_break: str = "high") -> tuple[np.ndarray, np.ndarray | None]:
+    """Move table of a heuristic given as lexicographic keys, built with numpy over all states at once.
+
+    Args:
+        keys: ``keys(m, after)`` -> tuple of float64 arrays over the states
+            ``after`` (the open tiles left by move ``m``, int64 array); the move
+            maximising the tuple is chosen (values are rounded to 12 decimals).
+        tie_break: ``high`` (ties go to the move with the highest tiles, the
+            largest bitmask), ``low`` (the lowest tiles, the smallest bitmask)
+            or ``random`` (ties make a tie group, each tied move equally likely).
+
+    Returns:
+        ``(move, ties)``: the table (``rules.move_dtype``, (n_states, n_outcomes)),
+        and for ``random`` the flat int64 tie groups (``None`` for ``high``).
+    """
+    oc = rules.outcomes
+    n = rules.n_states
+    states = np.arange(n, dtype=np.int64)
+    move = np.full((n, oc.n), K.NO_MOVE, dtype=rules.move_dtype)
+    pool: list[int] = []
+    groups: dict[tuple[int, ...], int] = {}
+    for o in range(oc.n):
+        cands = [int(m) for m in oc.cand_masks[oc.cand_start[o]:oc.cand_start[o + 1]]]
+        if not cands:
+            continue
+        best = None
+        legal_all, key_all = [], []
+        for m in cands:  # increasing masks: a later move wins a tie under "high"
+            legal = (states & m) == m
+            after = states ^ m
+            kv = [np.round(np.asarray(x, dtype=np.float64) * np.ones(n), 12) for x in keys(m, after)]
+            legal_all.append(legal)
+            key_all.append(kv)
+            if best is None:
+                best = [np.where(legal, x, -np.inf) for x in kv]
+                move[legal, o] = m
+                continue
+            better = np.zeros(n, dtype=bool)
+            equal = np.ones(n, dtype=bool)
+            for x, b in zip(kv, best):
+                better |= equal & (x > b)
+                equal &= x == b
+            take = legal & (better if tie_break == "low" else (better | equal))
+            move[take, o] = m
+            for x, b in zip(kv, best):
+                b[take] = x[take]
+        if tie_break == "random":
+            tied = np.zeros((n, (len(cands) + 63) // 64), dtype=np.uint64)
+            count = np.zeros(n, dtype=np.int64)
+            for i, m in enumerate(cands):
+                hit = legal_all[i].copy()
+                for x, b in zip(key_all[i], best):
+                    hit &= x == b
+                tied[hit, i // 64] |= np.uint64(1) << np.uint64(i % 64)
+                count += hit
+            multi = np.nonzero(count > 1)[0]
+            if len(multi):
+                rows, inverse = np.unique(tied[multi], axis=0, return_inverse=True)
+                codes = np.empty(len(rows), dtype=np.int64)
+                for r, row in enumerate(rows):
+                    members = tuple(cands[i] for i in range(len(cands)) if int(row[i // 64]) >> (i % 64) & 1)
+                    if members not in groups:
+                        groups[members] = len(pool)
+                        pool.extend((len(members), *members))
+                    codes[r] = K.TIE_BASE - groups[members]
+                if codes.min() < np.iinfo(move.dtype).min:
+                    move = move.astype(np.int32)
+                move[multi, o] = codes[np.ravel(inverse)]
+    move[0] = K.NO_MOVE
+    if tie_break != "random":
+        return move, None
+    return move, np.array(pool if pool else [0], dtype=np.int64)
+
+
 def make_policy(rules: BoxRules, name: str, objective: str = "expected-score", target: int | None = None,
-                ties_win: bool = False) -> Policy:
+                ties_win: bool = False, tie_break: str = "high") -> Policy:
     """A policy from the catalogue, compiled to a table.
 
     Args:
@@ -110,6 +190,13 @@ def make_policy(rules: BoxRules, name: str, objective: str = "expected-score", t
             the next roll (STB-6), and break ties towards the highest tiles.
         objective, target, ties_win: what ``optimal`` and ``worst`` play for
             (STB-O1..STB-O3); the heuristics ignore them.
+        tie_break: ``high`` (default: ties go to the move with the highest
+            tiles), ``low`` (the move with the lowest tiles, compared from the
+            highest tile down) or ``random`` (a uniformly random one of the tied moves, STB-T1;
+            the policy is then stochastic and carries its tie groups in
+            ``ties``).  ``greedy-high`` never ties (it compares the moves tile
+            by tile from the highest), and ``optimal``, ``worst`` and
+            ``random`` ignore it.
 
     Returns:
         :class:`~ludolab.sim.box_exact.Policy`: ``move`` int16 (n_states,
@@ -118,9 +205,11 @@ def make_policy(rules: BoxRules, name: str, objective: str = "expected-score", t
         ``info['policy']`` the name.
 
     Raises:
-        PolicyError: unknown name, or a file name (load tables from files with
-        ``load_policy_table``); LudolabError: bad objective or target.
+        PolicyError: unknown name or tie-break, or a file name (load tables from
+        files with ``load_policy_table``); LudolabError: bad objective or target.
     """
+    if tie_break not in TIE_BREAKS:
+        raise PolicyError(f"unknown tie-break {tie_break!r}: allowed are {', '.join(TIE_BREAKS)}")
     if name in ("optimal", "worst"):
         pol = solve(rules, objective, target, ties_win, adversarial=(name == "worst")).policy()
         pol.info["policy"] = name
@@ -133,20 +222,22 @@ def make_policy(rules: BoxRules, name: str, objective: str = "expected-score", t
                           "or table:FILE.csv")
     if name == "random":
         oc = rules.outcomes
-        move = np.full((rules.n_states, oc.n), K.RANDOM_MOVE, dtype=np.int16)
+        move = np.full((rules.n_states, oc.n), K.RANDOM_MOVE, dtype=rules.move_dtype)
         dice = np.zeros(rules.n_states, dtype=np.int8)
         return Policy("random", rules, move, dice, {"policy": "random"})
     dice = _heuristic_dice(rules)
     if name == "greedy-high":
-        move = _heuristic_table(rules, mask_key=lambda m: 0)
+        keys = lambda m, after: (float(m),)  # noqa: E731  the highest tiles first: never a tie
     elif name == "fewest-tiles":
-        move = _heuristic_table(rules, mask_key=lambda m: -m.bit_count())
+        keys = lambda m, after: (-float(m.bit_count()),)  # noqa: E731
     elif name == "most-tiles":
-        move = _heuristic_table(rules, mask_key=lambda m: m.bit_count())
+        keys = lambda m, after: (float(m.bit_count()),)  # noqa: E731
     else:  # most-options
         cov1, cov2, ways = _coverable(rules)
         cov = np.where(dice == 1, cov1, cov2)
         w = np.where(dice == 1, ways[1], ways[2])
         cov[0], w[0] = 2.0, 1e9  # shutting the box beats everything
-        move = _heuristic_table(rules, lambda s, m: (round(float(cov[s ^ m]), 12), round(float(w[s ^ m]), 12)))
-    return Policy(name, rules, move, dice, {"policy": name})
+        keys = lambda m, after: (cov[after], w[after])  # noqa: E731
+    move, ties = _lex_table(rules, keys, tie_break)
+    info = {"policy": name if tie_break == "high" else f"{name} ({tie_break} ties)", "tie_break": tie_break}
+    return Policy(name, rules, move, dice, info, ties)

@@ -18,6 +18,13 @@ from .rng import py_game_state, py_next_below
 
 NO_MOVE = -1
 RANDOM_MOVE = -2
+TIE_BASE = -3
+
+
+def _tie_group(ties, m: int) -> list[int]:
+    """The moves of the tie group a move entry ``m <= -3`` names (``ties[j]`` = k, then k moves)."""
+    j = TIE_BASE - m
+    return [int(x) for x in ties[j + 1 : j + 1 + int(ties[j])]]
 
 
 def _utility_exact(rules: BoxRules, objective: str, target, ties_win: bool):
@@ -48,6 +55,7 @@ def solve_values(rules: BoxRules, terminal, sense: int, zero=Fraction(0)):
     dice_allowed = rules.dice_allowed
     cands = [[int(m) for m in oc.cand_masks[oc.cand_start[o]:oc.cand_start[o + 1]]] for o in range(oc.n)]
     by_dice = {d: [o for o in range(oc.n) if oc.dice[o] == d] for d in (1, 2)}
+    dens = {d: int(oc.den[by_dice[d][0]]) if by_dice[d] else 1 for d in (1, 2)}
     value = [zero] * rules.n_states
     value[0] = terminal[0]
     for s in range(1, rules.n_states):
@@ -55,7 +63,7 @@ def solve_values(rules: BoxRules, terminal, sense: int, zero=Fraction(0)):
         for d in (2, 1):
             if not dice_allowed[s] & d:
                 continue
-            den = 36 if d == 2 else 6
+            den = dens[d]
             acc = zero
             for o in by_dice[d]:
                 after = [value[s ^ m] for m in cands[o] if m & s == m]
@@ -80,9 +88,11 @@ def evaluate_exact(policy, one=Fraction(1)) -> list:
     """Probability of ending in each state under a policy table (list, shape (n_states,)).
 
     With ``one=Fraction(1)`` (default) the values are exact Fractions; with
-    ``one=1.0`` the same pass runs in floats (the bench baseline).
+    ``one=1.0`` the same pass runs in floats (the bench baseline).  A tie group
+    (``move = -3 - j``) gives each of its moves an equal share.
     """
     rules = policy.rules
+    ties = getattr(policy, "ties", None)
     oc = rules.outcomes
     allowed = rules.dice_allowed
     mass = [one * 0] * rules.n_states
@@ -101,13 +111,16 @@ def evaluate_exact(policy, one=Fraction(1)) -> list:
         else:
             pd_[d] = one
         for d, pdv in pd_.items():
-            den = 36 if d == 2 else 6
             for o in range(oc.n):
                 if oc.dice[o] != d:
                     continue
-                po = p * pdv * int(oc.weight[o]) / den
+                po = p * pdv * int(oc.weight[o]) / int(oc.den[o])
                 m = int(policy.move[s, o])
-                if m == RANDOM_MOVE:
+                if m <= TIE_BASE:
+                    group = _tie_group(ties, m)
+                    for mm in group:
+                        mass[s ^ mm] += po / len(group)
+                elif m == RANDOM_MOVE:
                     legal = rules.legal_moves(s, o)
                     if not legal:
                         final[s] += po
@@ -139,14 +152,18 @@ def play_turn(rules: BoxRules, policy, st: int, steps: list | None = None):
             else:
                 d = int(allowed[s])
         if d == 2:
-            u, st = py_next_below(st, 36)
+            u, st = py_next_below(st, len(oc.draw_map2))
             o = int(oc.draw_map2[u])
         else:
-            u, st = py_next_below(st, 6)
+            u, st = py_next_below(st, len(oc.draw_map1))
             o = int(oc.draw_map1[u])
         m = int(policy.move[s, o])
         legal = rules.legal_moves(s, o) if (m == RANDOM_MOVE or steps is not None) else None
-        if m == RANDOM_MOVE and legal:
+        if m <= TIE_BASE:
+            group = _tie_group(getattr(policy, "ties", None), m)
+            j, st = py_next_below(st, len(group))
+            m = group[j]
+        elif m == RANDOM_MOVE and legal:
             j, st = py_next_below(st, len(legal))
             m = legal[j]
         if m < 0:

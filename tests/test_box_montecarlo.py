@@ -224,3 +224,78 @@ def test_stb3_stb7_random_playouts_conform(rules, name, seed):
         # STB-7: an ending state has some roll of an allowed dice count with no legal move
         assert any(not rules.legal_moves(int(s), o) for o in range(oc.n)
                    if rules.dice_allowed[s] & oc.dice[o])
+
+
+# ---------------------------------------------- other dice, tie-breaks, the fast kernels
+TWIN_CASES_NEW = [
+    (BoxRules(tiles="1-8", dice="3d6"), "optimal", "high"),
+    (BoxRules(tiles="1-6", dice="1d8", one_die="never"), "random", "high"),
+    (BoxRules(tiles="1-7", dice="2d4", one_die="always-optional"), "random", "high"),
+    (BoxRules(tiles=12, one_die="sum-lt-6-forced"), "fewest-tiles", "random"),
+    (BoxRules(tiles="1-8", dice="3d6"), "most-options", "random"),
+    (BoxRules(tiles=[4]), "optimal", "high"),
+]
+
+
+@pytest.mark.parametrize("rules, name, tie_break", TWIN_CASES_NEW, ids=lambda x: x if isinstance(x, str) else x.label())
+def test_stb2_stbt1_simulate_equals_reference_twin(rules, name, tie_break):
+    """STB-2, STB-T1: with any dice and random tie-breaks the kernel draws the very numbers the twin draws."""
+    games, seed, chunks = 2000, 77, 5
+    pol = B.make_policy(rules, name, tie_break=tie_break)
+    res = B.simulate(pol, games, seed=seed, chunks=chunks)
+    plan = plan_run(games, seed, chunks)
+    assert np.array_equal(res.counts, R.simulate(pol, plan.keys, plan.games).sum(axis=0))
+
+
+@pytest.mark.parametrize("rules, name", [(BoxRules(), "optimal"), (BoxRules(one_die="never"), "greedy-high"),
+                                         (BoxRules(tiles=12, one_die="le6-forced"), "most-options"),
+                                         (BoxRules(moves="thai", one_die="always-optional"), "optimal"),
+                                         (BoxRules(tiles=10, dice="3d6"), "fewest-tiles")],
+                         ids=lambda x: x if isinstance(x, str) else x.label())
+def test_fast_kernel_equals_general_kernel(rules, name):
+    """STB-3..STB-7: the transition-table kernel (policies without random choices) gives the very counts
+    of the general kernel, which plays the same games from the same streams; so does compare."""
+    from ludolab.sim import box_kernels as K
+    from ludolab.sim.box_montecarlo import _sim_args, _ties, is_deterministic
+
+    pol = B.make_policy(rules, name)
+    assert is_deterministic(pol)
+    plan = plan_run(30_000, 9, 6)
+    general = np.zeros((6, rules.n_states), dtype=np.int64)
+    K._simulate_t(plan.keys, np.zeros(6, dtype=np.int64), plan.games, *_sim_args(rules), pol.move, pol.dice,
+                  _ties(pol), general)
+    fast = B.simulate(pol, 30_000, seed=9, chunks=6)
+    assert np.array_equal(fast.counts, general.sum(axis=0))
+    other = B.make_policy(rules, "random")
+    a = B.compare([pol, B.make_policy(rules, "most-tiles")], 5000, seed=4, chunks=4)
+    b = B.compare([pol, B.make_policy(rules, "most-tiles"), other], 5000, seed=4, chunks=4)  # general kernel
+    cols = ["mc_mean_score", "diff_vs_first"]
+    assert np.allclose(a[cols].to_numpy(), b[cols].to_numpy()[:2], atol=1e-9)
+
+
+def test_stbt1_stochastic_policy_mc_inside_exact_ci_and_thread_invariant():
+    """STB-T1: a random tie-break policy simulated: its exact mean lies in the 95% CI; the same seed gives
+    the same counts on one thread and on two."""
+    pol = B.make_policy(BoxRules(tiles=12, one_die="never"), "fewest-tiles", tie_break="random")
+    exact = B.evaluate(pol).mean()
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = B.simulate(pol, 40_000, seed=12, chunks=8)
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        two = B.simulate(pol, 40_000, seed=12, chunks=8)
+    finally:
+        numba.set_num_threads(before)
+    assert np.array_equal(one.counts, two.counts)
+    m = one.mean()
+    assert m.low <= exact <= m.high
+
+
+@pytest.mark.parametrize("rules", [BoxRules(tiles=12, dice="3d6"), BoxRules(tiles=10, dice="1d12", one_die="never"),
+                                   BoxRules(tiles=9, one_die="only-1-optional")], ids=lambda r: r.label())
+def test_stb2_mc_other_dice_inside_exact_ci(rules):
+    """STB-2, STB-6: Monte Carlo of the optimal policy with other dice and one-die rules agrees with the exact
+    mean within its 95% CI."""
+    pol = B.solve(rules).policy()
+    m = B.simulate(pol, 30_000, seed=5).mean()
+    assert m.low <= B.evaluate(pol).mean() <= m.high

@@ -332,3 +332,53 @@ def test_policy_table_dice_refused_with_what_the_rule_asks(tmp_path, one_die, ro
     for w in words:
         assert w in str(exc.value)
     assert "line 2" in str(exc.value)
+
+
+# -------------------------------------------------------------- STB-T1 tie-breaks
+@pytest.mark.parametrize("rules", [BoxRules(), BoxRules(tiles=12, one_die="never"),
+                                   BoxRules(tiles="1-8", dice="3d6", max_tiles_per_move=3)], ids=lambda r: r.label())
+@pytest.mark.parametrize("name", ["fewest-tiles", "most-tiles", "most-options"])
+def test_stbt1_tie_groups_hold_exactly_the_tied_moves(rules, name):
+    """STB-T1: under random tie-breaks each entry is the tie group of the moves the high and low
+    tie-breaks choose between: all legal, all equal under the rule, and containing both choices."""
+    rnd = B.make_policy(rules, name, tie_break="random")
+    high = B.make_policy(rules, name).move
+    low = B.make_policy(rules, name, tie_break="low").move
+    assert (rnd.dice == B.make_policy(rules, name).dice).all()
+    rng = np.random.default_rng(0)
+    oc = rules.outcomes
+    states = rng.integers(1, rules.n_states, 200)
+    for s in states:
+        for o in range(oc.n):
+            m = int(rnd.move[s, o])
+            legal = rules.legal_moves(int(s), o)
+            if m <= -3:
+                j = -3 - m
+                group = [int(x) for x in rnd.ties[j + 1: j + 1 + rnd.ties[j]]]
+                assert len(group) >= 2 and set(group) <= set(legal)
+                assert max(group) == high[s, o] and min(group) == low[s, o]
+                if name != "most-options":
+                    assert len({g.bit_count() for g in group}) == 1
+            else:
+                assert m == high[s, o] == low[s, o]
+    assert rnd.info["policy"] == f"{name} (random ties)"
+
+
+def test_stbt1_greedy_high_never_ties_and_unknown_tie_break():
+    """STB-T1: greedy-high compares tiles from the highest: every tie-break gives the same table."""
+    r = BoxRules()
+    g = B.make_policy(r, "greedy-high").move
+    assert (B.make_policy(r, "greedy-high", tie_break="random").move == g).all()
+    assert (B.make_policy(r, "greedy-high", tie_break="low").move == g).all()
+    with pytest.raises(B.PolicyError, match="high, low, random"):
+        B.make_policy(r, "fewest-tiles", tie_break="coin")
+
+
+def test_stbt1_low_tie_break_prefers_the_lowest_tiles():
+    """STB-T1: fewest tiles with a roll of 8 and 1..9 open: high covers the 8; with 8 covered, high
+    plays 1 and 7, low plays 3 and 5."""
+    r = BoxRules()
+    k = r.roll_index("8")
+    s = r.mask_of([1, 2, 3, 4, 5, 6, 7, 9])
+    assert r.tiles_of(int(B.make_policy(r, "fewest-tiles").move[s, k])) == (1, 7)
+    assert r.tiles_of(int(B.make_policy(r, "fewest-tiles", tie_break="low").move[s, k])) == (3, 5)

@@ -55,25 +55,25 @@ def test_stb1_parse_tiles_forms(spec, expected):
 
 @pytest.mark.parametrize(
     "spec",
-    [0, 1, 13, "0", "1", "13", "9-4", "1,1", "1-3,2", "x", "", "1,13", [13], [0, 1], "4-13", [1, 1],
-     [1.5, 2], [True, 2], "1;2", "-3"],
+    [0, 21, "0", "21", "9-4", "1,1", "1-3,2", "x", "", "1,21", [21], [0, 1], "4-21", [1, 1],
+     [1.5, 2], [True, 2], "1;2", "-3", []],
 )
 def test_stb1_parse_tiles_errors(spec):
-    """STB-1: counts outside 2..12, backwards ranges, repeats, junk and tiles outside 1..12 are refused."""
+    """STB-1: counts outside 1..20, backwards ranges, repeats, junk and tiles outside 1..20 are refused."""
     with pytest.raises(RulesError):
         parse_tiles(spec)
 
 
 def test_stb1_parse_tiles_error_messages_name_the_problem():
     """STB-1: the error says what is allowed."""
-    with pytest.raises(RulesError, match="2..12"):
-        parse_tiles(13)
+    with pytest.raises(RulesError, match="1..20"):
+        parse_tiles(21)
     with pytest.raises(RulesError, match="backwards"):
         parse_tiles("9-4")
     with pytest.raises(RulesError, match="repeat"):
         parse_tiles("1,1")
-    with pytest.raises(RulesError, match="1..12"):
-        parse_tiles("1,13")
+    with pytest.raises(RulesError, match="1..20"):
+        parse_tiles("1,21")
     with pytest.raises(RulesError, match="cannot read"):
         parse_tiles("x")
 
@@ -93,7 +93,7 @@ def test_stb1_boxrules_accepts_tile_specs():
     assert BoxRules(tiles="12").tiles == tuple(range(1, 13))
     assert BoxRules(tiles=[11, 1, 3]).tiles == (1, 3, 11)
     with pytest.raises(RulesError):
-        BoxRules(tiles="1,13")
+        BoxRules(tiles="1,21")
 
 
 def test_stb1_boxrules_int_tile_count_is_accepted_or_refused_cleanly():
@@ -458,3 +458,197 @@ def test_stb2_stb6_roll_messages(rules, state, roll, dice, want):
         r.roll_index(roll, dice, state=s)
     assert want in str(exc.value)
     assert "allows only" not in str(exc.value)
+
+
+# ------------------------------------------------------------- STB-2 other dice
+@pytest.mark.parametrize("spec, n, sides", [("2d6", 2, 6), ("3d6", 3, 6), ("1d20", 1, 20), (" 2D4 ", 2, 4),
+                                            ("8d5", 8, 5)])
+def test_stb2_parse_dice(spec, n, sides):
+    """STB-2: --dice NdS reads N dice of S sides."""
+    from ludolab.stdlib.box import parse_dice
+
+    assert parse_dice(spec) == (n, sides)
+
+
+@pytest.mark.parametrize("spec, want", [("2x6", "NdS"), ("0d6", "1..8"), ("9d6", "1..8"), ("2d1", "2..100"),
+                                        ("2d101", "2..100"), ("5d20", "at most"), ("", "NdS")])
+def test_stb2_parse_dice_errors(spec, want):
+    """STB-2: unreadable dice and dice beyond the limits are refused, naming what is allowed."""
+    from ludolab.stdlib.box import parse_dice
+
+    with pytest.raises(RulesError, match=want):
+        parse_dice(spec)
+
+
+def _ways(n, sides):
+    """Ordered results of n dice of the given sides by total, by brute force."""
+    out = {}
+    for faces in itertools.product(range(1, sides + 1), repeat=n):
+        out[sum(faces)] = out.get(sum(faces), 0) + 1
+    return out
+
+
+@pytest.mark.parametrize("dice", ["2d6", "3d6", "1d8", "2d4", "4d3", "2d10"])
+def test_stb2_outcome_table_of_any_dice(dice):
+    """STB-2: the full roll's outcomes are the totals N..N*S weighted by their ways out of S**N, one die's
+    the faces 1..S out of S; each draw of the map lands on the outcome of its total."""
+    n, sides = int(dice.split("d")[0]), int(dice.split("d")[1])
+    r = BoxRules(tiles="1-6", dice=dice, one_die="never" if n == 1 else "always-optional")
+    oc = r.outcomes
+    ways = _ways(n, sides)
+    full = [k for k in range(oc.n) if oc.dice[k] == 2]
+    assert [int(oc.total[k]) for k in full] == list(range(n, n * sides + 1))
+    assert [int(oc.weight[k]) for k in full] == [ways[t] for t in range(n, n * sides + 1)]
+    assert all(int(oc.den[k]) == sides ** n for k in full)
+    assert abs(sum(oc.prob[k] for k in full) - 1) < 1e-12
+    assert len(oc.draw_map2) == sides ** n and len(oc.draw_map1) == sides
+    for u, faces in enumerate(itertools.product(range(1, sides + 1), repeat=n)):
+        assert oc.total[oc.draw_map2[u]] == sum(faces)
+    if n > 1:
+        one = [k for k in range(oc.n) if oc.dice[k] == 1]
+        assert [int(oc.total[k]) for k in one] == list(range(1, sides + 1))
+        assert all(oc.prob[k] == 1 / sides for k in one)
+    assert oc.n == r.n_outcomes
+
+
+def test_stb2_two_dice_table_unchanged():
+    """STB-2: 2d6 keeps its outcome table: totals 2..12 then faces 1..6, draw u = 6*(a-1)+(b-1)."""
+    oc = BoxRules().outcomes
+    assert list(oc.total) == list(range(2, 13)) + list(range(1, 7))
+    assert list(oc.weight) == [1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1] + [1] * 6
+    for a in range(1, 7):
+        for b in range(1, 7):
+            assert oc.total[oc.draw_map2[6 * (a - 1) + (b - 1)]] == a + b
+
+
+def test_stb2_rolls_no_tiles_can_use_end_the_turn():
+    """STB-2, STB-7: with 3d6 a total of 3 has no move once the 3 and the 1 are covered."""
+    r = BoxRules(tiles=9, dice="3d6")
+    k = r.roll_index("3")
+    assert r.outcomes.dice[k] == 2
+    assert r.legal_moves(r.mask_of([2, 4, 5]), k) == []
+    assert sorted(r.legal_moves(r.mask_of([1, 2, 3]), k)) == sorted([r.mask_of([3]), r.mask_of([1, 2])])
+    with pytest.raises(RulesError, match="three dice"):
+        r.roll_index("2", dice=2)
+    assert r.outcomes.dice[r.roll_index("2")] == 1  # only one die makes 2
+
+
+def test_stb2_single_die_and_thai_dice():
+    """STB-2: a single die has no one-die rule; thai moves need two dice; labels name other dice."""
+    r = BoxRules(dice="1d20", tiles=20, one_die="never")
+    assert r.n_outcomes == 20 and r.outcomes.n == 20 and (r.dice_allowed == DICE_TWO).all()
+    assert r.roll_index("17") == r.roll_index("17", dice=1)
+    assert "dice 1d20" in r.label() and r.to_dict()["dice"] == "1d20"
+    assert "dice" not in BoxRules().label()
+    with pytest.raises(RulesError, match="single die"):
+        BoxRules(dice="1d20")
+    with pytest.raises(RulesError, match="2 dice"):
+        BoxRules(moves="thai", dice="3d6")
+    t = BoxRules(moves="thai", dice="2d4")
+    assert t.n_outcomes == t.outcomes.n == 10 + 4
+
+
+# ------------------------------------------------------------ STB-1 up to 20 tiles
+def test_stb1_up_to_twenty_tiles_and_a_single_tile():
+    """STB-1: 1..20 tiles; a single tile; the move tables widen beyond 15 tiles."""
+    assert parse_tiles(20) == tuple(range(1, 21)) and parse_tiles("20") == tuple(range(1, 21))
+    assert parse_tiles(1) == (1,) and parse_tiles("7") == tuple(range(1, 8)) and parse_tiles([5]) == (5,)
+    assert parse_tiles("13-20") == tuple(range(13, 21))
+    one = BoxRules(tiles=[5])
+    assert one.n_states == 2 and one.scores.tolist() == [0, 5]
+    r = BoxRules(tiles=20)
+    assert r.n_states == 1 << 20 and r.move_dtype == np.int32 and BoxRules(tiles=15).move_dtype == np.int16
+    assert int(r.scores[r.full]) == 210
+
+
+def test_stb1_solver_table_limit_is_one_clear_line():
+    """STB-1: a box whose policy table passes 2**25 entries is refused with the limit named."""
+    from ludolab.stdlib.box import MAX_TABLE_ENTRIES
+
+    assert MAX_TABLE_ENTRIES == 1 << 25
+    for dice in ("2d6", "3d6", "4d6"):
+        BoxRules(tiles=20, dice=dice)
+    BoxRules(tiles=20, dice="1d20", one_die="never")
+    with pytest.raises(RulesError) as exc:
+        BoxRules(tiles=20, dice="4d20")
+    msg = str(exc.value)
+    assert "\n" not in msg and "33,554,432" in msg and "4d20" in msg
+
+
+def test_stb8_digital_scoring_digit_limit():
+    """STB-1, STB-8: digital scores of more than 18 digits are refused; 1..13 fits."""
+    assert BoxRules(tiles=13, score="digital").scores[-1] == 12345678910111213
+    with pytest.raises(RulesError, match="18 digits"):
+        BoxRules(tiles=14, score="digital")
+
+
+def test_stb8_vectorised_scores_match_score_of():
+    """STB-8: the score table equals score_of state by state, every scoring."""
+    for sc in SCORINGS:
+        r = BoxRules(tiles="1,3,4,8,11", score=sc)
+        assert r.scores.tolist() == [r.score_of(s) for s in range(r.n_states)]
+
+
+# ------------------------------------------------------------ STB-6 the family
+FAMILY = ["never", "always-optional", "sum-le-6-optional", "sum-le-6-forced", "sum-lt-6-optional",
+          "sum-lt-6-forced", "max-le-6-optional", "max-le-9-forced", "only-1-optional", "only-1-forced",
+          "sum-le-0-forced", "sum-lt-13-optional", "max-le-3-forced"]
+
+
+@pytest.mark.parametrize("rule", FAMILY)
+@pytest.mark.parametrize("tiles", ["1-9", "12", "2,4,6,8"])
+def test_stb6_one_die_family_state_by_state(rule, tiles):
+    """STB-6: each family rule allows one die exactly where its condition holds (brute force)."""
+    from ludolab.stdlib.box import parse_one_die
+
+    r = BoxRules(tiles=tiles, one_die=rule)
+    cond_name, k, forced = parse_one_die(rule)
+    for s in range(r.n_states):
+        open_tiles = r.tiles_of(s)
+        cond = {"never": False, "always": True,
+                "sum-le": sum(open_tiles) <= (k or 0), "sum-lt": sum(open_tiles) < (k or 0),
+                "max-le": max(open_tiles, default=0) <= (k or 0), "only-1": open_tiles == (1,)}[cond_name]
+        if cond_name == "always":
+            want = DICE_BOTH
+        elif not cond:
+            want = DICE_TWO
+        else:
+            want = DICE_ONE if forced else DICE_BOTH
+        assert r.dice_allowed[s] == want, (rule, open_tiles)
+
+
+@pytest.mark.parametrize("old, new", [("789-optional", "max-le-6-optional"), ("789-forced", "max-le-6-forced"),
+                                      ("le6-optional", "sum-le-6-optional"), ("le6-forced", "sum-le-6-forced")])
+def test_stb6_todays_names_are_family_aliases(old, new):
+    """STB-6: the older one-die names are family members; the name given is kept."""
+    from ludolab.stdlib.box import parse_one_die
+
+    assert parse_one_die(old) == parse_one_die(new)
+    for tiles in ("1-9", "12", "4-9"):
+        assert (BoxRules(tiles=tiles, one_die=old).dice_allowed == BoxRules(tiles=tiles, one_die=new).dice_allowed).all()
+    assert BoxRules(one_die=old).one_die == old
+
+
+def test_stb6_strict_and_loose_thresholds_differ_by_one():
+    """STB-6: sum-lt-K is sum-le-(K-1)."""
+    for k in (1, 6, 10):
+        a = BoxRules(tiles=12, one_die=f"sum-lt-{k}-forced").dice_allowed
+        assert (a == BoxRules(tiles=12, one_die=f"sum-le-{k - 1}-forced").dice_allowed).all()
+
+
+@pytest.mark.parametrize("rule", ["sum-le-6", "sum-6-forced", "le7-forced", "max-le-x-optional", "only-2-forced",
+                                  "always-forced", "sum-lt-1001-forced", 6])
+def test_stb6_family_errors_name_the_forms(rule):
+    """STB-6: a one-die rule outside the family is refused, naming the allowed forms."""
+    with pytest.raises(RulesError, match="sum-lt-K|K must|give its name"):
+        BoxRules(one_die=rule)
+
+
+def test_stb6_family_messages_in_the_games_terms():
+    """STB-6: the roll messages name the family rule's condition."""
+    r = BoxRules(tiles=12, one_die="sum-lt-6-forced")
+    with pytest.raises(RulesError, match="calls for one die \\(the open tiles total less than 6\\)"):
+        r.roll_index("5", dice=2, state=r.mask_of([1, 4]))
+    r = BoxRules(one_die="only-1-optional")
+    with pytest.raises(RulesError, match="two dice until only tile 1 is left open"):
+        r.roll_index("1", dice=1, state=r.mask_of([1, 2]))

@@ -386,3 +386,122 @@ def test_advise_errors():
         B.advise(r, [1, 2], 13)
     with pytest.raises(ValueError):
         B.advise(r, [1, 2], 3, objective="win")
+
+
+# ------------------------------------------------------- STB-2 / STB-1 other dice and boxes
+OTHER_DICE = {
+    "1d6-never": BoxRules(tiles="1-5", dice="1d6", one_die="never"),
+    "3d6-789": BoxRules(tiles="1-7", dice="3d6"),
+    "2d4-always": BoxRules(tiles="1-4", dice="2d4", one_die="always-optional"),
+    "2d8-thai-sumlt": BoxRules(tiles="1-6", dice="2d8", moves="thai", one_die="sum-lt-7-optional"),
+    "3d4-only1": BoxRules(tiles="1-6", dice="3d4", one_die="only-1-forced"),
+}
+
+
+@pytest.mark.parametrize("name", OTHER_DICE)
+def test_stb2_solver_matches_exact_fractions_for_other_dice(name):
+    """STB-2, STB-O1/O2: the kernel solver equals the Fraction reference with any dice; so does evaluation."""
+    rules = OTHER_DICE[name]
+    for objective in ("expected-score", "shut"):
+        sol = B.solve(rules, objective, exact=True)
+        exact = [float(v) for v in sol.value_exact]
+        assert np.allclose(sol.value, exact, atol=1e-12)
+        ev = B.evaluate(sol.policy())
+        want = R.evaluate_exact(sol.policy())
+        assert np.allclose(ev.final, [float(x) for x in want], atol=1e-12)
+
+
+def test_stb2_one_die_of_a_single_d6_box_by_hand():
+    """STB-2: tiles 1 and 2 with a single d6 shut by a 3 at once (1/6), or by a 1 or 2 (2/6) then the
+    other tile's number (1/6): P(shut) = 1/6 + 2/6 * 1/6."""
+    r = BoxRules(tiles="1-2", dice="1d6", one_die="never")
+    sol = B.solve(r, "shut", exact=True)
+    # roll 1 or 2 first (2/6), then the other (1/6); a roll of 3 covers both at once (1/6)
+    assert sol.start_value_exact == Fraction(2, 6) * Fraction(1, 6) + Fraction(1, 6)
+
+
+@pytest.mark.parametrize("tile, one_die, want", [(1, "789-optional", Fraction(5, 6)), (1, "never", Fraction(1)),
+                                                 (7, "never", Fraction(35, 6)), (12, "never", Fraction(35, 3))])
+def test_stb1_single_tile_box(tile, one_die, want):
+    """STB-1: a one-tile box shuts when the first roll shows its number (one die may make 1 under 789)."""
+    sol = B.solve(BoxRules(tiles=[tile], one_die=one_die), exact=True)
+    assert sol.start_value_exact == want
+
+
+def test_stb1_sixteen_tiles_wide_tables():
+    """STB-1: beyond 15 tiles the tables are int32; solve, evaluate and simulate agree."""
+    r = BoxRules(tiles=16, one_die="never")
+    sol = B.solve(r)
+    assert sol.move.dtype == np.int32
+    ev = B.evaluate(sol.policy())
+    assert abs(ev.mean() - sol.start_value) < 1e-9
+    res = B.simulate(sol.policy(), 20_000, seed=3)
+    m = res.mean()
+    assert m.low <= ev.mean() <= m.high
+
+
+# -------------------------------------------------------------- STB-T1 tie-breaks
+def test_stbt1_random_tie_breaks_published_means():
+    """STB-T1: 12 tiles, two dice always: random tie-breaks give mean scores of about 53.9 (most tiles)
+    and 35.5 (fewest tiles); high-tile tie-breaks 53.9 and 35.3 (the figures quoted in issue 10)."""
+    r = BoxRules(tiles=12, one_die="never")
+    got = {(name, tb): B.evaluate(B.make_policy(r, name, tie_break=tb)).mean()
+           for name in ("most-tiles", "fewest-tiles") for tb in ("random", "high")}
+    assert round(got["most-tiles", "random"], 1) == 53.9
+    assert round(got["fewest-tiles", "random"], 1) == 35.5
+    assert round(got["most-tiles", "high"], 1) == 53.9
+    assert round(got["fewest-tiles", "high"], 1) == 35.3
+
+
+def test_stb6_stbt1_bontrager_twelve_tiles_sum_below_six():
+    """STB-6 sum-lt-6, STB-T1: M. Bontrager, "Shut the Box simulations" (2016): 12 tiles, one die when the
+    open tiles sum to less than 6, one million simulated turns of a rule of thumb: P(shut) about 0.41%,
+    mean 35.7, most common score 33.  Fewest tiles with ties to the lowest tiles reproduces all three:
+    exactly 0.4196% (inside the 95% interval of a million games around 0.41%), 35.66 and 33."""
+    for rule in ("sum-lt-6-forced", "sum-lt-6-optional"):
+        ev = B.evaluate(B.make_policy(BoxRules(tiles=12, one_die=rule), "fewest-tiles", tie_break="low"))
+        se = math.sqrt(0.0041 * (1 - 0.0041) / 1e6)
+        assert abs(ev.p_shut - 0.0041) < 2 * se + 0.00005  # "about 0.41%" (0.405..0.415) within the CI
+        assert round(ev.mean(), 1) == 35.7
+        dist = ev.distribution()
+        assert int(dist.idxmax()) == 33
+    # the other tie-breaks do not reproduce it
+    r = BoxRules(tiles=12, one_die="sum-lt-6-forced")
+    for tb in ("high", "random"):
+        assert round(B.evaluate(B.make_policy(r, "fewest-tiles", tie_break=tb)).mean(), 1) != 35.7
+
+
+@pytest.mark.parametrize("rules", [BoxRules(tiles="1-7"), BoxRules(tiles="1-6", dice="3d6"),
+                                   BoxRules(tiles="1-7", one_die="never", max_tiles_per_move=2)],
+                         ids=lambda r: r.label())
+@pytest.mark.parametrize("name", ["fewest-tiles", "most-tiles", "most-options"])
+def test_stbt1_stochastic_policy_evaluated_exactly(rules, name):
+    """STB-T1: a random tie-break policy is evaluated exactly: kernel forward pass = Fraction reference,
+    and it equals the average over every way of breaking each tie (checked on the mean by a second
+    route: the value of the policy computed backwards)."""
+    pol = B.make_policy(rules, name, tie_break="random")
+    assert pol.ties is not None and pol.stochastic
+    ev = B.evaluate(pol)
+    want = R.evaluate_exact(pol)
+    assert np.allclose(ev.final, [float(x) for x in want], atol=1e-12)
+    assert sum(want) == 1
+    # backward value of the same stochastic policy
+    oc = rules.outcomes
+    value = np.zeros(rules.n_states)
+    for s in range(1, rules.n_states):
+        d = int(pol.dice[s])
+        acc = 0.0
+        for o in range(oc.n):
+            if oc.dice[o] != d:
+                continue
+            m = int(pol.move[s, o])
+            if m <= -3:
+                j = -3 - m
+                group = pol.ties[j + 1: j + 1 + pol.ties[j]]
+                acc += oc.prob[o] * np.mean([value[s ^ int(g)] for g in group])
+            elif m < 0:
+                acc += oc.prob[o] * rules.scores[s]
+            else:
+                acc += oc.prob[o] * value[s ^ m]
+        value[s] = acc
+    assert abs(value[rules.full] - ev.mean()) < 1e-9

@@ -378,7 +378,7 @@ def test_policy_csv_round_trip(tmp_path, rule_args, objective_args, key):
 
 # ------------------------------------------------------------------ errors
 ERROR_CASES = [
-    (("box", "solve", "--tiles", "13"), ["13"]),
+    (("box", "solve", "--tiles", "21"), ["21"]),
     (("box", "solve", "--tiles", "9-4"), ["9-4"]),
     (("box", "solve", "--tiles", "x"), ["'x'"]),
     (("box", "solve", "--one-die", "foo"), ["--one-die", "foo"]),
@@ -420,8 +420,13 @@ ERROR_CASES = [
     (("box", "simulate", "--games", str(2**70)), ["--games"]),
     (("box", "simulate", "--chunks", "100000"), ["--chunks"]),
     (("box", "match", "--rounds", "5000"), ["--rounds"]),
-    (("box", "solve", "--max-tiles-per-move", "13"), ["--max-tiles-per-move"]),
-    (("box", "solve", "--tiles", "1-1"), ["at least 2 tiles"]),
+    (("box", "solve", "--max-tiles-per-move", "21"), ["--max-tiles-per-move"]),
+    (("box", "solve", "--tiles", "1,1"), ["repeat"]),
+    (("box", "solve", "--tiles", "20", "--dice", "4d20"), ["limit", "33,554,432"]),
+    (("box", "solve", "--dice", "2x6"), ["--dice", "NdS"]),
+    (("box", "solve", "--dice", "1d20", "--one-die", "789-optional"), ["--one-die", "single die"]),
+    (("box", "solve", "--one-die", "sum-lt-6-sometimes"), ["--one-die", "sum-lt-K"]),
+    (("box", "solve", "--moves", "thai", "--dice", "3d6"), ["thai", "two dice"]),
     (("box", "solve", "--out", ""), ["--out"]),
     (("box", "evaluate", "--policy", "table:"), ["file name"]),
 ]
@@ -457,7 +462,7 @@ def test_error_keeps_files_already_in_out(tmp_path, capsys):
     (out / "notes.txt").write_text("mine\n")
     before = snapshot(out)
     assert "policy.csv" in before and "values.meta.json" in before
-    for args in [("box", "solve", "--tiles", "13"),
+    for args in [("box", "solve", "--tiles", "21"),
                  ("box", "solve", "--objective", "beat"),
                  ("box", "evaluate", "--policy", "nope"),
                  ("box", "evaluate", "--policy", f"table:{tmp_path / 'missing.csv'}"),
