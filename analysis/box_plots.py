@@ -326,6 +326,9 @@ def plot_policy_map(ax, grid: pd.DataFrame, title: str = "Optimal policy: tiles 
     ax.hlines([-0.5, nr - 0.5], -0.5, nc - 0.5, color="#444", lw=0.8)
     ax.set_xlim(-0.5, nc - 0.5)
     ax.set_ylim((n_rows or grid.shape[0]) - 0.5, -0.5)
+    if n_rows and n_rows > nr:  # a short panel: the roll labels on top only, next to its cells
+        ax.tick_params(labelbottom=False, bottom=False)
+        ax.xaxis.set_label_position("top")
     ax.set_xlabel("roll", fontsize=FONT + 1)
     ax.set_ylabel("open tiles", fontsize=FONT + 1)
     ax.set_title(title, fontsize=FONT + 1)
@@ -554,5 +557,55 @@ def fig_variants_matrix(matrix: pd.DataFrame, rules=None) -> Figure:
     cb = fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
     cb.set_label("expected score above the best for the column, %", fontsize=FONT)
     cb.ax.tick_params(labelsize=FONT)
+    fig.tight_layout()
+    return fig
+
+
+def plot_skill(ax, table: pd.DataFrame, column: str, xlabel: str, fmt: str = "{:.1%}", title: str = ""):
+    """Horizontal bars of one figure per player, least able at the top, each bar labelled with its value.
+
+    Args:
+        ax: a matplotlib Axes.
+        table: DataFrame with ``player`` and ``column`` (as
+            :func:`ludolab.sim.box_foresight.foresight_table`).
+        column: the figure drawn; xlabel: its axis label with units;
+        fmt: format of the value labels; title: the axes title.
+
+    Returns:
+        The bar container.
+    """
+    y = np.arange(len(table))
+    vals = table[column].to_numpy(dtype=float)
+    bars = ax.barh(y, vals, color="C0", height=0.6)
+    top = float(np.nanmax(vals)) if len(vals) else 1.0
+    for yi, v in zip(y, vals):
+        ax.text(v + 0.01 * top, yi, fmt.format(v), va="center", ha="left", fontsize=FONT)
+    labels = [p if "policy" not in table or str(q) in (p, "") or str(p).startswith("optimal") else f"{p}\n({q})"
+              for p, q in zip(table["player"], table["policy"] if "policy" in table else table["player"])]
+    ax.set_yticks(y, labels, fontsize=FONT)
+    if not ax.yaxis_inverted():
+        ax.invert_yaxis()
+    ax.set_xlim(0, top * 1.22)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title, fontsize=FONT + 1)
+    _style_axes(ax)
+    ax.grid(False)
+    ax.grid(alpha=0.3, axis="x")
+    return bars
+
+
+def fig_skill(table: pd.DataFrame, rules=None, title: str = "How much is skill: from random play to foresight") -> Figure:
+    """Chance to shut and mean score of each player, random play to foresight (no pyplot state).
+
+    Args:
+        table: :func:`ludolab.sim.box_foresight.foresight_table` (``player``, ``p_shut``, ``mean_score``).
+        rules: a ``BoxRules`` named in the title; title: the figure title.
+    """
+    fig = Figure(figsize=(10.0, 0.55 * len(table) + 1.9))
+    a, b = fig.subplots(1, 2, sharey=True)
+    plot_skill(a, table, "p_shut", "chance to shut the box", "{:.1%}", "(a) chance to shut (higher is better)")
+    plot_skill(b, table, "mean_score", "mean final score (points)", "{:.2f}", "(b) mean score (lower is better)")
+    b.tick_params(labelleft=False)
+    fig.suptitle(_title(title, rules), fontsize=FONT + 2)
     fig.tight_layout()
     return fig

@@ -57,6 +57,15 @@ COLUMNS = {
     "mean_total": "mean running total at the end of the game (points)",
     "mean_rounds": "mean number of rounds the player took part in",
     "cover": "the tiles the optimal player covers",
+    "match": "the match: a number of rounds whose scores add up, lowest total wins (STB-11), or elimination at a "
+             "threshold (STB-12)",
+    "p_win_lowest": "the seat's chance to win the match when every seat plays each turn for its lowest expected "
+                    "score",
+    "p_win_alone": "the seat's chance to win when it alone plays every turn for the match (given both totals and "
+                   "the rounds left) and the other seat plays for its lowest score",
+    "gain": "`p_win_alone` minus `p_win_lowest`: what playing for the match is worth to the seat",
+    "p_win_all": "the seat's chance to win when both seats play for the match",
+    "p_tie_all": "the chance the match ends in a tie (equal lowest totals) when both seats play for the match",
     "choices": "how many different legal moves the roll allows there",
 }
 for _rule in ONE_DIE_RULES:
@@ -112,7 +121,8 @@ def _pct(p: float, digits: int = 1) -> str:
 
 
 def findings(*, rules: BoxRules, summary: pd.DataFrame, optimal: pd.DataFrame, curve: pd.DataFrame,
-             seats: pd.DataFrame, variants: pd.DataFrame, extra: list[str] | None = None) -> list[str]:
+             seats: pd.DataFrame, variants: pd.DataFrame, match_gain: pd.DataFrame | None = None,
+             extra: list[str] | None = None) -> list[str]:
     """Plain-language findings, each computed from a table the section shows.
 
     Args:
@@ -122,6 +132,7 @@ def findings(*, rules: BoxRules, summary: pd.DataFrame, optimal: pd.DataFrame, c
         curve: :func:`ludolab.analysis.box.beat_curve` of ``rules``.
         seats: :func:`ludolab.analysis.box.match_table` (2 players and more).
         variants: the tidy matrix of :func:`ludolab.analysis.box.variants_matrix`.
+        match_gain: :func:`ludolab.sim.box_matchplay.adaptive_gain_table` (2 players), or ``None``.
         extra: findings from other analyses, inserted after the rule-of-thumb finding.
 
     Returns:
@@ -177,6 +188,17 @@ def findings(*, rules: BoxRules, summary: pd.DataFrame, optimal: pd.DataFrame, c
             line += (f" With {len(many)} players the first seat wins {_pct(many['p_win'].iloc[0])} and the last "
                      f"{_pct(many['p_win'].iloc[-1])}.")
         out.append(line)
+    if match_gain is not None and len(match_gain):
+        g = match_gain.loc[match_gain["gain"].idxmax()]
+        multi = match_gain[match_gain["match"] != "1 round"]
+        h = multi.loc[multi["gain"].idxmax()] if len(multi) else g
+        out.append(
+            f"**In a match, playing each turn for your lowest score is nearly right.** Playing every turn for the "
+            f"best chance to win the match, given both totals and the rounds left, is worth at most "
+            f"{100 * g['gain']:.2f} percentage points (seat {int(g['seat'])}, {g['match']}: "
+            f"{_pct(g['p_win_alone'], 2)} instead of {_pct(g['p_win_lowest'], 2)})"
+            + (f"; over {h['match']} it is worth {100 * h['gain']:.2f} points to seat {int(h['seat'])}."
+               if h is not g else "."))
     rnd = summary[summary["policy"] == "random"]
     line = (f"**Most of the result is luck.** Even optimal play shuts the box only {_pct(opt['p_shut'])} of the "
             f"time, and one turn's score varies by {opt['sd_score']:.1f} points (standard deviation) around its "
@@ -372,6 +394,21 @@ def section(ctx) -> str:
                  glossary={"mean_rounds": "mean number of rounds the player took part in before dropping out "
                                           "or the game ending"})]
 
+    ctx.say("box: match play solved ...")
+    from ludolab.sim.box_matchplay import adaptive_gain_table
+
+    match_rounds, match_thresholds = (1, 3, 5), (() if ctx.quick else (45,))
+    gain = adaptive_gain_table(rules, 2, rounds=match_rounds, thresholds=match_thresholds)
+    md += ["\n### Playing for the match\n",
+           "Two players, solved exactly (STB-O5): in a match, the best play on each turn depends on both running "
+           "totals and the rounds left. The table sets what that is worth against playing every turn for the "
+           "lowest expected score, seat by seat"
+           + ("" if match_thresholds else " (elimination is solved in the full report)") + ".\n",
+           table(gain, "box_match_play",
+                 exact(players=2, rounds=list(match_rounds), thresholds=list(match_thresholds), ties_win=False,
+                       policy="adaptive (every turn for the best chance to win the match) against lowest "
+                              "(every turn for the lowest expected score)"))]
+
     ctx.say("box: policy map ...")
     small = BoxRules(tiles=tuple(range(1, 7)))
     sol6 = box.solve(small)
@@ -391,5 +428,6 @@ def section(ctx) -> str:
 
     head = ["# Shut the Box\n", "## What a player should know\n",
             "Findings from the exact tables below (default rules unless said otherwise):\n",
-            "\n".join(findings(rules=rules, summary=summ, optimal=ov, curve=curve, seats=mt, variants=matrix)) + "\n"]
+            "\n".join(findings(rules=rules, summary=summ, optimal=ov, curve=curve, seats=mt, variants=matrix,
+                               match_gain=gain)) + "\n"]
     return "\n".join(head + md)
