@@ -107,6 +107,7 @@ class MatchPlay:
         self._base = solve(rules).policy()
         self.base_px = self._px(evaluate(self._base).final)
         self._memo: dict = {}
+        self._terminals: dict = {}
         self._node_turn: dict = {}  # node -> index into _turns (adaptive movers)
         self._turn_of: dict = {}  # utility bytes -> index into _turns
         self._turns: list = []  # (utility over the domain, score distribution)
@@ -191,8 +192,12 @@ class MatchPlay:
 
     def _terminal(self, totals) -> np.ndarray:
         """Win/tie vector of a finished match: lowest total among ``totals`` (None entries excluded)."""
+        key = tuple(totals)
+        v = self._terminals.get(key)
+        if v is not None:
+            return v
         n = self.players
-        v = np.zeros(2 * n)
+        v = self._terminals[key] = np.zeros(2 * n)
         alive = [i for i in range(n) if totals[i] is not None]
         best = min(totals[i] for i in alive)
         win = [i for i in alive if totals[i] == best]
@@ -311,14 +316,15 @@ class MatchPlay:
                       for c in kids[nd]] for nd in nodes}
         # policy iteration: the plays for a guess of the value at the round's start, then the exact
         # value of those plays (the cycle closes through a score of 0, index 0 of the domain)
+        # (the first pass plays every turn for the lowest score: no solve, and a close first guess)
         g = np.zeros(2 * n)
-        for _ in range(100):
+        for it in range(100):
             vals, aff = {}, {}
             nxt_c, nxt_p = np.zeros(2 * n), 1.0  # the round's start: g itself
             for nd in reversed(nodes):
                 kv = [f if f is not None else (vals[kids[nd][0]] if kids[nd][0] in vals else g)
                       for f, c in zip(fixed[nd], kids[nd])]
-                v, px = self._evaluate_node(nd, kv)
+                v, px = self._evaluate_node(nd, kv) if it else (self.base_px @ np.array(kv), self.base_px)
                 vals[nd] = v
                 # v = px[0] * v(next) + rest, with v(next) = nxt_c + nxt_p * g
                 rest = v - px[0] * kv[0]
@@ -329,7 +335,7 @@ class MatchPlay:
             g_new = nxt_c / (1.0 - nxt_p)
             delta = float(np.abs(g_new - g).max())
             g = g_new
-            if delta <= _TOL:
+            if it and delta <= _TOL:
                 break
         for nd in nodes:
             c, p = aff[nd]
