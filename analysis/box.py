@@ -173,7 +173,7 @@ def variants_matrix(rules: BoxRules, scorings=SCORINGS) -> tuple[pd.DataFrame, p
             for s, o in diff:
                 if s == 0 or not (rules.dice_allowed[s] & oc.dice[o]) or pa.dice[s] != oc.dice[o]:
                     continue
-                p_meet = visit[s] * oc.weight[o] / (36.0 if oc.dice[o] == 2 else 6.0)
+                p_meet = visit[s] * oc.prob[o]
                 if p_meet <= 0:
                     continue
                 ma, mb = int(pa.move[s, o]), int(pb.move[s, o])
@@ -277,7 +277,7 @@ def decision_states(solution: box.Solution, limit: int | None = 40) -> pd.DataFr
             legal = rules.legal_moves(s, o)
             if len(legal) < 2:
                 continue
-            p_roll = oc.weight[o] / (36.0 if oc.dice[o] == 2 else 6.0)
+            p_roll = oc.prob[o]
             rows.append({"open": rules.format_state(s), "roll": oc.label[o],
                          "cover": rules.format_state(int(solution.move[s, o])), "choices": len(legal),
                          "p_meet": float(visit[s]) * p_roll, "_s": s})
@@ -373,6 +373,18 @@ def bench(games: int, reference_seconds: float, say) -> list[dict]:
     say(f"reference simulate: {n_ref:,} games ...")
     t_ref = time_call(lambda: ref.simulate(pol, plan.keys, plan.games))
     rows.append(record("box.simulate (9 tiles, optimal table)", "games", games / t_all, threads,
+                       games / t_one, n_ref / t_ref))
+
+    # 1b. Monte Carlo of a policy that draws its own choices: fewest tiles, ties broken at random (STB-T1)
+    rnd = box.make_policy(r9, "fewest-tiles", tie_break="random")
+    box.simulate(rnd, 1000, 1)
+    say(f"box.simulate, random tie-breaks: {games:,} games ...")
+    t_all = time_call(lambda: box.simulate(rnd, games, 1))
+    t_one = with_threads(1, lambda: time_call(lambda: box.simulate(rnd, games, 1)))
+    n_ref = calibrate(lambda n: ref.simulate(rnd, *_plan_arrays(plan_run(n, 1, 8))), reference_seconds, 500)
+    plan = plan_run(n_ref, 1, 8)
+    t_ref = time_call(lambda: ref.simulate(rnd, plan.keys, plan.games))
+    rows.append(record("box.simulate (9 tiles, fewest tiles, random tie-breaks)", "games", games / t_all, threads,
                        games / t_one, n_ref / t_ref))
 
     # 2. exact DP, 12 tiles

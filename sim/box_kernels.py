@@ -456,70 +456,97 @@ def _simulate_paired_t(keys, starts, stops, full, dice_allowed, draw_map1, draw_
 # --------------------------------------------------------------- fast kernels
 @njit(cache=True)
 def _transitions(full, draw_map1, draw_map2, pol_move, pol_dice, bound, trans):
-    """Compile a policy without random choices to ``bound`` (n_states,) and ``trans``
-    (n_states, len(draw_map2)): the draw size of the dice rolled in each state, and
-    the state after each draw (-1: the turn ends there)."""
+    """Compile a policy without random choices to ``bound`` (n_states,), the draw size of the
+    dice rolled in each state, and ``trans`` (n_states, len(draw_map2)): for draw u in state s,
+    ``2 * next + f`` where ``next`` is the open tiles after the move and f is 1 when ``next``
+    rolls one die (0: the full roll); -1 when no move is legal (the turn ends in s)."""
     n2 = draw_map2.shape[0]
     n1 = draw_map1.shape[0]
     for s in range(full + 1):
-        if pol_dice[s] == 1:
-            bound[s] = n1
-            for u in range(n1):
-                m = pol_move[s, draw_map1[u]]
-                trans[s, u] = s ^ m if m >= 0 else -1
-        else:
-            bound[s] = n2
-            for u in range(n2):
-                m = pol_move[s, draw_map2[u]]
-                trans[s, u] = s ^ m if m >= 0 else -1
+        bound[s] = n1 if pol_dice[s] == 1 else n2
+    for s in range(full + 1):
+        dm = draw_map1 if pol_dice[s] == 1 else draw_map2
+        for u in range(dm.shape[0]):
+            m = pol_move[s, dm[u]]
+            if m < 0:
+                trans[s, u] = -1
+            else:
+                trans[s, u] = 2 * (s ^ m) + (1 if bound[s ^ m] == n1 else 0)
 
 
 @njit(cache=True, inline="always")
-def _fast_turn(st, full, bound, trans):
-    """One turn on the transition table; returns (final state, stream state)."""
-    s = full
-    while s != 0:
-        u, st = next_below(st, bound[s])
-        t = trans[s, u]
-        if t < 0:
-            break
-        s = t
-    return s, st
+def _fast_step(s, st, b, nxt, stop, key, full, bfull, n1, n2, trans, counts):
+    """One roll of a game lane (open tiles s, stream state st, draw size b).  A finished game
+    is counted and the lane starts game ``nxt`` (``s = -1``: no game left).  Returns the lane
+    and the next game number."""
+    u, st = next_below(st, b)
+    e = trans[s, u]
+    if e <= 1:  # -1: no move, the turn ends in s; 0 or 1: the box is shut
+        counts[s if e < 0 else 0] += 1
+        if nxt < stop:
+            return full, game_state(key, nxt), bfull, nxt + 1
+        return -1, st, b, nxt
+    return e >> 1, st, (n1 if (e & 1) else n2), nxt
 
 
-@njit(cache=True, inline="always")
-def _fast_turn_fixed(st, full, n2, trans):
-    """One turn where every roll draws below ``n2`` (the full roll always, e.g. one-die rule never)."""
-    s = full
-    while s != 0:
-        u, st = next_below(st, n2)
-        t = trans[s, u]
-        if t < 0:
-            break
-        s = t
-    return s, st
+@njit(cache=True)
+def _fast_chunk(key, start, stop, full, bfull, n1, n2, trans, counts):
+    """Games start..stop-1 of one chunk, two at a time (two independent lanes keep the
+    processor busy while the other waits on its table lookup); each game still draws only
+    from its own stream, so the counts are those of one game after another."""
+    nxt = start
+    s0 = -1
+    s1 = -1
+    st0 = np.uint64(0)
+    st1 = np.uint64(0)
+    b0 = bfull
+    b1 = bfull
+    if nxt < stop:
+        s0 = full
+        st0 = game_state(key, nxt)
+        nxt += 1
+    if nxt < stop:
+        s1 = full
+        st1 = game_state(key, nxt)
+        nxt += 1
+    while s0 >= 0 and s1 >= 0:
+        s0, st0, b0, nxt = _fast_step(s0, st0, b0, nxt, stop, key, full, bfull, n1, n2, trans, counts)
+        s1, st1, b1, nxt = _fast_step(s1, st1, b1, nxt, stop, key, full, bfull, n1, n2, trans, counts)
+    while s0 >= 0:
+        s0, st0, b0, nxt = _fast_step(s0, st0, b0, nxt, stop, key, full, bfull, n1, n2, trans, counts)
+    while s1 >= 0:
+        s1, st1, b1, nxt = _fast_step(s1, st1, b1, nxt, stop, key, full, bfull, n1, n2, trans, counts)
 
 
 @njit(cache=True, parallel=True)
 def _simulate_fast(keys, starts, stops, full, bound, trans, counts):
-    """Monte Carlo of a policy without random choices (the runner's kernel contract):
-    counts[c, s] += games of chunk c ending in s.  Same random numbers as
-    :func:`_simulate`, so the same counts."""
+    """Monte Carlo of a policy without random choices on its transition table (the runner's
+    kernel contract): counts[c, s] += games of chunk c ending in s.  Each game draws the
+    numbers it draws under :func:`_simulate`, so the counts are the same."""
     n2 = trans.shape[1]
-    fixed = True
-    for s in range(1, full + 1):
-        if bound[s] != n2:
-            fixed = False
+    n1 = n2
+    for s in range(full + 1):
+        if bound[s] < n1:
+            n1 = bound[s]
+    bfull = bound[full]
     for c in prange(keys.shape[0]):
-        key = keys[c]
-        if fixed:
-            for g in range(starts[c], stops[c]):
-                s, _ = _fast_turn_fixed(game_state(key, g), full, n2, trans)
-                counts[c, s] += 1
-        else:
-            for g in range(starts[c], stops[c]):
-                s, _ = _fast_turn(game_state(key, g), full, bound, trans)
-                counts[c, s] += 1
+        _fast_chunk(keys[c], starts[c], stops[c], full, bfull, n1, n2, trans, counts[c])
+
+
+@njit(cache=True, inline="always")
+def _fast_turn(st, full, bfull, n1, n2, trans):
+    """One turn on a transition table; returns (final open tiles, stream state)."""
+    s = full
+    b = bfull
+    while True:
+        u, st = next_below(st, b)
+        e = trans[s, u]
+        if e < 0:
+            return s, st
+        s = e >> 1
+        if s == 0:
+            return s, st
+        b = n1 if (e & 1) else n2
 
 
 @njit(cache=True, parallel=True)
@@ -527,11 +554,17 @@ def _simulate_paired_fast(keys, starts, stops, full, bounds, transs, scores, sum
     """:func:`_simulate_paired` for policies without random choices, on their
     transition tables bounds (P, n_states) and transs (P, n_states, n_draws)."""
     n_pol = bounds.shape[0]
+    n2 = transs.shape[2]
+    n1s = np.full(n_pol, n2, dtype=np.int64)
+    for a in range(n_pol):
+        for s in range(full + 1):
+            if bounds[a, s] < n1s[a]:
+                n1s[a] = bounds[a, s]
     for c in prange(keys.shape[0]):
         x = np.empty(n_pol)
         for g in range(starts[c], stops[c]):
             for a in range(n_pol):
-                s, _ = _fast_turn(game_state(keys[c], g), full, bounds[a], transs[a])
+                s, _ = _fast_turn(game_state(keys[c], g), full, bounds[a, full], n1s[a], n2, transs[a])
                 x[a] = scores[s]
             for a in range(n_pol):
                 sums[c, a, n_pol] += x[a]

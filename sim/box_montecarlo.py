@@ -105,8 +105,9 @@ def transition_table(policy: Policy) -> tuple[np.ndarray, np.ndarray]:
     Returns:
         ``(bound, trans)``: int64 (n_states,), the size of the draw of the dice
         rolled in each state (36 for two dice of 2d6, 6 for one die);
-        int16 (int32 beyond 15 tiles) (n_states, len(draw_map2)), the open tiles
-        after each draw, -1 where the turn ends.
+        int16 (int32 beyond 14 tiles) (n_states, len(draw_map2)): after draw u
+        in state s, ``2 * next + f`` with ``next`` the open tiles left and f 1
+        when ``next`` rolls one die; -1 where no move is legal (the turn ends).
 
     Raises:
         LudolabError: the policy makes random choices.
@@ -118,7 +119,7 @@ def transition_table(policy: Policy) -> tuple[np.ndarray, np.ndarray]:
     rules = policy.rules
     oc = rules.outcomes
     bound = np.zeros(rules.n_states, dtype=np.int64)
-    trans = np.zeros((rules.n_states, len(oc.draw_map2)), dtype=rules.move_dtype)
+    trans = np.zeros((rules.n_states, len(oc.draw_map2)), dtype=np.int16 if rules.n_tiles <= 14 else np.int32)
     K._transitions(rules.full, oc.draw_map1, oc.draw_map2, policy.move, policy.dice, bound, trans)
     return bound, trans
 
