@@ -68,7 +68,8 @@ def _deep_recursion(limit: int = 100_000):
 
 
 def _whole(value, what: str, lo: int, hi: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lo or (hi is not None and value > hi):
+    whole = not isinstance(value, bool) and isinstance(value, (int, np.integer))
+    if not whole or value < lo or (hi is not None and value > hi):
         span = f"{lo}..{hi}" if hi is not None else f">= {lo}"
         raise MatchPlayError(f"{what} must be a whole number {span}, not {value!r}")
     return int(value)
