@@ -423,7 +423,7 @@ def fig_beat_curve(curve: pd.DataFrame, rules=None, reference: str | None = None
     base = "never" if "never" in rule_names else rule_names[0]
     by = {r: g.sort_values("target") for r, g in curve.groupby("one_die", sort=False)}
     x = by[ref]["target"].to_numpy()
-    fig = Figure(figsize=(10.0, 4.3))
+    fig = Figure(figsize=(10.0, 5.4))
     a, b, c = fig.subplots(1, 3)
     a.plot(x, 100 * by[ref]["p_beat"].to_numpy(), color="C0", lw=1.8, label=f"one-die {ref}")
     if base != ref:
@@ -431,7 +431,7 @@ def fig_beat_curve(curve: pd.DataFrame, rules=None, reference: str | None = None
     a.set_xlabel("target T (score to beat)")
     a.set_ylabel("P(score < T), % (playing to beat T)")
     a.set_title("(a) chance to beat T", fontsize=FONT + 1)
-    a.legend(fontsize=FONT)
+    a.legend(fontsize=FONT, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     _style_axes(a)
     series = {r: 100 * (by[r]["p_beat"].to_numpy() - by[base]["p_beat"].to_numpy()) for r in rule_names if r != base}
     merged = merge_identical(series)
@@ -444,7 +444,8 @@ def fig_beat_curve(curve: pd.DataFrame, rules=None, reference: str | None = None
     b.set_xlabel("target T (score to beat)")
     b.set_ylabel(f"percentage points against {base}")
     b.set_title(f"(b) each one-die rule against {base}", fontsize=FONT + 1)
-    b.legend(fontsize=FONT - 1, title="one-die rule", title_fontsize=FONT - 0.5, loc="upper right")
+    b.legend(fontsize=FONT - 1, title="one-die rule", title_fontsize=FONT - 0.5, loc="upper center",
+             bbox_to_anchor=(0.5, -0.2), ncol=2)
     _style_axes(b)
     for i, r in enumerate(dict.fromkeys([ref, base])):
         g = by[r]
@@ -455,7 +456,7 @@ def fig_beat_curve(curve: pd.DataFrame, rules=None, reference: str | None = None
     c.set_xlabel("target T (score to beat)")
     c.set_ylabel("percentage points gained")
     c.set_title("(c) playing for T instead of\nfor the lowest expected score", fontsize=FONT + 1)
-    c.legend(fontsize=FONT, loc="center right")
+    c.legend(fontsize=FONT, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     _style_axes(c)
     fig.suptitle(_beat_title(rules), fontsize=FONT + 2)
     fig.tight_layout()
@@ -586,6 +587,11 @@ def plot_skill(ax, table: pd.DataFrame, column: str, xlabel: str, fmt: str = "{:
     if not ax.yaxis_inverted():
         ax.invert_yaxis()
     ax.set_xlim(0, top * 1.22)
+    from matplotlib.ticker import MaxNLocator, PercentFormatter
+
+    ax.xaxis.set_major_locator(MaxNLocator(5))
+    if "%" in fmt:
+        ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     ax.set_xlabel(xlabel)
     ax.set_title(title, fontsize=FONT + 1)
     _style_axes(ax)
