@@ -28,10 +28,12 @@ def policy_table_frame(policy: Policy, value: np.ndarray | None = None) -> pd.Da
 
     Returns:
         DataFrame with ``open`` (open tiles, space-separated), ``dice`` (dice
-        the policy rolls there, 0 for random), ``roll`` (outcome label: a
+        the policy rolls there: 1 one die, 2 the full roll (two dice with 2d6,
+        all the dice with NdS), 0 for random), ``roll`` (outcome label: a
         total, or faces ``3+4`` for thai moves), ``cover`` (tiles to cover,
         space-separated; empty when no move is legal, ``random`` for a random
-        move), and ``value_after`` (the value of the state left, NaN when no
+        move, ``random: 1 7 | 3 5`` for a random one of tied moves, STB-T1,
+        which is shown but not read back), and ``value_after`` (the value of the state left, NaN when no
         move) when ``value`` is given.  This is the file format
         :func:`load_policy_table` reads.
     """
@@ -48,6 +50,10 @@ def policy_table_frame(policy: Policy, value: np.ndarray | None = None) -> pd.Da
             cover = "" if m < 0 else " ".join(str(t) for t in rules.tiles_of(m))
             if m == K.RANDOM_MOVE:
                 cover = "random"
+            elif m <= K.TIE_BASE:  # a tie group (STB-T1): shown, not read back
+                j = K.TIE_BASE - m
+                group = policy.ties[j + 1: j + 1 + int(policy.ties[j])]
+                cover = "random: " + " | ".join(" ".join(str(t) for t in rules.tiles_of(int(g))) for g in group)
             row = {"open": open_txt, "dice": d, "roll": oc.label[o], "cover": cover}
             if value is not None:
                 row["value_after"] = float(value[s ^ m]) if m >= 0 else float("nan")
@@ -171,7 +177,7 @@ def _check_table_rules(path: Path, rules: BoxRules) -> None:
     if not isinstance(meta, dict):
         raise PolicyError(f"{side.name} beside the policy table has no readable 'rules' record: {fix}")
     mine = rules.to_dict()
-    for key in ("tiles", "one_die", "moves", "max_tiles_per_move"):
+    for key in ("tiles", "one_die", "moves", "max_tiles_per_move", "dice"):
         if key in meta and meta[key] != mine[key]:
             def show(v):
                 if v is None:

@@ -382,3 +382,26 @@ def test_stbt1_low_tie_break_prefers_the_lowest_tiles():
     s = r.mask_of([1, 2, 3, 4, 5, 6, 7, 9])
     assert r.tiles_of(int(B.make_policy(r, "fewest-tiles").move[s, k])) == (1, 7)
     assert r.tiles_of(int(B.make_policy(r, "fewest-tiles", tie_break="low").move[s, k])) == (3, 5)
+
+
+def test_stb2_policy_table_round_trip_other_dice_and_sidecar_dice(tmp_path):
+    """STB-2: a 3d6 policy table reads back to the same policy; its sidecar's dice must match the rules."""
+    import json
+
+    r = BoxRules(tiles="1-6", dice="3d6")
+    pol = B.solve(r).policy()
+    path = tmp_path / "p.csv"
+    T.policy_table_frame(pol).to_csv(path, index=False)
+    (tmp_path / "p.meta.json").write_text(json.dumps({"rules": r.to_dict()}))
+    back = T.load_policy_table(r, path)
+    assert (back.move == pol.move).all() and (back.dice == pol.dice).all()
+    with pytest.raises(B.PolicyError, match="dice 3d6 but the rules here have 2d6"):
+        T.load_policy_table(BoxRules(tiles="1-6"), path)
+
+
+def test_stbt1_policy_table_shows_tie_groups():
+    """STB-T1: a random tie-break policy's table names each tie group's moves."""
+    pol = B.make_policy(BoxRules(), "fewest-tiles", tie_break="random")
+    df = T.policy_table_frame(pol)
+    row = df[(df["open"] == "1 2 3 4 5 6 7 9") & (df["roll"] == "8")]
+    assert row["cover"].iloc[0] == "random: 3 5 | 2 6 | 1 7"
