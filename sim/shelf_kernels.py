@@ -51,6 +51,7 @@ STATE_LEN = BB0 + 4 * MAXP
 
 P_RANDOM, P_GREEDY, P_POTENTIAL, P_ROLLOUT = 0, 1, 2, 3
 NPARAM = 8
+WS_LEN = NCELL + 12
 
 # statistics per seat (simulate accumulator)
 ST_SCORE, ST_SQ, ST_WIN = 0, 1, 2
@@ -1055,8 +1056,18 @@ def _rollout_place(params, obs, attrs, points, columns, aux, st):
 
 # ------------------------------------------------------------------ policies (SHB-14)
 @njit(cache=True)
-def _choose_source(kind, params, obs, attrs, points, columns, aux, st):
-    """The first decision of a turn, from the observation only; returns (src, stream state)."""
+def _workspace():
+    """Scratch space for the policies' decisions, made once per game: (wsi, pre, pref)."""
+    return (np.zeros(WS_LEN, dtype=np.int64), np.zeros((NCELL, 19), dtype=np.int64),
+            np.zeros((NCELL, 2)))
+
+
+@njit(cache=True)
+def _choose_source(kind, params, obs, attrs, points, columns, aux, st, wsi, pre, pref):
+    """The first decision of a turn, from the observation only; returns (src, stream state).
+
+    wsi int64 (WS_LEN,), pre int64 (NCELL, 19), pref float64 (NCELL, 2): scratch space
+    (see :func:`_workspace`), reused so a decision allocates nothing."""
     seat = obs[S_SEAT]
     if kind == P_RANDOM:
         j, st = next_below(st, _n_sources(obs))
@@ -1065,9 +1076,9 @@ def _choose_source(kind, params, obs, attrs, points, columns, aux, st):
         return _rollout_source(params, obs, attrs, points, columns, aux, st)
     use_pot = kind == P_POTENTIAL
     pp = params[1:]
-    cells = np.empty(NCELL, dtype=np.int64)
-    buf = np.empty(8, dtype=np.int64)
-    geom = np.empty(4, dtype=np.int64)
+    cells = wsi[:NCELL]
+    buf = wsi[NCELL:NCELL + 8]
+    geom = wsi[NCELL + 8:NCELL + 12]
     ncell = _legal_cells(obs, seat, cells)
     hand = obs[HAND0 + seat]
     best = -1e300
@@ -1075,8 +1086,6 @@ def _choose_source(kind, params, obs, attrs, points, columns, aux, st):
     fast = (not use_pot) and columns == 0
     fpot = use_pot and columns == 0
     nd = attrs.shape[0]
-    pre = np.empty((NCELL, 19), dtype=np.int64)
-    pref = np.empty((NCELL, 2))
     if fast:
         _prep_cells(obs, seat, cells, ncell, aux, nd, pre)
         gh, _ = _best_place_pre(hand, cells, ncell, pre, aux, nd)
@@ -1103,11 +1112,11 @@ def _choose_source(kind, params, obs, attrs, points, columns, aux, st):
 
 
 @njit(cache=True)
-def _choose_place(kind, params, obs, attrs, points, columns, aux, st):
+def _choose_place(kind, params, obs, attrs, points, columns, aux, st, wsi, pre, pref):
     """The second decision: (held index to place, cell, held index to put back or -1, stream)."""
     seat = obs[S_SEAT]
     nh = obs[S_NHELD]
-    cells = np.empty(NCELL, dtype=np.int64)
+    cells = wsi[:NCELL]
     ncell = _legal_cells(obs, seat, cells)
     if kind == P_RANDOM:
         pi, st = next_below(st, nh)
@@ -1121,16 +1130,14 @@ def _choose_place(kind, params, obs, attrs, points, columns, aux, st):
         return _rollout_place(params, obs, attrs, points, columns, aux, st)
     use_pot = kind == P_POTENTIAL
     pp = params[1:]
-    buf = np.empty(8, dtype=np.int64)
-    geom = np.empty(4, dtype=np.int64)
+    buf = wsi[NCELL:NCELL + 8]
+    geom = wsi[NCELL + 8:NCELL + 12]
     best = -1e300
     bi = 0
     bc = cells[0]
     fast = (not use_pot) and columns == 0
     fpot = use_pot and columns == 0
     nd = attrs.shape[0]
-    pre = np.empty((NCELL, 19), dtype=np.int64)
-    pref = np.empty((NCELL, 2))
     if fast:
         _prep_cells(obs, seat, cells, ncell, aux, nd, pre)
     elif fpot:
@@ -1221,17 +1228,20 @@ def _play(state, obs, n_players, n_deck, attrs, points, columns, aux, kinds, par
     at every turn where both options are open.
     """
     st = _setup(state, n_players, n_deck, attrs, st)
+    wsi, pre, pref = _workspace()
     n_turns = 15 * n_players
     for t in range(n_turns):
         seat = state[S_SEAT]
         if track and state[S_PILE] >= 2 and state[S_OFFER] > 0:
             _offer_vs_draw(state, seat, attrs, points, columns, aux, ovd)
         _observe(state, seat, obs)
-        src, st = _choose_source(kinds[seat], params[seat], obs, attrs, points, columns, aux, st)
+        src, st = _choose_source(kinds[seat], params[seat], obs, attrs, points, columns, aux, st,
+                                 wsi, pre, pref)
         _take(state, src)
         srcs[seat, 1 if src == DRAW else 0] += 1
         _observe(state, seat, obs)
-        pi, cell, ri, st = _choose_place(kinds[seat], params[seat], obs, attrs, points, columns, aux, st)
+        pi, cell, ri, st = _choose_place(kinds[seat], params[seat], obs, attrs, points, columns, aux, st,
+                                         wsi, pre, pref)
         if ntrace:
             trace[t, 0] = seat
             trace[t, 1] = src
