@@ -102,16 +102,17 @@ def _lex_table(rules: BoxRules, keys, tie_break: str = "high") -> tuple[np.ndarr
     """Move table of a heuristic given as lexicographic keys, built with numpy over all states at once.
 
     Args:
-        keys: ``keys(m, after)`` -> tuple of float64 arrays over the states
-            ``after`` (the open tiles left by move ``m``, int64 array); the move
-            maximising the tuple is chosen (values are rounded to 12 decimals).
+        keys: ``keys(m, after)`` -> tuple of float64 arrays (or scalars) over
+            the states ``after`` (the open tiles left by move ``m``, an int64
+            array of the states where ``m`` is legal); the move maximising the
+            tuple is chosen (values are rounded to 12 decimals).
         tie_break: ``high`` (ties go to the move with the highest tiles, the
             largest bitmask), ``low`` (the lowest tiles, the smallest bitmask)
             or ``random`` (ties make a tie group, each tied move equally likely).
 
     Returns:
         ``(move, ties)``: the table (``rules.move_dtype``, (n_states, n_outcomes)),
-        and for ``random`` the flat int64 tie groups (``None`` for ``high``).
+        and for ``random`` the flat int64 tie groups (``None`` otherwise).
     """
     oc = rules.outcomes
     n = rules.n_states
@@ -119,53 +120,64 @@ def _lex_table(rules: BoxRules, keys, tie_break: str = "high") -> tuple[np.ndarr
     move = np.full((n, oc.n), K.NO_MOVE, dtype=rules.move_dtype)
     pool: list[int] = []
     groups: dict[tuple[int, ...], int] = {}
+
+    def key_values(m, idx):
+        return [np.round(np.full(len(idx), float(x)) if np.ndim(x) == 0 else np.asarray(x, dtype=np.float64), 12)
+                for x in keys(m, states[idx] ^ m)]
+
     for o in range(oc.n):
         cands = [int(m) for m in oc.cand_masks[oc.cand_start[o]:oc.cand_start[o + 1]]]
         if not cands:
             continue
         best = None
-        legal_all, key_all = [], []
-        for m in cands:  # increasing masks: a later move wins a tie under "high"
-            legal = (states & m) == m
-            after = states ^ m
-            kv = [np.round(np.asarray(x, dtype=np.float64) * np.ones(n), 12) for x in keys(m, after)]
-            legal_all.append(legal)
-            key_all.append(kv)
-            if best is None:
-                best = [np.where(legal, x, -np.inf) for x in kv]
-                move[legal, o] = m
+        legal_idx = [np.flatnonzero((states & m) == m) for m in cands]
+        for m, idx in zip(cands, legal_idx):  # increasing masks: a later move wins a tie under "high"
+            if not len(idx):
                 continue
-            better = np.zeros(n, dtype=bool)
-            equal = np.ones(n, dtype=bool)
+            kv = key_values(m, idx)
+            if best is None:
+                best = [np.full(n, -np.inf) for _ in kv]
+            better = np.zeros(len(idx), dtype=bool)
+            equal = np.ones(len(idx), dtype=bool)
             for x, b in zip(kv, best):
-                better |= equal & (x > b)
-                equal &= x == b
-            take = legal & (better if tie_break == "low" else (better | equal))
-            move[take, o] = m
+                bx = b[idx]
+                better |= equal & (x > bx)
+                equal &= x == bx
+            take = better if tie_break == "low" else (better | equal)
+            move[idx[take], o] = m
             for x, b in zip(kv, best):
-                b[take] = x[take]
-        if tie_break == "random":
-            tied = np.zeros((n, (len(cands) + 63) // 64), dtype=np.uint64)
-            count = np.zeros(n, dtype=np.int64)
-            for i, m in enumerate(cands):
-                hit = legal_all[i].copy()
-                for x, b in zip(key_all[i], best):
-                    hit &= x == b
-                tied[hit, i // 64] |= np.uint64(1) << np.uint64(i % 64)
-                count += hit
-            multi = np.nonzero(count > 1)[0]
-            if len(multi):
-                rows, inverse = np.unique(tied[multi], axis=0, return_inverse=True)
-                codes = np.empty(len(rows), dtype=np.int64)
-                for r, row in enumerate(rows):
-                    members = tuple(cands[i] for i in range(len(cands)) if int(row[i // 64]) >> (i % 64) & 1)
-                    if members not in groups:
-                        groups[members] = len(pool)
-                        pool.extend((len(members), *members))
-                    codes[r] = K.TIE_BASE - groups[members]
-                if codes.min() < np.iinfo(move.dtype).min:
-                    move = move.astype(np.int32)
-                move[multi, o] = codes[np.ravel(inverse)]
+                b[idx[take]] = x[take]
+        if tie_break != "random" or best is None:
+            continue
+        words = (len(cands) + 63) // 64
+        tied = np.zeros((n, words), dtype=np.uint64)
+        count = np.zeros(n, dtype=np.int64)
+        for i, (m, idx) in enumerate(zip(cands, legal_idx)):
+            if not len(idx):
+                continue
+            hit = np.ones(len(idx), dtype=bool)
+            for x, b in zip(key_values(m, idx), best):
+                hit &= x == b[idx]
+            tied[idx[hit], i // 64] |= np.uint64(1) << np.uint64(i % 64)
+            count[idx[hit]] += 1
+        multi = np.nonzero(count > 1)[0]
+        if not len(multi):
+            continue
+        if words == 1:
+            rows, inverse = np.unique(tied[multi, 0], return_inverse=True)
+            rows = rows[:, None]
+        else:
+            rows, inverse = np.unique(tied[multi], axis=0, return_inverse=True)
+        codes = np.empty(len(rows), dtype=np.int64)
+        for r, row in enumerate(rows):
+            members = tuple(cands[i] for i in range(len(cands)) if int(row[i // 64]) >> (i % 64) & 1)
+            if members not in groups:
+                groups[members] = len(pool)
+                pool.extend((len(members), *members))
+            codes[r] = K.TIE_BASE - groups[members]
+        if codes.min() < np.iinfo(move.dtype).min:
+            move = move.astype(np.int32)
+        move[multi, o] = codes[np.ravel(inverse)]
     move[0] = K.NO_MOVE
     if tie_break != "random":
         return move, None
