@@ -235,18 +235,7 @@ class MatchPlay:
         out = []
         n = self.players
         if self.rounds is not None:
-            k, j, totals = node
-            for x in self._dom:
-                t = list(totals)
-                if t[j] != LOST:
-                    t[j] += x
-                if j + 1 < n:
-                    out.append(self._norm_rounds(k, j + 1, t))
-                elif k > 1:
-                    out.append(self._norm_rounds(k - 1, 0, t))
-                else:
-                    out.append(self._terminal([None if v == LOST else v for v in t]))
-            return out
+            return self._children_rounds(*node)
         j, totals = node
         thr = self.threshold
         for x in self._dom:
@@ -265,6 +254,44 @@ class MatchPlay:
                 out.append(self._terminal([t[i] if i == stay[0] else None for i in range(n)]))
             else:
                 out.append(self._terminal([None if v == OUT else v for v in t]))
+        return out
+
+    def _children_rounds(self, k: int, j: int, totals: tuple) -> list:
+        """:meth:`_children` of a match of several rounds, every score at once (as :meth:`_norm_rounds`)."""
+        n = self.players
+        if j + 1 < n:
+            k2, j2 = k, j + 1
+        elif k > 1:
+            k2, j2 = k - 1, 0
+        else:
+            k2, j2 = 0, n  # the match is over: nobody has a turn left
+        t = np.array(totals, dtype=np.int64)
+        lost = t == LOST
+        tt = np.repeat(t[None, :], len(self._dom), axis=0)
+        if not lost[j]:
+            tt[:, j] += self.domain
+        rem = np.array([max(k2 - (1 if i < j2 else 0), 0) for i in range(n)], dtype=np.int64)
+        huge = np.int64(1) << 60
+        masked = np.where(lost[None, :], huge, tt)
+        reach = (masked + self.top * rem[None, :]).min(axis=1)
+        gone = lost[None, :] | (tt > reach[:, None])
+        live = n - gone.sum(axis=1)
+        low = np.where(gone, huge, tt).min(axis=1)
+        rel = np.where(gone, LOST, tt - low[:, None]).tolist()
+        sure = self.__dict__.setdefault("_sure", {})
+        out = []
+        for row, nl in zip(rel, live.tolist()):
+            if nl == 1:
+                w = next(i for i in range(n) if row[i] != LOST)
+                v = sure.get(w)
+                if v is None:
+                    v = sure[w] = np.zeros(2 * n)
+                    v[w] = 1.0
+                out.append(v)
+            elif k2 == 0:
+                out.append(self._terminal([None if v == LOST else v for v in row]))
+            else:
+                out.append((k2, j2, tuple(row)))
         return out
 
     def _mover_lost(self, node) -> bool:
