@@ -579,6 +579,7 @@ def match(tiles, one_die, moves, max_tiles_per_move, scoring, players, ties_win,
         meta = provenance("box", rules=rules.to_dict(), **meta, command="box match")
         save_outputs(out_dir, {stem: df}, {f"{stem}_seat_wins": fig_seat_wins(df, ci)}, meta, table_format)
 
+
 # ------------------------------------------------------------- match play (STB-O5)
 MATCH_PLAY_COLUMNS = ("p_win_lowest: every seat plays each turn for the lowest score; p_win_alone: only this "
                       "seat plays for the match; gain: p_win_alone - p_win_lowest; p_win_all, p_tie_all: every "
@@ -676,3 +677,140 @@ def _advise_in_match(rules, tiles_open, roll, dice, my_total, their_totals, seat
     rec["advice"] = f"cover {best[0]}" + (f" (as good: {'; '.join(best[1:])})" if len(best) > 1 else "")
     emit(fmt, rec, rows, title="Legal moves in a match, best first (p_win_match: the chance to win the match "
                                "after the move)")
+
+
+# ------------------------------------------------- luck against skill, rules of thumb (STB-O6, STB-T2)
+FORESIGHT_COLUMNS = ("p_shut: chance to shut the box; mean_score: mean final score (points); share_of_p_shut, "
+                     "share_of_mean: how far the player gets from random play (0) towards foresight (1)")
+THUMB_COLUMNS = ("keys: preferences in the rule; dice: the dice habit where the one-die rule gives a choice; "
+                 "value: the objective; optimal: its optimal value; cost: how much worse than optimal play")
+
+
+def _high_ties_only():
+    """The searched rules of thumb break their last ties towards the highest tiles (STB-T2)."""
+    if _context_option("tie_break", "high") != "high":
+        raise InputError("--tie-break applies to the named policies; the rules of thumb searched here break "
+                         "their last ties towards the highest tiles (STB-T2)")
+
+
+@group.command(short_help="Luck against skill: foresight beside optimal, heuristic and random play.")
+@box_rules_options
+@click.option("--thumb/--no-thumb", default=True, show_default=True,
+              help="Also list the best rule of thumb (a search of every rule of up to 3 preferences).")
+@output_options
+@user_errors
+def foresight(tiles, one_die, moves, max_tiles_per_move, scoring, thumb, fmt, out_dir, table_format, quiet):
+    """How much is skill (STB-O6): the exact chance to shut and mean score of a player who knows every
+    die in advance, beside random play, the best named heuristic, the best rule of thumb and optimal play."""
+    from ludolab.sim.box_foresight import foresight_table
+
+    out_dir = check_out(out_dir)
+    rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
+    df = foresight_table(rules, thumb=thumb, tie_break=_context_option("tie_break", "high"))
+    rec = {"rules": _rules_out(fmt, rules), "method": "exact (foresight: every path of each dice sequence)",
+           "knowledge_sets": df.attrs["knowledge_sets"]}
+    _csv_note(fmt, "the table of players", "the rules")
+    emit(fmt, rec if fmt != "csv" else None, df, title=f"How much is skill ({FORESIGHT_COLUMNS})")
+    if out_dir is not None:
+        from ludolab.analysis.box_card import fig_foresight
+        from ludolab.analysis.results import provenance
+
+        meta = provenance("box", rules=rules.to_dict(), method="exact", command="box foresight",
+                          columns=FORESIGHT_COLUMNS)
+        save_outputs(out_dir, {"foresight": df}, {"foresight_skill": fig_foresight(df, rules)}, meta, table_format)
+
+
+@group.command(short_help="Rules of thumb: every rule of up to 3 preferences, costed exactly.")
+@box_rules_options
+@objective_options
+@click.option("--top", type=click.IntRange(min=1), default=5, show_default=True, help="Rules listed.")
+@click.option("--max-keys", type=click.IntRange(1, 3), default=3, show_default=True,
+              help="Longest list of preferences tried.")
+@click.option("--every-one-die", is_flag=True,
+              help="Survey every one-die rule (never, 789-optional, ...) and both objectives instead.")
+@output_options
+@user_errors
+def thumb(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target, ties_win, top, max_keys,
+          every_one_die, fmt, out_dir, table_format, quiet):
+    """Rules a person can remember (STB-T2): every lexicographic rule of up to 3 preferences (cover the
+    highest tile, fewest tiles, leave the most ways to cover the next roll, ...) with every dice habit,
+    each evaluated exactly; the best few with their cost against optimal play."""
+    from ludolab.sim import box_thumb
+
+    _check_objective(objective, target, ties_win)
+    _high_ties_only()
+    out_dir = check_out(out_dir)
+    if every_one_die:
+        refuse(["one_die"], "does not apply with --every-one-die, which surveys every one-die rule")
+        refuse(["objective", "target", "ties_win"], "does not apply with --every-one-die, which surveys both "
+                                                    "the mean score and the chance to shut")
+        rules = make_rules(tiles, None, moves, max_tiles_per_move, scoring)
+        df = box_thumb.thumb_survey(rules, top=top)
+        rec = {"rules": _rules_out(fmt, rules), "preferences": ", ".join(box_thumb.KEYS)}
+        title = f"Best rules of thumb per one-die rule and objective ({THUMB_COLUMNS})"
+    else:
+        rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
+        df = box_thumb.best_rules_of_thumb(rules, objective, target, ties_win, top=top, max_keys=max_keys)
+        rec = {"rules": _rules_out(fmt, rules), "objective": df.attrs["objective"], "optimal": df.attrs["optimal"],
+               "rules_tried": df.attrs["tried"], "distinct_ways_of_play": df.attrs["distinct"]}
+        title = f"Best rules of thumb, best first ({THUMB_COLUMNS})"
+    _csv_note(fmt, "the table of rules", "the objective and counts")
+    emit(fmt, rec if fmt != "csv" else None, df, title=title)
+    if out_dir is not None:
+        from ludolab.analysis.box_card import fig_thumb
+        from ludolab.analysis.results import provenance
+
+        meta = provenance("box", rules=rules.to_dict(), method="exact", command="box thumb", columns=THUMB_COLUMNS,
+                          preferences=list(box_thumb.KEYS), dice_habits=list(box_thumb.DICE_HABITS))
+        figs = {} if every_one_die else {"thumb_rules": fig_thumb(df, rules)}
+        save_outputs(out_dir, {"thumb_survey" if every_one_die else "thumb_rules": df}, figs, meta, table_format)
+
+
+@group.command(short_help="A one-page strategy card (PNG and PDF): the rule of thumb and where it goes wrong.")
+@box_rules_options
+@click.option("--objective", type=click.Choice(("expected-score", "shut")), default="expected-score",
+              show_default=True, help="What the rule of thumb is chosen and costed for.")
+@click.option("--rule", default=None,
+              help="A rule of thumb to put on the card, e.g. 'fewest-tiles > lowest-top; dice cover' "
+                   "(default: the best one found).")
+@click.option("--exceptions", type=click.IntRange(1, 20), default=6, show_default=True,
+              help="Situations where the rule goes wrong to list.")
+@output_options
+@user_errors
+def card(tiles, one_die, moves, max_tiles_per_move, scoring, objective, rule, exceptions, fmt, out_dir,
+         table_format, quiet):
+    """The strategy card (STB-T2): the best rule of thumb in words, its exact cost against optimal play,
+    and the situations where it goes wrong with what to do instead; --out writes strategy_card.png and .pdf."""
+    from ludolab.analysis import box_card
+
+    _high_ties_only()
+    out_dir = check_out(out_dir)
+    rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
+    data = box_card.card_data(rules, objective, rule, exceptions)
+    exc = data["exceptions"]
+    if fmt == "json":
+        exc = _json_table(rules, exc, tiles=("open",))
+        exc["roll"] = [None if r is None or r != r else _roll_json(rules, r) for r in data["exceptions"]["roll"]]
+    elif fmt == "table":
+        exc = exc.assign(roll=exc["roll"].fillna("(dice)"))
+    rec = {"rules": _rules_out(fmt, rules), "rule": data["rule"],
+           "words": data["words"] if fmt == "json" else " / ".join(data["words"]),
+           "objective": data["objective"], "mean_score": data["mean_score"],
+           "optimal_mean_score": data["optimal_mean_score"], "p_shut": data["p_shut"],
+           "optimal_p_shut": data["optimal_p_shut"], "cost": data["cost"]}
+    _csv_note(fmt, "the situations where the rule goes wrong", "the rule and its cost")
+    emit(fmt, rec if fmt != "csv" else None, exc,
+         title="Strategy card (where it goes wrong: rule_plays, what to do instead; loss each time; how_often: "
+               "chance per turn; expected_loss = loss x how_often)")
+    if out_dir is not None:
+        from ludolab.analysis.results import provenance
+
+        meta = provenance("box", rules=rules.to_dict(), method="exact", command="box card", rule=data["rule"],
+                          objective=data["objective"])
+        fig = box_card.fig_card(data, rules)
+        save_outputs(out_dir, {"strategy_card_exceptions": data["exceptions"]}, {}, meta, table_format)
+        try:
+            paths = box_card.save_card(fig, out_dir)
+        except OSError as exc_:
+            raise InputError(f"cannot write to --out {str(out_dir)!r}: {exc_.strerror or exc_}") from None
+        click.echo(f"wrote {', '.join(p.name for p in paths)} to {out_dir}", err=True)

@@ -1,0 +1,227 @@
+"""Luck, skill and rules of thumb for Shut the Box: the "how much is skill" chart, the rule-of-thumb
+chart and the one-page strategy card (PNG and PDF).  Clause ids refer to ``seeds/shut_the_box.md``
+(STB-O5 foresight, STB-O6 rules of thumb).
+
+Functions for the report: :func:`card_data` (the best rule of thumb, its cost and where it goes
+wrong, as data), :func:`fig_card` (the card), :func:`fig_foresight` (the skill table as a chart),
+:func:`fig_thumb` (the best rules of thumb and their cost), :func:`save_card` (PNG and PDF).  The
+tables themselves come from :func:`ludolab.sim.box_foresight.foresight_table` and
+:func:`ludolab.sim.box_thumb.best_rules_of_thumb`.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import textwrap
+from pathlib import Path
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from ludolab.sim import box_exact, box_thumb
+from ludolab.stdlib.box import BoxRules
+
+FONT = 9
+_COLOURS = {"random": "#9e9e9e", "best named heuristic": "#8c6d31", "best rule of thumb": "#e6550d",
+            "optimal for the mean score": "#3182bd", "optimal for shutting": "#6baed6", "foresight": "#31a354"}
+
+
+def fig_foresight(table, rules: BoxRules | None = None) -> Figure:
+    """The "how much is skill" chart: chance to shut and mean score of each player (STB-O5).
+
+    Args:
+        table: :func:`ludolab.sim.box_foresight.foresight_table`.
+        rules: named in the title when given.
+
+    Returns:
+        A Figure with two bar panels, each bar labelled with its value.
+    """
+    fig = Figure(figsize=(9.0, 4.2))
+    axes = fig.subplots(1, 2, sharey=True)
+    players = list(table["player"])
+    y = np.arange(len(players))[::-1]
+    colours = [_COLOURS.get(p, "#636363") for p in players]
+    for ax, col, xlabel, fmt in ((axes[0], "p_shut", "chance to shut the box (%)", "{:.2f}%"),
+                                 (axes[1], "mean_score", "mean score (points, lower is better)", "{:.2f}")):
+        vals = table[col].to_numpy(dtype=float) * (100.0 if col == "p_shut" else 1.0)
+        ax.barh(y, vals, color=colours)
+        for yi, v in zip(y, vals):
+            ax.text(v, yi, " " + fmt.format(v), va="center", fontsize=FONT)
+        ax.set_xlabel(xlabel, fontsize=FONT + 1)
+        ax.set_xlim(0, vals.max() * 1.3)
+        ax.tick_params(labelsize=FONT)
+        ax.grid(axis="x", alpha=0.3)
+    labels = [f"{p}\n" + textwrap.fill(f"({q})", 34) if p in ("best named heuristic", "best rule of thumb") else p
+              for p, q in zip(players, table["policy"])]
+    axes[0].set_yticks(y, labels)
+    title = "How much is skill: random play, rules of thumb, optimal play and a player who knows every die"
+    fig.suptitle(title if rules is None else f"{title}\n{rules.label()}", fontsize=FONT + 1)
+    fig.tight_layout()
+    return fig
+
+
+def fig_thumb(table, rules: BoxRules | None = None) -> Figure:
+    """The best rules of thumb and their exact cost against optimal play (STB-O6).
+
+    Args:
+        table: :func:`ludolab.sim.box_thumb.best_rules_of_thumb` (``rule``, ``cost``; ``attrs['objective']``).
+        rules: named in the title when given.
+
+    Returns:
+        A Figure, one bar per rule, best at the top.
+    """
+    objective = table.attrs.get("objective", "")
+    in_points = "E[score]" in objective
+    fig = Figure(figsize=(9.0, 0.9 + 0.45 * len(table)))
+    ax = fig.add_subplot(1, 1, 1)
+    y = np.arange(len(table))[::-1]
+    cost = table["cost"].to_numpy(dtype=float) * (1.0 if in_points else 100.0)
+    ax.barh(y, cost, color="#e6550d")
+    for yi, v in zip(y, cost):
+        ax.text(v, yi, f" {v:.3f}" + ("" if in_points else " pp"), va="center", fontsize=FONT)
+    ax.set_yticks(y, [textwrap.fill(r, 48) for r in table["rule"]])
+    ax.set_xlim(0, max(cost.max(), 1e-9) * 1.3)
+    ax.set_xlabel("cost against optimal play (" + ("points of mean score" if in_points else
+                                                   "percentage points") + f"; objective {objective})",
+                  fontsize=FONT + 1)
+    ax.tick_params(labelsize=FONT)
+    ax.grid(axis="x", alpha=0.3)
+    title = "Best rules of thumb (preferences read in order)"
+    ax.set_title(title if rules is None else f"{title}\n{rules.label()}", fontsize=FONT + 1)
+    fig.tight_layout()
+    return fig
+
+
+def card_data(rules: BoxRules, objective: str = "expected-score", rule: str | None = None,
+              exceptions: int = 6) -> dict:
+    """What the strategy card says, as data (STB-O6).
+
+    Args:
+        rules: the ruleset.
+        objective: ``expected-score`` or ``shut`` (what the rule is chosen and costed for).
+        rule: a rule of thumb as :func:`ludolab.sim.box_thumb.rule_name` writes it
+            (``"fewest-tiles > lowest-top; dice cover"``); ``None`` for the best one found.
+        exceptions: how many situations where the rule goes wrong to list (the costliest dice
+            choices and the costliest moves, about half each where both kinds occur).
+
+    Returns:
+        dict: ``rule`` (name), ``keys``, ``habit``, ``words`` (lines of the rule),
+        ``mean_score``, ``p_shut``, ``optimal_mean_score``, ``optimal_p_shut``,
+        ``cost`` (in the objective's units), ``objective`` (label), ``exceptions``
+        (DataFrame of :func:`ludolab.sim.box_thumb.thumb_exceptions`).
+
+    Raises:
+        ThumbError: an unreadable rule; LudolabError: a bad objective.
+    """
+    if rule is None:
+        best = box_thumb.best_rules_of_thumb(rules, objective, top=1).iloc[0]
+        keys, habit = box_thumb.parse_rule(best["rule"])
+    else:
+        keys, habit = box_thumb.parse_rule(rule)
+    habit = habit or "cover"
+    pol = box_thumb.thumb_policy(rules, keys, habit)
+    ev = box_exact.evaluate(pol)
+    opt_mean = box_exact.solve(rules, "expected-score").start_value
+    opt_shut = box_exact.solve(rules, "shut").start_value
+    label = box_exact.objective_label(objective)
+    cost = ev.mean() - opt_mean if objective == "expected-score" else opt_shut - ev.p_shut
+    every = box_thumb.thumb_exceptions(rules, keys, habit, objective, top=None)
+    # the costliest dice choices and the costliest moves, so the card shows both kinds of mistake
+    dice_rows = every[every["roll"].isna()]
+    move_rows = every[every["roll"].notna()]
+    n_dice = min(len(dice_rows), max(exceptions // 2, exceptions - len(move_rows)))
+    exc = (every.loc[list(dice_rows.index[:n_dice]) + list(move_rows.index[:exceptions - n_dice])]
+           .sort_values("expected_loss", ascending=False, kind="stable").reset_index(drop=True))
+    exc.attrs.update(every.attrs)
+    return {"rule": pol.name, "keys": list(keys), "habit": habit, "words": box_thumb.describe_rule(rules, keys, habit),
+            "mean_score": ev.mean(), "p_shut": ev.p_shut, "optimal_mean_score": opt_mean,
+            "optimal_p_shut": opt_shut, "cost": cost, "objective": label, "exceptions": exc}
+
+
+def _exception_line(rules: BoxRules, row, in_points: bool) -> str:
+    unit = "points" if in_points else "percentage points of P(shut)"
+    loss = row["loss"] if in_points else 100 * row["loss"]
+    often = 100 * row["how_often"]
+    if row["roll"] is None or (isinstance(row["roll"], float) and np.isnan(row["roll"])):
+        what = f"open {row['open']}, before rolling: roll {row['instead']}, not {row['rule_plays']}"
+    else:
+        dice = "one die" if int(row["dice"]) == 1 else (rules.dice_words(2) if hasattr(rules, "dice_words")
+                                                          else "two dice")
+        what = (f"open {row['open']}, {row['roll']} on {dice}: cover {row['instead']}, "
+                f"not {row['rule_plays']}")
+    return f"{what}  (saves {loss:.3g} {unit}; met in {often:.2g}% of turns)"
+
+
+def fig_card(data: dict, rules: BoxRules) -> Figure:
+    """The one-page strategy card (A4 portrait): the rule of thumb, its cost, and where it goes wrong.
+
+    Args:
+        data: :func:`card_data`.
+        rules: the ruleset (named on the card).
+
+    Returns:
+        A Figure of 8.27 x 11.69 inches with text only.
+    """
+    fig = Figure(figsize=(8.27, 11.69))
+    y = 0.95
+
+    def put(text, size=11, weight="normal", x=0.07, gap=0.024, colour="black", wrap=88):
+        nonlocal y
+        for i, line in enumerate(textwrap.wrap(text, wrap) or [""]):
+            fig.text(x if i == 0 else x + 0.03, y, line, fontsize=size, weight=weight, color=colour, va="top")
+            y -= gap * size / 11
+        return y
+
+    put("Shut the Box: a rule of thumb", size=20, weight="bold", gap=0.03)
+    put(rules.label(), size=11, colour="#444444")
+    y -= 0.015
+    put("The rule", size=14, weight="bold")
+    for i, line in enumerate(data["words"], 1):
+        put(f"{i}. {line}.", size=12, wrap=80)
+    y -= 0.015
+    put("What it costs", size=14, weight="bold")
+    put(f"Mean score {data['mean_score']:.2f} points against {data['optimal_mean_score']:.2f} with perfect play "
+        f"(+{data['mean_score'] - data['optimal_mean_score']:.2f}).", size=12, wrap=80)
+    put(f"Shuts the box in {100 * data['p_shut']:.2f}% of turns; play for shutting does "
+        f"{100 * data['optimal_p_shut']:.2f}%.", size=12, wrap=80)
+    put(f"Chosen as the best of every rule of up to three preferences for {data['objective']}, each "
+        "evaluated exactly.", size=10, colour="#444444", wrap=95)
+    y -= 0.015
+    in_points = "E[score]" in data["objective"]
+    exc = data["exceptions"]
+    put("Where it goes wrong, and what to do instead", size=14, weight="bold")
+    if len(exc) == 0:
+        put("Nowhere that it meets: the rule plays perfectly.", size=11)
+    for _, row in exc.iterrows():
+        put("- " + _exception_line(rules, row, in_points), size=11, wrap=86)
+    y -= 0.015
+    put("Tiles are named by their numbers; a roll is the total of the dice. Each saving counts that one "
+        "situation alone, played well from then on.", size=9, colour="#444444", wrap=110)
+    return fig
+
+
+def save_card(fig: Figure, out_dir, name: str = "strategy_card") -> list[Path]:
+    """Write the card as ``NAME.png`` and ``NAME.pdf`` (each written whole or not at all).
+
+    Returns:
+        The two paths.
+
+    Raises:
+        OSError: the folder cannot be written.
+    """
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for ext, dpi in (("png", 110), ("pdf", None)):
+        path = out_dir / f"{name}.{ext}"
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=out_dir)
+        os.close(fd)
+        try:
+            fig.savefig(tmp, format=ext, dpi=dpi)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        paths.append(path)
+    return paths

@@ -1,0 +1,255 @@
+"""Luck against skill in Shut the Box: the value of foresight (STB-O5), exactly.
+
+A player with *foresight* knows, before the turn starts, every die that will be
+thrown in it: the dice are thrown in advance as one sequence of faces, and each
+roll takes the next faces from it (two faces for a roll of two dice, one for a
+roll of one die, STB-2, STB-6).  Such a player still plays by the rules (a roll
+that can be covered must be covered, STB-4, STB-7) but picks the moves and the
+dice counts knowing the whole sequence.  Their chance to shut the box and their
+mean score are upper bounds on what any real player can reach; set beside
+random play, the best named heuristic and optimal play they say how much of
+the game is skill and how much is luck (:func:`foresight_table`).
+
+Method (exact, no sampling).  Knowing the sequence, the player takes the best
+of all the paths it allows, so the result of one sequence is the lowest final
+score over the paths.  The paths are followed all at once, face by face: after
+some faces the *knowledge set* is the set of positions the player could be in
+(open tiles, plus the faces already thrown of a roll not yet complete), and the
+lowest score of the paths that already had to stop.  Every path meets the same
+next face, so the next face moves the whole set at once:
+
+    F(set, best) = sum over faces f of 1/S * F(set after f, best after f)
+
+ending when the set is empty (the value is ``best``) or holds the shut box
+(the value is 0).  ``F`` is memoised on (set, best); ``best`` is forgotten once
+no path in the set can end above it (the scores only fall as tiles are
+covered), which keeps the memo small.  The lowest score of a sequence is 0
+exactly when some path shuts the box, so one pass gives both the chance to
+shut and the mean score of the foresight player.  With 9 tiles and the default
+rules the memo holds about 12,000 knowledge sets (under a second); two dice
+always on 12 tiles about 55,000 (a few seconds).  When the sets outgrow
+``max_sets`` (one die or two before every roll lets the paths drift apart on
+the sequence) the computation stops with a :class:`ForesightError`.
+
+Functions for tables and the report: :func:`foresight` (one ruleset) and
+:func:`foresight_table` (the "how much is skill" table).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from ludolab.stdlib.box import DICE_ONE, DICE_TWO, BoxRules
+from ludolab.stdlib.errors import LudolabError
+
+#: Most knowledge sets the memo may hold before :func:`foresight` gives up.
+MAX_SETS = 400_000
+
+
+class ForesightError(LudolabError):
+    """The foresight computation does not fit (too many knowledge sets)."""
+
+
+@dataclass(frozen=True)
+class Foresight:
+    """Result of :func:`foresight`.
+
+    Attributes:
+        rules: the ruleset.
+        p_shut: probability that the foresight player shuts the box (float, or
+            Fraction when computed ``exact``).
+        mean_score: expected final score of the foresight player, in points of
+            the ruleset's scoring (STB-8).
+        knowledge_sets: how many (knowledge set, best) entries the memo held.
+    """
+
+    rules: BoxRules
+    p_shut: float | Fraction
+    mean_score: float | Fraction
+    knowledge_sets: int
+
+
+def _dice_shape(rules: BoxRules) -> tuple[int, int]:
+    return int(getattr(rules, "n_dice", 2)), int(getattr(rules, "sides", 6))
+
+
+def foresight(rules: BoxRules, exact: bool = False, max_sets: int = MAX_SETS) -> Foresight:
+    """The chance to shut and the mean score of a player who knows every die in advance (STB-O5).
+
+    Args:
+        rules: the ruleset (tiles, dice, one-die rule, moves, scoring).
+        exact: compute with fractions (slower; meant for small boxes and tests).
+        max_sets: give up beyond this many memoised knowledge sets.
+
+    Returns:
+        :class:`Foresight`: ``p_shut`` (probability), ``mean_score`` (points),
+        ``knowledge_sets`` (count).  The method is in the module docstring.
+
+    Raises:
+        ForesightError: the knowledge sets outgrow ``max_sets`` (the message
+        names the ruleset and the limit).
+    """
+    import sys
+
+    n_dice, sides = _dice_shape(rules)
+    oc = rules.outcomes
+    allowed = [int(x) for x in rules.dice_allowed]
+    scores = [int(x) for x in rules.scores]
+    thai = rules.moves == "thai"
+    draw1 = [int(x) for x in oc.draw_map1]
+    draw2 = [int(x) for x in oc.draw_map2]
+    by_total = {int(oc.total[o]): o for o in range(oc.n) if int(oc.dice[o]) == DICE_TWO}
+    starts = oc.cand_start
+    cands = [int(m) for m in oc.cand_masks]
+    succ_cache: dict = {}
+
+    def successors(s: int, o: int) -> tuple[int, ...]:
+        key = s * oc.n + o
+        got = succ_cache.get(key)
+        if got is None:
+            got = tuple(s ^ m for m in cands[starts[o]:starts[o + 1]] if m & s == m)
+            succ_cache[key] = got
+        return got
+
+    def full_outcome(code: int, face: int) -> int:
+        """Outcome of a full roll whose earlier faces are ``code`` (their total, or the draw index for thai)."""
+        if thai:
+            return draw2[code * sides + face - 1]
+        return by_total[code + face]
+
+    one = Fraction(1, sides) if exact else 1.0 / sides
+    memo: dict = {}
+
+    def step(knowledge: frozenset, best):
+        key = (knowledge, best)
+        got = memo.get(key)
+        if got is not None:
+            return got
+        if len(memo) >= max_sets:
+            raise ForesightError(
+                f"foresight for {rules.label()} needs more than {max_sets:,} knowledge sets: it is computed "
+                "exactly where the paths stay in step on the dice sequence (subset moves with the full roll, or "
+                "one die only near the end), e.g. up to 12 tiles with the one-die rule never or 789-optional")
+        mean = 0 * one
+        shut = 0 * one
+        for face in range(1, sides + 1):
+            nxt = set()
+            b = best
+            for (s, j, code) in knowledge:
+                if j == 0:  # between rolls: the player picks the dice this face starts
+                    a = allowed[s]
+                    if a & DICE_ONE:
+                        o = draw1[face - 1]
+                        succ = successors(s, o)
+                        if succ:
+                            nxt.update((x, 0, 0) for x in succ)
+                        elif b is None or scores[s] < b:
+                            b = scores[s]
+                    if a & DICE_TWO:
+                        if n_dice == 1:
+                            o = draw2[face - 1]
+                        else:
+                            nxt.add((s, 1, face - 1 if thai else face))
+                            continue
+                    else:
+                        continue
+                elif j + 1 < n_dice:  # a roll of several dice, not complete yet
+                    nxt.add((s, j + 1, code * sides + face - 1 if thai else code + face))
+                    continue
+                else:
+                    o = full_outcome(code, face)
+                succ = successors(s, o)
+                if succ:
+                    nxt.update((x, 0, 0) for x in succ)
+                elif b is None or scores[s] < b:
+                    b = scores[s]
+            if (0, 0, 0) in nxt:  # some path shuts the box: score 0
+                shut += one
+                continue
+            if not nxt:
+                mean += one * b
+                continue
+            if b is not None and b >= max(scores[s] for s, _, _ in nxt):
+                b = None  # every remaining path ends at or below b: b no longer matters
+            m, p = step(frozenset(nxt), b)
+            mean += one * m
+            shut += one * p
+        memo[key] = (mean, shut)
+        return mean, shut
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 100 + 4 * rules.n_tiles * (n_dice + 1)))
+    try:
+        mean, shut = step(frozenset({(rules.full, 0, 0)}), None)
+    finally:
+        sys.setrecursionlimit(limit)
+    if not exact:
+        mean, shut = float(mean), float(shut)
+    return Foresight(rules, shut, mean, len(memo))
+
+
+def foresight_table(rules: BoxRules, thumb: bool = True, tie_break: str = "high") -> "pd.DataFrame":
+    """How much is skill: random play, the best heuristic, optimal play and foresight side by side.
+
+    Every figure is exact (forward pass or dynamic programming; foresight by
+    :func:`foresight`).
+
+    Args:
+        rules: the ruleset.
+        thumb: also list the best rule of thumb for the mean score
+            (:func:`ludolab.sim.box_thumb.best_rules_of_thumb`).
+        tie_break: how the named heuristics break ties (``high``, ``low`` or
+            ``random``, STB-T1).
+
+    Returns:
+        DataFrame, one row per player, from least to most able: ``player``
+        (``random``, ``best named heuristic``, ``best rule of thumb``,
+        ``optimal for the mean score``, ``optimal for shutting``,
+        ``foresight``), ``policy`` (the policy's name or rule), ``p_shut``
+        (probability to shut), ``mean_score`` (points), ``share_of_p_shut``
+        and ``share_of_mean`` (how far this player gets from random play
+        towards foresight: 0 for random play, 1 for foresight).
+
+    Raises:
+        ForesightError: see :func:`foresight`; PolicyError: an unknown tie-break.
+    """
+    import pandas as pd
+
+    from . import box_exact, box_policies
+
+    def ev(pol):
+        e = box_exact.evaluate(pol)
+        return e.p_shut, e.mean()
+
+    rows = []
+    rnd = ev(box_policies.make_policy(rules, "random"))
+    rows.append(("random", "random", *rnd))
+    best = None
+    for name in box_policies.POLICY_NAMES:
+        if name in ("optimal", "random"):
+            continue
+        pol = box_policies.make_policy(rules, name, tie_break=tie_break)
+        v = ev(pol)
+        if best is None or v[1] < best[2] - 1e-12:
+            best = (pol.label, *v)
+    rows.append(("best named heuristic", *best))
+    if thumb:
+        from .box_thumb import best_rules_of_thumb
+
+        top = best_rules_of_thumb(rules, "expected-score", top=1).iloc[0]
+        rows.append(("best rule of thumb", top["rule"], top["p_shut"], top["mean_score"]))
+    for player, objective in (("optimal for the mean score", "expected-score"), ("optimal for shutting", "shut")):
+        sol = box_exact.solve(rules, objective)
+        rows.append((player, f"optimal ({sol.label})", *ev(sol.policy())))
+    fs = foresight(rules)
+    rows.append(("foresight", "knows every die in advance", fs.p_shut, fs.mean_score))
+    df = pd.DataFrame(rows, columns=["player", "policy", "p_shut", "mean_score"])
+    span_p = fs.p_shut - rnd[0]
+    span_m = rnd[1] - fs.mean_score
+    df["share_of_p_shut"] = (df["p_shut"] - rnd[0]) / span_p if span_p > 0 else np.nan
+    df["share_of_mean"] = (rnd[1] - df["mean_score"]) / span_m if span_m > 0 else np.nan
+    df.attrs["knowledge_sets"] = fs.knowledge_sets
+    return df
