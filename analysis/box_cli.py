@@ -602,7 +602,7 @@ def _match_play(rules, players, ties_win, rounds, threshold, exact, games, seed,
                                      thresholds=(threshold,) if threshold else (), ties_win=ties_win)
         df = df.drop(columns="match")
         rec["method"] = "exact"
-        title = f"Match play, exact ({MATCH_PLAY_COLUMNS})"
+        title = f"Match play, exact ({MATCH_PLAY_COLUMNS}" + ("; a tie counts as a win)" if ties_win else ")")
         stem = "match_play_exact"
         meta = dict(method="exact", policies=["optimal (min E[score], STB-O1)", "adaptive (STB-O5)"])
     else:

@@ -549,7 +549,8 @@ def adaptive_gain_table(rules: BoxRules | None = None, players: int = 2, rounds=
         plays for the lowest score), ``p_win_alone`` (this seat plays for the match,
         the others for the lowest score), ``gain`` (``p_win_alone - p_win_lowest``,
         in probability), ``p_win_all`` (every seat plays for the match) and
-        ``p_tie_all`` (shares the lowest total then).
+        ``p_tie_all`` (shares the lowest total then).  With ``ties_win`` the ``p_win_*``
+        columns and ``gain`` count a shared lowest total as a win, as the players do.
 
     Raises:
         MatchPlayError: as :func:`match_play`.
@@ -564,13 +565,15 @@ def adaptive_gain_table(rules: BoxRules | None = None, players: int = 2, rounds=
     for r, t in matches:
         base = match_play_exact(rules, players, r, t, ties_win, "lowest", max_nodes)
         every = match_play_exact(rules, players, r, t, ties_win, "adaptive", max_nodes)
+        tv = 1.0 if ties_win else 0.0
         for s in range(players):
             play = tuple("adaptive" if i == s else "lowest" for i in range(players))
             alone = match_play_exact(rules, players, r, t, ties_win, play, max_nodes)
-            rows.append({"match": _mode(r, t), "seat": s + 1, "p_win_lowest": float(base["p_win"][s]),
-                         "p_win_alone": float(alone["p_win"][s]),
-                         "gain": float(alone["p_win"][s] - base["p_win"][s]),
-                         "p_win_all": float(every["p_win"][s]), "p_tie_all": float(every["p_tie"][s])})
+            low = float(base["p_win"][s] + tv * base["p_tie"][s])
+            mine = float(alone["p_win"][s] + tv * alone["p_tie"][s])
+            rows.append({"match": _mode(r, t), "seat": s + 1, "p_win_lowest": low, "p_win_alone": mine,
+                         "gain": mine - low, "p_win_all": float(every["p_win"][s] + tv * every["p_tie"][s]),
+                         "p_tie_all": float(every["p_tie"][s])})
     df = pd.DataFrame(rows)
     df.attrs.update(rules=rules.to_dict(), players=players, ties_win=ties_win, method="exact")
     return df

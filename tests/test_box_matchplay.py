@@ -335,3 +335,13 @@ def test_stbo5_heads_up_play():
     df = MP.simulate_match_play(big, 200, seed=1, chunks=2)
     assert df["play"].tolist() == ["adaptive heads-up"] * 3
     assert df["p_win"].sum() + df["p_tie"].sum() / 2 <= 1.0 + 1e-12
+
+
+def test_stbo5_ties_win_gain(small):
+    """STB-O5 with ties-win: the player plays for a win or a shared lowest total, so the table counts
+    both, and adapting alone never does worse on that count."""
+    df = MP.adaptive_gain_table(small, rounds=(1, 2), thresholds=(), ties_win=True)
+    assert (df["gain"] >= -1e-12).all()
+    lone = MP.match_play_exact(small, 2, 2, ties_win=True, play=("lowest", "adaptive"))
+    row = df[(df["match"] == "2 rounds") & (df["seat"] == 2)].iloc[0]
+    assert row["p_win_alone"] == pytest.approx(lone["p_win"][1] + lone["p_tie"][1], abs=1e-15)
