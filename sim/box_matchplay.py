@@ -238,22 +238,33 @@ class MatchPlay:
             return self._children_rounds(*node)
         j, totals = node
         thr = self.threshold
+        head, mine, tail = totals[:j], totals[j], totals[j + 1:]
+        nxt = next((i for i in range(j + 1, n) if totals[i] != OUT), None)
+        if nxt is not None:
+            return [(nxt, head + (mine + x,) + tail) for x in self._dom]
+        # the mover is the last this round: the round ends (STB-12); the others' fate is the same for
+        # every score of the mover, so only the mover's total varies
+        others = [i for i in range(n) if i != j and totals[i] != OUT and totals[i] < thr]
+        kept = [v if (v != OUT and v < thr) else OUT for v in totals]
+        first_in = min(others + [j])
+        if len(others) >= 2:
+            if_out = (others[0], tuple(kept[:j]) + (OUT,) + tuple(kept[j + 1:]))
+        elif len(others) == 1:
+            if_out = self._terminal([totals[i] if i == others[0] else None for i in range(n)])
+        else:
+            if_out = None
+        pre, post = tuple(kept[:j]), tuple(kept[j + 1:])
         for x in self._dom:
-            t = list(totals)
-            t[j] += x
-            nxt = next((i for i in range(j + 1, n) if t[i] != OUT), None)
-            if nxt is not None:
-                out.append((nxt, tuple(t)))
-                continue
-            # the round ends (STB-12)
-            stay = [i for i in range(n) if t[i] != OUT and t[i] < thr]
-            if len(stay) >= 2:
-                t = [v if (v != OUT and v < thr) else OUT for v in t]
-                out.append((stay[0], tuple(t)))
-            elif len(stay) == 1:
-                out.append(self._terminal([t[i] if i == stay[0] else None for i in range(n)]))
+            t = mine + x
+            if t < thr:
+                if others:
+                    out.append((first_in, pre + (t,) + post))
+                else:
+                    out.append(self._terminal([t if i == j else None for i in range(n)]))
+            elif if_out is not None:
+                out.append(if_out)
             else:
-                out.append(self._terminal([None if v == OUT else v for v in t]))
+                out.append(self._terminal([None if v == OUT else v for v in head + (t,) + tail]))
         return out
 
     def _children_rounds(self, k: int, j: int, totals: tuple) -> list:
