@@ -660,7 +660,7 @@ def _advise_in_match(rules, tiles_open, roll, dice, my_total, their_totals, seat
     rec["p_win_now"] = df.attrs["p_win_now"]
     if roll is None:
         best_dice = int(df["dice"].iloc[0])
-        rec["advice"] = f"roll {'one die' if best_dice == 1 else 'two dice'}"
+        rec["advice"] = f"roll {rules.dice_words(best_dice)}"
         if fmt == "json":
             rec["dice"] = best_dice
         _csv_note(fmt, "the dice counts with the chance to win the match", "the situation and advice")

@@ -669,7 +669,7 @@ def advise_match(rules: BoxRules, open_tiles, roll=None, my_total: int = 0, thei
                 if oc.dice[o] != d:
                     continue
                 m = int(move[s, o])
-                v += oc.weight[o] / float(oc.weight[oc.dice == d].sum()) * (u[mp.idx[s]] if m < 0 else value[s ^ m])
+                v += oc.prob[o] * (u[mp.idx[s]] if m < 0 else value[s ^ m])
             rows.append({"dice": d, "p_win_match": v})
         df = pd.DataFrame(rows).sort_values("p_win_match", ascending=False, kind="stable").reset_index(drop=True)
         df["best"] = (df["p_win_match"] - df["p_win_match"].iloc[0]).abs() <= 1e-12

@@ -345,3 +345,16 @@ def test_stbo5_ties_win_gain(small):
     lone = MP.match_play_exact(small, 2, 2, ties_win=True, play=("lowest", "adaptive"))
     row = df[(df["match"] == "2 rounds") & (df["seat"] == 2)].iloc[0]
     assert row["p_win_alone"] == pytest.approx(lone["p_win"][1] + lone["p_tie"][1], abs=1e-15)
+
+
+def test_stb2_stbo5_advise_in_a_match_with_other_dice():
+    """STB-2 with STB-O5: with 3d6 the dice choice in a match's last turn is the beat-target one,
+    and the command names the full roll in words."""
+    rules = BoxRules(dice="3d6")
+    df = MP.advise_match(rules, [1, 2, 3], None, my_total=5, their_totals=[9], seat=2, rounds_left=1)
+    ref = B.advise(rules, [1, 2, 3], None, "beat", target=4)
+    assert df["dice"].tolist() == ref["dice"].tolist()
+    assert df["p_win_match"].tolist() == pytest.approx(ref["value"].tolist(), abs=1e-12)
+    rec = _cli("advise", "--dice", "3d6", "--open", "1,2,3", "--my-total", 5, "--their-total", 9, "--seat", 2,
+               "--rounds-left", 1, "--format", "json")
+    assert rec["advice"] == f"roll {rules.dice_words(int(ref['dice'][0]))}"
