@@ -21,7 +21,9 @@ Public functions:
 - :func:`adaptive_gain_table` (for the report): what playing for the match
   gains over playing each turn for the lowest score, exactly, seat by seat.
 - :func:`advise_match` ranks the legal moves (or the dice choice) of one turn
-  by the chance to win the match.
+  by the chance to win the match; :func:`match_decisions` (for the report)
+  lists where the move for the match differs from the move for the lowest
+  score, and what it is worth.
 - :func:`simulate_match_play` plays matches roll by roll with the solved
   policies (Monte Carlo with 95% confidence intervals), as a check of the
   exact figures; with :func:`adaptive_play`, three players where the exact
@@ -587,6 +589,73 @@ def adaptive_gain_table(rules: BoxRules | None = None, players: int = 2, rounds=
                          "p_tie_all": float(every["p_tie"][s])})
     df = pd.DataFrame(rows)
     df.attrs.update(rules=rules.to_dict(), players=players, ties_win=ties_win, method="exact")
+    return df
+
+
+# ------------------------------------------------------ where the match changes the move
+def match_decisions(rules: BoxRules | None = None, rounds_left: int = 2, leads=range(-30, 31, 6),
+                    seats=(1, 2), top: int | None = 20):
+    """Where playing for the match changes the move (STB-O5): 2 players, situations at the start
+    of a turn, every (open tiles, roll) the turn can meet where the move for the match differs
+    from the move for the lowest score.
+
+    Args:
+        rules: the ruleset (default :class:`~ludolab.stdlib.box.BoxRules` defaults).
+        rounds_left: rounds still to play counting the current one (STB-11).
+        leads: the player's lead in points at the start of the turn (the opponent's total minus
+            the player's; negative: behind).
+        seats: the player's seats to look at (1: the opponent plays after, 2: before).
+        top: keep this many rows (``None``: all), by ``weighted_gain``.
+
+    Returns:
+        DataFrame: ``seat``, ``lead``, ``open`` (text), ``roll`` (text), ``cover_lowest`` (the
+        move for the lowest expected score, STB-O1), ``cover_match`` (the move for the match),
+        ``p_meet`` (chance that the turn meets this open set and roll, playing for the match),
+        ``gain`` (chance to win the match gained by the match move), ``weighted_gain``
+        (``p_meet * gain``); sorted by ``weighted_gain``, largest first.
+
+    Raises:
+        MatchPlayError: bad rounds or seats.
+    """
+    import pandas as pd
+
+    rules = BoxRules() if rules is None else rules
+    mp = match_play(rules, 2, rounds_left)
+    base = mp._base
+    oc = rules.outcomes
+    rows = []
+    with _deep_recursion():
+        for seat in seats:
+            seat = _whole(seat, "the seat", 1, 2)
+            for lead in leads:
+                lead = int(lead)
+                mine, theirs = max(-lead, 0), max(lead, 0)
+                totals = [mine, theirs] if seat == 1 else [theirs, mine]
+                node = mp.start(seat - 1, totals, rounds_left)
+                if isinstance(node, np.ndarray):
+                    continue
+                u = mp.turn_utility(node)
+                value, move, dice = solve_utility(rules, u[mp.idx], 1.0)
+                visit = evaluate(Policy("match", rules, move, dice)).visit
+                differ = (move != base.move) & (move >= 0) & (base.move >= 0)
+                for s_, o in zip(*np.nonzero(differ)):
+                    s_, o = int(s_), int(o)
+                    if visit[s_] <= 0 or oc.dice[o] != dice[s_]:
+                        continue
+                    m, b = int(move[s_, o]), int(base.move[s_, o])
+                    gain = float(value[s_ ^ m] - value[s_ ^ b])
+                    if gain <= 1e-12:
+                        continue
+                    p_meet = float(visit[s_] * oc.prob[o])
+                    rows.append({"seat": seat, "lead": lead, "open": rules.format_state(s_), "roll": oc.label[o],
+                                 "cover_lowest": rules.format_state(b), "cover_match": rules.format_state(m),
+                                 "p_meet": p_meet, "gain": gain, "weighted_gain": p_meet * gain})
+    cols = ["seat", "lead", "open", "roll", "cover_lowest", "cover_match", "p_meet", "gain", "weighted_gain"]
+    df = pd.DataFrame(rows, columns=cols).sort_values("weighted_gain", ascending=False, kind="stable")
+    df = df.reset_index(drop=True)
+    if top is not None:
+        df = df.head(top)
+    df.attrs.update(rules=rules.to_dict(), rounds_left=rounds_left, method="exact")
     return df
 
 

@@ -358,3 +358,18 @@ def test_stb2_stbo5_advise_in_a_match_with_other_dice():
     rec = _cli("advise", "--dice", "3d6", "--open", "1,2,3", "--my-total", 5, "--their-total", 9, "--seat", 2,
                "--rounds-left", 1, "--format", "json")
     assert rec["advice"] == f"roll {rules.dice_words(int(ref['dice'][0]))}"
+
+
+def test_stbo5_match_decisions():
+    """STB-O5: the table of moves that change when playing for the match: every row differs from the
+    lowest-score move and gains; the advice example (24 ahead, two rounds left, open 1-8, roll 10) is in it."""
+    rules = BoxRules()
+    df = MP.match_decisions(rules, rounds_left=2, leads=[0, 24], seats=[1], top=None)
+    assert (df["cover_lowest"] != df["cover_match"]).all() and (df["gain"] > 0).all()
+    assert np.allclose(df["weighted_gain"], df["p_meet"] * df["gain"])
+    assert list(df["weighted_gain"]) == sorted(df["weighted_gain"], reverse=True)
+    row = df[(df["lead"] == 24) & (df["open"] == "1,2,3,4,5,6,7,8") & (df["roll"] == "10")].iloc[0]
+    assert (row["cover_lowest"], row["cover_match"]) == ("2,8", "3,7")
+    adv = MP.advise_match(rules, list(range(1, 9)), 10, my_total=0, their_totals=[24], seat=1, rounds_left=2)
+    gap = adv.set_index("cover")["p_win_match"]
+    assert row["gain"] == pytest.approx(gap["3,7"] - gap["2,8"], abs=1e-12)
