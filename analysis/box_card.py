@@ -109,11 +109,16 @@ def card_data(rules: BoxRules, objective: str = "expected-score", rule: str | No
         dict: ``rule`` (name), ``keys``, ``habit``, ``words`` (lines of the rule),
         ``mean_score``, ``p_shut``, ``optimal_mean_score``, ``optimal_p_shut``,
         ``cost`` (in the objective's units), ``objective`` (label), ``exceptions``
-        (DataFrame of :func:`ludolab.sim.box_thumb.thumb_exceptions`).
+        (DataFrame of :func:`ludolab.sim.box_thumb.thumb_exceptions`), ``compare``
+        (DataFrame ``player``, ``policy``, ``p_shut``, ``mean_score``: random play, the
+        best named heuristic, this rule, optimal play and, where it can be computed,
+        foresight, :func:`ludolab.sim.box_foresight.foresight_table`).
 
     Raises:
         ThumbError: an unreadable rule; LudolabError: a bad objective.
     """
+    import pandas as pd
+
     if rule is None:
         best = box_thumb.best_rules_of_thumb(rules, objective, top=1).iloc[0]
         keys, habit = box_thumb.parse_rule(best["rule"])
@@ -134,9 +139,19 @@ def card_data(rules: BoxRules, objective: str = "expected-score", rule: str | No
     exc = (every.loc[list(dice_rows.index[:n_dice]) + list(move_rows.index[:exceptions - n_dice])]
            .sort_values("expected_loss", ascending=False, kind="stable").reset_index(drop=True))
     exc.attrs.update(every.attrs)
+    from ludolab.sim.box_foresight import ForesightError, foresight_table
+
+    try:
+        compare = foresight_table(rules, thumb=False)
+    except ForesightError:  # too large for foresight: compare with the other players only
+        compare = foresight_table(rules, thumb=False, with_foresight=False)
+    compare = compare[["player", "policy", "p_shut", "mean_score"]].copy()
+    at = int((compare["player"] == "best named heuristic").to_numpy().nonzero()[0][0]) + 1
+    this = {"player": "this rule of thumb", "policy": pol.name, "p_shut": ev.p_shut, "mean_score": ev.mean()}
+    compare = pd.concat([compare.iloc[:at], pd.DataFrame([this]), compare.iloc[at:]], ignore_index=True)
     return {"rule": pol.name, "keys": list(keys), "habit": habit, "words": box_thumb.describe_rule(rules, keys, habit),
             "mean_score": ev.mean(), "p_shut": ev.p_shut, "optimal_mean_score": opt_mean,
-            "optimal_p_shut": opt_shut, "cost": cost, "objective": label, "exceptions": exc}
+            "optimal_p_shut": opt_shut, "cost": cost, "objective": label, "exceptions": exc, "compare": compare}
 
 
 def _exception_line(rules: BoxRules, row, in_points: bool) -> str:
@@ -148,7 +163,7 @@ def _exception_line(rules: BoxRules, row, in_points: bool) -> str:
     else:
         dice = "one die" if int(row["dice"]) == 1 else (rules.dice_words(2) if hasattr(rules, "dice_words")
                                                           else "two dice")
-        what = (f"open {row['open']}, {row['roll']} on {dice}: cover {row['instead']}, "
+        what = (f"open {row['open']}, roll {row['roll']} ({dice}): cover {row['instead']}, "
                 f"not {row['rule_plays']}")
     return f"{what}  (saves {loss:.3g} {unit}; met in {often:.2g}% of turns)"
 
@@ -161,25 +176,35 @@ def fig_card(data: dict, rules: BoxRules) -> Figure:
         rules: the ruleset (named on the card).
 
     Returns:
-        A Figure of 8.27 x 11.69 inches with text only.
+        A Figure of 8.27 x 11.69 inches with text only; the text is set smaller when a long list
+        of situations would not fit on the page otherwise.
     """
+    for scale in (1.0, 0.92, 0.84, 0.76, 0.68, 0.6):
+        fig, y = _draw_card(data, rules, scale)
+        if y >= 0.02:
+            break
+    return fig
+
+
+def _draw_card(data: dict, rules: BoxRules, scale: float):
     fig = Figure(figsize=(8.27, 11.69))
     y = 0.95
 
-    def put(text, size=11, weight="normal", x=0.07, gap=0.024, colour="black", wrap=88):
+    def put(text, size=11, weight="normal", x=0.07, gap=0.021, colour="black", wrap=92):
         nonlocal y
+        size, gap, wrap = size * scale, gap * scale, int(wrap / scale)
         for i, line in enumerate(textwrap.wrap(text, wrap) or [""]):
             fig.text(x if i == 0 else x + 0.03, y, line, fontsize=size, weight=weight, color=colour, va="top")
-            y -= gap * size / 11
+            y -= gap * size / (11 * scale)
         return y
 
-    put("Shut the Box: a rule of thumb", size=20, weight="bold", gap=0.03)
+    put("Shut the Box: a rule of thumb", size=20, weight="bold", gap=0.024)
     put(rules.label(), size=11, colour="#444444")
-    y -= 0.015
+    y -= 0.015 * scale
     put("The rule", size=14, weight="bold")
     for i, line in enumerate(data["words"], 1):
-        put(f"{i}. {line}.", size=12, wrap=80)
-    y -= 0.015
+        put(f"{i}. {line[0].upper() + line[1:]}.", size=12, wrap=84)
+    y -= 0.015 * scale
     put("What it costs", size=14, weight="bold")
     put(f"Mean score {data['mean_score']:.2f} points against {data['optimal_mean_score']:.2f} with perfect play "
         f"(+{data['mean_score'] - data['optimal_mean_score']:.2f}).", size=12, wrap=80)
@@ -187,18 +212,32 @@ def fig_card(data: dict, rules: BoxRules) -> Figure:
         f"{100 * data['optimal_p_shut']:.2f}%.", size=12, wrap=80)
     put(f"Chosen as the best of every rule of up to three preferences for {data['objective']}, each "
         "evaluated exactly.", size=10, colour="#444444", wrap=95)
-    y -= 0.015
+    y -= 0.015 * scale
     in_points = "E[score]" in data["objective"]
     exc = data["exceptions"]
     put("Where it goes wrong, and what to do instead", size=14, weight="bold")
     if len(exc) == 0:
         put("Nowhere that it meets: the rule plays perfectly.", size=11)
     for _, row in exc.iterrows():
-        put("- " + _exception_line(rules, row, in_points), size=11, wrap=86)
-    y -= 0.015
+        put("- " + _exception_line(rules, row, in_points), size=11, wrap=92)
+    y -= 0.015 * scale
+    put("How it compares", size=14, weight="bold")
+    cols = (0.07, 0.50, 0.70)
+    for j, head in enumerate(("player", "mean score", "shuts the box")):
+        fig.text(cols[j], y, head, fontsize=11 * scale, weight="bold", va="top")
+    y -= 0.022 * scale
+    for _, row in data["compare"].iterrows():
+        name = row["player"] + (f" ({row['policy']})" if row["player"] == "best named heuristic" else "")
+        bold = "bold" if row["player"] == "this rule of thumb" else "normal"
+        for j, text in enumerate((name, f"{row['mean_score']:.2f}", f"{100 * row['p_shut']:.2f}%")):
+            fig.text(cols[j], y, text, fontsize=11 * scale, weight=bold, va="top")
+        y -= 0.019 * scale
+    y -= 0.012 * scale
     put("Tiles are named by their numbers; a roll is the total of the dice. Each saving counts that one "
-        "situation alone, played well from then on.", size=9, colour="#444444", wrap=110)
-    return fig
+        "situation alone, played well from then on. Optimal play is for the mean score (its chance to shut is "
+        "for play aimed at shutting). Foresight: a player who knows every die in advance. All figures exact.",
+        size=9, colour="#444444", wrap=110)
+    return fig, y
 
 
 def save_card(fig: Figure, out_dir, name: str = "strategy_card") -> list[Path]:

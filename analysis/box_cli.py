@@ -798,6 +798,9 @@ def card(tiles, one_die, moves, max_tiles_per_move, scoring, objective, rule, ex
            "objective": data["objective"], "mean_score": data["mean_score"],
            "optimal_mean_score": data["optimal_mean_score"], "p_shut": data["p_shut"],
            "optimal_p_shut": data["optimal_p_shut"], "cost": data["cost"]}
+    if fmt == "json":
+        rec["compare"] = [{k: (float(v) if k in ("p_shut", "mean_score") else v) for k, v in r.items()}
+                          for r in data["compare"].to_dict("records")]
     _csv_note(fmt, "the situations where the rule goes wrong", "the rule and its cost")
     emit(fmt, rec if fmt != "csv" else None, exc,
          title="Strategy card (where it goes wrong: rule_plays, what to do instead; loss each time; how_often: "

@@ -46,7 +46,7 @@ from ludolab.stdlib.box import DICE_ONE, DICE_TWO, BoxRules
 from ludolab.stdlib.errors import LudolabError
 
 #: Most knowledge sets the memo may hold before :func:`foresight` gives up.
-MAX_SETS = 400_000
+MAX_SETS = 150_000
 
 
 class ForesightError(LudolabError):
@@ -191,7 +191,8 @@ def foresight(rules: BoxRules, exact: bool = False, max_sets: int = MAX_SETS) ->
     return Foresight(rules, shut, mean, len(memo))
 
 
-def foresight_table(rules: BoxRules, thumb: bool = True, tie_break: str = "high") -> "pd.DataFrame":
+def foresight_table(rules: BoxRules, thumb: bool = True, tie_break: str = "high",
+                    with_foresight: bool = True) -> "pd.DataFrame":
     """How much is skill: random play, the best heuristic, optimal play and foresight side by side.
 
     Every figure is exact (forward pass or dynamic programming; foresight by
@@ -203,6 +204,8 @@ def foresight_table(rules: BoxRules, thumb: bool = True, tie_break: str = "high"
             (:func:`ludolab.sim.box_thumb.best_rules_of_thumb`).
         tie_break: how the named heuristics break ties (``high``, ``low`` or
             ``random``, STB-T1).
+        with_foresight: include the foresight row (without it the share
+            columns are NaN: there is nothing to measure against).
 
     Returns:
         DataFrame, one row per player, from least to most able: ``player``
@@ -244,12 +247,13 @@ def foresight_table(rules: BoxRules, thumb: bool = True, tie_break: str = "high"
     for player, objective in (("optimal for the mean score", "expected-score"), ("optimal for shutting", "shut")):
         sol = box_exact.solve(rules, objective)
         rows.append((player, f"optimal ({sol.label})", *ev(sol.policy())))
-    fs = foresight(rules)
-    rows.append(("foresight", "knows every die in advance", fs.p_shut, fs.mean_score))
+    if with_foresight:
+        fs = foresight(rules)
+        rows.append(("foresight", "knows every die in advance", fs.p_shut, fs.mean_score))
     df = pd.DataFrame(rows, columns=["player", "policy", "p_shut", "mean_score"])
-    span_p = fs.p_shut - rnd[0]
-    span_m = rnd[1] - fs.mean_score
+    span_p = fs.p_shut - rnd[0] if with_foresight else 0.0
+    span_m = rnd[1] - fs.mean_score if with_foresight else 0.0
     df["share_of_p_shut"] = (df["p_shut"] - rnd[0]) / span_p if span_p > 0 else np.nan
     df["share_of_mean"] = (rnd[1] - df["mean_score"]) / span_m if span_m > 0 else np.nan
-    df.attrs["knowledge_sets"] = fs.knowledge_sets
+    df.attrs["knowledge_sets"] = fs.knowledge_sets if with_foresight else None
     return df

@@ -136,6 +136,10 @@ def test_cli_thumb_and_card(tmp_path, capsys):
     assert {"thumb_rules.csv", "thumb_rules.meta.json", "thumb_rules.png"} <= {p.name for p in (tmp_path / "t").iterdir()}
     card = json.loads(run("box", "card", "--tiles", "6", "--format", "json").stdout)
     assert card["cost"] >= 0 and card["words"][0][0].isupper()
+    players = [r["player"] for r in card["compare"]]
+    assert players[0] == "random" and "this rule of thumb" in players and players[-1] == "foresight"
+    mine = card["compare"][players.index("this rule of thumb")]
+    assert mine["mean_score"] == pytest.approx(card["mean_score"]) and mine["policy"] == card["rule"]
     assert all(isinstance(r["open"], list) for r in card["rows"])
     run("box", "card", "--tiles", "6", "--out", tmp_path / "c")
     files = {p.name for p in (tmp_path / "c").iterdir()}
