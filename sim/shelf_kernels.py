@@ -51,7 +51,9 @@ STATE_LEN = BB0 + 4 * MAXP
 
 P_RANDOM, P_GREEDY, P_POTENTIAL, P_ROLLOUT = 0, 1, 2, 3
 NPARAM = 8
-WS_LEN = NCELL + 12
+WS_STAMP = NCELL + 12  # turn (+1) whose legal places and prepared shelves the scratch holds
+WS_NCELL = NCELL + 13
+WS_LEN = NCELL + 14
 
 # statistics per seat (simulate accumulator)
 ST_SCORE, ST_SQ, ST_WIN = 0, 1, 2
@@ -1086,6 +1088,9 @@ def _choose_source(kind, params, obs, attrs, points, columns, aux, st, wsi, pre,
     fast = (not use_pot) and columns == 0
     fpot = use_pot and columns == 0
     nd = attrs.shape[0]
+    # the second decision of this turn sees the same shelves: it may reuse these places
+    wsi[WS_STAMP] = 1 + obs[S_TURN]
+    wsi[WS_NCELL] = ncell
     if fast:
         _prep_cells(obs, seat, cells, ncell, aux, nd, pre)
         gh, _ = _best_place_pre(hand, cells, ncell, pre, aux, nd)
@@ -1117,7 +1122,12 @@ def _choose_place(kind, params, obs, attrs, points, columns, aux, st, wsi, pre, 
     seat = obs[S_SEAT]
     nh = obs[S_NHELD]
     cells = wsi[:NCELL]
-    ncell = _legal_cells(obs, seat, cells)
+    same_turn = wsi[WS_STAMP] == 1 + obs[S_TURN]
+    if same_turn:
+        ncell = wsi[WS_NCELL]
+    else:
+        ncell = _legal_cells(obs, seat, cells)
+    wsi[WS_STAMP] = 0
     if kind == P_RANDOM:
         pi, st = next_below(st, nh)
         cj, st = next_below(st, ncell)
@@ -1138,9 +1148,9 @@ def _choose_place(kind, params, obs, attrs, points, columns, aux, st, wsi, pre, 
     fast = (not use_pot) and columns == 0
     fpot = use_pot and columns == 0
     nd = attrs.shape[0]
-    if fast:
+    if fast and not same_turn:
         _prep_cells(obs, seat, cells, ncell, aux, nd, pre)
-    elif fpot:
+    elif fpot and not same_turn:
         _prep_cells_pot(obs, seat, cells, ncell, aux, nd, attrs, points, pp, pre, pref, buf)
     for i in range(nh):
         if fast:
