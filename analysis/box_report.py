@@ -57,6 +57,20 @@ COLUMNS = {
     "mean_total": "mean running total at the end of the game (points)",
     "mean_rounds": "mean number of rounds the player took part in",
     "cover": "the tiles the optimal player covers",
+    "rule": "the rule of thumb: preferences read in order (`a > b`: prefer by a, break ties by b), then the dice "
+            "habit where the one-die rule leaves a choice (`cover`: the dice count likelier to make a coverable "
+            "roll; `one`: one die whenever allowed; `full`: two dice whenever allowed)",
+    "keys": "how many preferences the rule has",
+    "cost": "how much worse than optimal play the rule does (points of expected score)",
+    "dice": "dice count of the roll (1 or 2)",
+    "rule_plays": "what the rule does: the tiles it covers, or the dice it rolls",
+    "instead": "what optimal play does instead",
+    "how_often": "the chance per turn that a player following the rule meets this situation",
+    "expected_loss": "`loss` x `how_often`: what the mistake costs per turn on average (points)",
+    "player": "who plays, from least to most able: random moves, the best rule of thumb, optimal play, and a "
+              "player with foresight who knows every die of the turn in advance",
+    "share_of_p_shut": "how far the player gets from random play (0) towards foresight (1) in chance to shut",
+    "share_of_mean": "how far the player gets from random play (0) towards foresight (1) in mean score",
     "match": "the match: a number of rounds whose scores add up, lowest total wins (STB-11), or elimination at a "
              "threshold (STB-12)",
     "p_win_lowest": "the seat's chance to win the match when every seat plays each turn for its lowest expected "
@@ -116,12 +130,29 @@ def columns_note(df: pd.DataFrame, glossary: dict | None = None) -> str:
     return "Columns: " + "; ".join(parts) + ".\n"
 
 
+def rule_text(words: list[str]) -> str:
+    """The lines of :func:`ludolab.sim.box_thumb.describe_rule` as prose: ``then ...`` lines continue the
+    sentence before them, every other line starts a new sentence."""
+    out = ""
+    for w in words:
+        w = w.strip().rstrip(".")
+        if not out:
+            out = w
+        elif w.lower().startswith("then"):
+            out += ", " + w
+        else:
+            out += ". " + w[:1].upper() + w[1:]
+    return out + "." if out else ""
+
+
 def _pct(p: float, digits: int = 1) -> str:
     return f"{100 * p:.{digits}f}%"
 
 
 def findings(*, rules: BoxRules, summary: pd.DataFrame, optimal: pd.DataFrame, curve: pd.DataFrame,
              seats: pd.DataFrame, variants: pd.DataFrame, match_gain: pd.DataFrame | None = None,
+             thumbs: pd.DataFrame | None = None, thumb_words: list[str] | None = None,
+             thumb_mistakes: pd.DataFrame | None = None, skill: pd.DataFrame | None = None,
              extra: list[str] | None = None) -> list[str]:
     """Plain-language findings, each computed from a table the section shows.
 
@@ -133,6 +164,10 @@ def findings(*, rules: BoxRules, summary: pd.DataFrame, optimal: pd.DataFrame, c
         seats: :func:`ludolab.analysis.box.match_table` (2 players and more).
         variants: the tidy matrix of :func:`ludolab.analysis.box.variants_matrix`.
         match_gain: :func:`ludolab.sim.box_matchplay.adaptive_gain_table` (2 players), or ``None``.
+        thumbs: :func:`ludolab.sim.box_thumb.best_rules_of_thumb` for the mean score (best first), or ``None``;
+        thumb_words: the best rule in words (:func:`ludolab.sim.box_thumb.describe_rule`);
+        thumb_mistakes: :func:`ludolab.sim.box_thumb.thumb_exceptions` of the best rule.
+        skill: :func:`ludolab.sim.box_foresight.foresight_table`, or ``None``.
         extra: findings from other analyses, inserted after the rule-of-thumb finding.
 
     Returns:
@@ -145,11 +180,27 @@ def findings(*, rules: BoxRules, summary: pd.DataFrame, optimal: pd.DataFrame, c
     best = heur.loc[heur["mean_score"].idxmin()]
     worst = heur.loc[heur["mean_score"].idxmax()]
     words = HEURISTIC_WORDS.get(best["policy"], best["policy"])
+    if thumbs is not None and len(thumbs):
+        t = thumbs.iloc[0]
+        said = rule_text(thumb_words or [t["rule"]])
+        line = (f"**A rule of thumb nearly as good as perfect play.** {said} This rule (`{t['rule']}`) costs {t['cost']:.2f} points "
+                f"per turn against optimal play (expected score {t['mean_score']:.2f} against {opt['mean_score']:.2f})"
+                f" and shuts the box {_pct(t['p_shut'])} of the time against {_pct(opt['p_shut'])}.")
+        if thumb_mistakes is not None and len(thumb_mistakes):
+            m = thumb_mistakes.iloc[0]
+            where = (f"with {m['open']} open, before rolling" if pd.isna(m["roll"]) else
+                     f"with {m['open']} open and a roll of {m['roll']}")
+            line += (f" Its costliest mistake: {where}, it plays {m['rule_plays']} where {m['instead']} would be better "
+                     f"({m['loss']:.2f} points each time).")
+        out.append(line)
+    lead = ("**Not every simple rule is good.** Of the named policies in the catalogue,"
+            if thumbs is not None and len(thumbs) else
+            "**A simple rule is nearly as good as perfect play.** Of the rules of thumb in the catalogue,")
     out.append(
-        f"**A simple rule is nearly as good as perfect play.** Of the rules of thumb in the catalogue, "
+        f"{lead} "
         f"`{best['policy']}` ({words}) does best: it costs {best['mean_score'] - opt['mean_score']:.2f} points per "
         f"turn against optimal play (expected score {best['mean_score']:.2f} against {opt['mean_score']:.2f}) and "
-        f"shuts the box {_pct(best['p_shut'])} of the time against {_pct(opt['p_shut'])}. The worst rule of thumb, "
+        f"shuts the box {_pct(best['p_shut'])} of the time against {_pct(opt['p_shut'])}. The worst named policy, "
         f"`{worst['policy']}` ({HEURISTIC_WORDS.get(worst['policy'], '')}), costs "
         f"{worst['mean_score'] - opt['mean_score']:.1f} points.")
     out += list(extra or [])
@@ -199,17 +250,24 @@ def findings(*, rules: BoxRules, summary: pd.DataFrame, optimal: pd.DataFrame, c
             f"{_pct(g['p_win_alone'], 2)} instead of {_pct(g['p_win_lowest'], 2)})"
             + (f"; over {h['match']} it is worth {100 * h['gain']:.2f} points to seat {int(h['seat'])}."
                if h is not g else "."))
-    rnd = summary[summary["policy"] == "random"]
     line = (f"**Most of the result is luck.** Even optimal play shuts the box only {_pct(opt['p_shut'])} of the "
             f"time, and one turn's score varies by {opt['sd_score']:.1f} points (standard deviation) around its "
             f"mean of {opt['mean_score']:.2f}")
+    rnd = summary[summary["policy"] == "random"]
     if len(rnd):
         r = rnd.iloc[0]
         line += (f"; skill is worth {r['mean_score'] - opt['mean_score']:.1f} points per turn against random "
-                 f"moves (expected score {r['mean_score']:.2f}, chance to shut {_pct(r['p_shut'])}).")
-    else:
-        line += "."
-    out.append(line)
+                 f"moves (expected score {r['mean_score']:.2f}, chance to shut {_pct(r['p_shut'])})")
+    sk = skill.set_index("player") if skill is not None else None
+    if sk is not None and "foresight" in sk.index:
+        f = sk.loc["foresight"]
+        line += (f". A player who knew every die of the turn in advance would still shut only {_pct(f['p_shut'])} "
+                 f"of the time (mean score {f['mean_score']:.2f})")
+        if "optimal for the mean score" in sk.index:
+            o = sk.loc["optimal for the mean score"]
+            line += (f": optimal play gets {_pct(o['share_of_mean'], 0)} of the way from random moves to foresight "
+                     f"in mean score, {_pct(o['share_of_p_shut'], 0)} in chance to shut")
+    out.append(line + ".")
     var = variants.set_index(["optimised_for", "scored_by"])["cost_pct"]
     off = var[[a != b for a, b in var.index]]
     if len(off):
@@ -331,6 +389,48 @@ def section(ctx) -> str:
                                                 policy=opt.label),
                       "box_mc_distribution", "Simulated against exact score distribution")]
 
+    ctx.say("box: rules of thumb ...")
+    from ludolab.sim import box_thumb
+
+    thumbs = box_thumb.best_rules_of_thumb(rules, "expected-score", top=5)
+    from ludolab.analysis.box_card import card_data, fig_card
+
+    card = card_data(rules, "expected-score", rule=thumbs["rule"].iloc[0], exceptions=6)
+    thumb_words, mistakes = card["words"], card["exceptions"]
+    shown_thumbs = thumbs[["rule", "keys", "mean_score", "p_shut", "cost"]]
+    shown_mistakes = mistakes.assign(roll=mistakes["roll"].map(lambda v: "before the roll" if pd.isna(v) else v))
+    md += ["\n## Rules a person can remember\n",
+           f"Every rule of thumb of up to three preferences ({thumbs.attrs.get('tried', 'all'):,} rules, "
+           f"{thumbs.attrs.get('distinct', len(thumbs)):,} different ways of playing), each evaluated exactly; the "
+           "five with the lowest expected score. The preferences: "
+           + "; ".join(f"`{k}`: {v}" for k, v in box_thumb.KEY_WORDS.items()) + ".\n",
+           table(shown_thumbs, "box_rules_of_thumb",
+                 exact(policy="rules of thumb (lexicographic preferences)", objective="min E[score]",
+                       tried=thumbs.attrs.get("tried"), distinct=thumbs.attrs.get("distinct"))),
+           "\nThe best rule in words: " + rule_text(thumb_words) + " Where it goes wrong (the costliest dice "
+           "choices and moves):\n",
+           table(shown_mistakes, "box_rule_of_thumb_mistakes",
+                 exact(policy=thumbs["rule"].iloc[0], objective="min E[score]"),
+                 glossary={"roll": "the dice total rolled (`before the roll`: the choice of one die or two)",
+                           "loss": "expected points lost each time the rule plays this instead of the best move",
+                           "open": "the tiles still open"}),
+           "\nThe same rule as a one-page strategy card (`ludolab box card` draws it for any rules, as PNG and "
+           "PDF):\n",
+           ctx.figure(fig_card(card, rules), "box_strategy_card", "Strategy card: the best rule of thumb")]
+
+    ctx.say("box: luck against skill ...")
+    from ludolab.sim.box_foresight import foresight_table
+
+    skill = foresight_table(rules)
+    md += ["\n## Luck against skill\n",
+           "What each kind of player reaches, exactly: random moves, the best named policy, the best rule of thumb, "
+           "optimal play, and a player with foresight who knows every die of the turn before it starts (an upper "
+           "bound no real player can pass).\n",
+           table(skill, "box_skill", exact(policy="one per row, see column policy",
+                                           objective="min E[score] unless the row says otherwise"),
+                 glossary={"policy": "the policy the row's player follows (a name, a rule of thumb, or foresight)"}),
+           ctx.figure(plots.fig_skill(skill, rules=rules), "box_skill", "How much is skill")]
+
     ctx.say("box: scoring variants ...")
     matrix, dis = ba.variants_matrix(rules)
     by_scoring = {"score": ("optimised_for and scored_by (or one column per scoring)", SCORINGS)}
@@ -429,5 +529,6 @@ def section(ctx) -> str:
     head = ["# Shut the Box\n", "## What a player should know\n",
             "Findings from the exact tables below (default rules unless said otherwise):\n",
             "\n".join(findings(rules=rules, summary=summ, optimal=ov, curve=curve, seats=mt, variants=matrix,
-                               match_gain=gain)) + "\n"]
+                               match_gain=gain, thumbs=thumbs, thumb_words=thumb_words, thumb_mistakes=mistakes,
+                               skill=skill)) + "\n"]
     return "\n".join(head + md)

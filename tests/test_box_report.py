@@ -124,3 +124,41 @@ def test_findings_are_computed_from_the_tables():
     never = ov.set_index("one_die").loc["never"]
     assert f"{100 * never['max_p_shut']:.1f}%" in text
     assert np.isclose(mt.loc[0, "p_win"], float(text.split("first player wins ")[1].split("%")[0]) / 100, atol=5e-4)
+
+
+def test_rule_text_reads_as_prose():
+    words = ["Cover as few tiles as possible", "then leave the lowest total open; any tie left: cover the highest",
+             "When one die is allowed, roll it."]
+    assert rep.rule_text(words) == ("Cover as few tiles as possible, then leave the lowest total open; any tie left: "
+                                    "cover the highest. When one die is allowed, roll it.")
+    assert rep.rule_text([]) == ""
+
+
+def test_findings_take_rules_of_thumb_foresight_and_match_play():
+    """Findings from the later analyses: numbers are read from the tables handed in (stand-in tables here)."""
+    summ = ba.policy_summary(ba.catalogue(RULES))
+    ov = ba.optimal_values((9,), ("never", "789-optional"))
+    curve = ba.beat_curve(RULES, targets=range(1, 6), one_die_rules=(RULES.one_die,))
+    mt = ba.match_table(RULES, (2,))
+    matrix, _ = ba.variants_matrix(RULES)
+    thumbs = pd.DataFrame([{"rule": "a > b; dice cover", "keys": 2, "mean_score": 11.25, "p_shut": 0.0751,
+                            "cost": 0.2408}])
+    mistakes = pd.DataFrame([{"open": "1,4,6", "dice": 1, "roll": None, "rule_plays": "one die",
+                              "instead": "two dice", "loss": 1.1547, "how_often": 0.01, "expected_loss": 0.0115}])
+    skill = pd.DataFrame([{"player": "random", "p_shut": 0.02, "mean_score": 20.4, "share_of_p_shut": 0.0,
+                           "share_of_mean": 0.0},
+                          {"player": "optimal for the mean score", "p_shut": 0.0967, "mean_score": 11.0,
+                           "share_of_p_shut": 0.54, "share_of_mean": 0.77},
+                          {"player": "foresight", "p_shut": 0.1619, "mean_score": 8.26, "share_of_p_shut": 1.0,
+                           "share_of_mean": 1.0}])
+    gain = pd.DataFrame([{"match": "1 round", "seat": 2, "p_win_lowest": 0.478, "p_win_alone": 0.482,
+                          "gain": 0.004}, {"match": "3 rounds", "seat": 2, "p_win_lowest": 0.489,
+                                           "p_win_alone": 0.4915, "gain": 0.0025}])
+    lines = rep.findings(rules=RULES, summary=summ, optimal=ov, curve=curve, seats=mt, variants=matrix,
+                         match_gain=gain, thumbs=thumbs, thumb_words=["Do a", "then b"], thumb_mistakes=mistakes,
+                         skill=skill)
+    text = "\n".join(lines)
+    assert lines[0].startswith("- **A rule of thumb") and "Do a, then b." in lines[0]
+    assert "costs 0.24 points" in lines[0] and "1,4,6 open, before rolling" in lines[0]
+    assert "16.2%" in text and "77% of the way" in text
+    assert "0.40 percentage points" in text and "over 3 rounds it is worth 0.25 points" in text

@@ -91,7 +91,7 @@ def test_report_box_sidecars_describe_their_own_table(quick_report):
     out, _ = quick_report
     exact = ["box_optimal_values", "box_exact_p_shut", "box_policy_summary", "box_variants_cost_pct",
              "box_variants_disagreements", "box_beat_targets", "box_match_2p", "box_match_seats", "box_decisions_9",
-             "box_match_play"]
+             "box_match_play", "box_rules_of_thumb", "box_rule_of_thumb_mistakes", "box_skill"]
     simulated = ["box_policy_compare", "box_mc_check", "box_multi_round", "box_elimination"]
     for name in exact:
         meta = _box_meta(out, name)
@@ -177,9 +177,17 @@ def test_report_box_findings_match_the_tables(quick_report):
     summ = pd.read_csv(out / "tables" / "box_policy_summary.csv")
     heur = summ.iloc[1:][summ["policy"].iloc[1:] != "random"]
     best = heur.loc[heur["mean_score"].idxmin()]
-    finding = next(ln for ln in sec.splitlines() if ln.startswith("- **") and "rule of thumb" in ln.lower())
+    bullets = [ln for ln in sec.split("## Optimal play")[0].splitlines() if ln.startswith("- **")]
+    finding = next(ln for ln in bullets if "catalogue" in ln)
     assert f"`{best['policy']}`" in finding
     assert f"{best['mean_score'] - summ['mean_score'].iloc[0]:.2f} points" in finding
+    thumbs = pd.read_csv(out / "tables" / "box_rules_of_thumb.csv")
+    assert (thumbs["cost"].diff().dropna() >= 0).all(), "rules of thumb listed best first"
+    thumb = next(ln for ln in bullets if f"`{thumbs['rule'].iloc[0]}`" in ln)
+    assert f"costs {thumbs['cost'].iloc[0]:.2f} points" in thumb
+    skill = pd.read_csv(out / "tables" / "box_skill.csv").set_index("player")
+    luck = next(ln for ln in bullets if "luck" in ln)
+    assert f"{100 * skill.loc['foresight', 'p_shut']:.1f}%" in luck
     seats = pd.read_csv(out / "tables" / "box_match_2p.csv").set_index("seat")
     assert f"{100 * seats.loc[1, 'p_win']:.1f}%" in sec.split("## Optimal play")[0]
 
