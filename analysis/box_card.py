@@ -3,7 +3,7 @@ chart and the one-page strategy card (PNG and PDF).  Clause ids refer to ``seeds
 (STB-O5 foresight, STB-O6 rules of thumb).
 
 Functions for the report: :func:`card_data` (the best rule of thumb, its cost and where it goes
-wrong, as data), :func:`fig_card` (the card), :func:`fig_foresight` (the skill table as a chart),
+wrong, as data), :func:`findings` (the same as plain-language sentences), :func:`fig_card` (the card), :func:`fig_foresight` (the skill table as a chart),
 :func:`fig_thumb` (the best rules of thumb and their cost), :func:`save_card` (PNG and PDF).  The
 tables themselves come from :func:`ludolab.sim.box_foresight.foresight_table` and
 :func:`ludolab.sim.box_thumb.best_rules_of_thumb`.
@@ -152,6 +152,42 @@ def card_data(rules: BoxRules, objective: str = "expected-score", rule: str | No
     return {"rule": pol.name, "keys": list(keys), "habit": habit, "words": box_thumb.describe_rule(rules, keys, habit),
             "mean_score": ev.mean(), "p_shut": ev.p_shut, "optimal_mean_score": opt_mean,
             "optimal_p_shut": opt_shut, "cost": cost, "objective": label, "exceptions": exc, "compare": compare}
+
+
+def findings(rules: BoxRules, data: dict | None = None) -> list[str]:
+    """Plain-language findings on luck, skill and rules of thumb, computed from the exact numbers.
+
+    Args:
+        rules: the ruleset.
+        data: :func:`card_data` of the ruleset when already computed (else it is computed).
+
+    Returns:
+        Sentences: the best rule of thumb and its cost, where it goes wrong most, and how much
+        of the game is skill (random play, optimal play and foresight side by side).
+
+    Raises:
+        As :func:`card_data`.
+    """
+    data = data or card_data(rules)
+    cmp = data["compare"].set_index("player")
+    out = [f"The best rule of thumb is: {'; '.join(w[0].lower() + w[1:] for w in data['words'])}. "
+           f"It scores {data['mean_score']:.2f} on average, {data['mean_score'] - data['optimal_mean_score']:.2f} "
+           f"points more than perfect play ({data['optimal_mean_score']:.2f}), and shuts the box "
+           f"{100 * data['p_shut']:.1f}% of the time (perfect play for shutting: {100 * data['optimal_p_shut']:.1f}%)."]
+    exc = data["exceptions"]
+    if len(exc):
+        row = exc.iloc[0]
+        if row["roll"] is None or row["roll"] != row["roll"]:
+            where = f"with {row['open']} open, roll {row['instead']}, not {row['rule_plays']}"
+        else:
+            where = f"with {row['open']} open and a roll of {row['roll']}, cover {row['instead']}, not {row['rule_plays']}"
+        out.append(f"Where the rule costs most: {where}.")
+    if "foresight" in cmp.index:
+        rnd, opt, fs = cmp.loc["random"], cmp.loc["optimal for shutting"], cmp.loc["foresight"]
+        out.append(f"How much is luck: random play shuts the box {100 * rnd['p_shut']:.1f}% of the time, perfect "
+                   f"play {100 * opt['p_shut']:.1f}%, and even a player who knew every die in advance only "
+                   f"{100 * fs['p_shut']:.1f}%.")
+    return out
 
 
 def _exception_line(rules: BoxRules, row, in_points: bool) -> str:

@@ -293,7 +293,7 @@ def search_rules_of_thumb(rules: BoxRules, objective: str = "expected-score", ta
                 v = _objective_value(ev, objective, target, ties_win)
                 rows.append({"rule": pol.name, "keys": n_keys, "dice": habit if tab.choice else None,
                              "mean_score": ev.mean(), "p_shut": ev.p_shut, "value": v, "optimal": best,
-                             "cost": max(sense * (best - v), 0.0)})
+                             "cost": max(0.0, sense * (best - v))})
     df = pd.DataFrame(rows)
     df = df.sort_values(["cost", "keys"], kind="stable").reset_index(drop=True)
     df.attrs.update(objective=sol.label, tried=tried, distinct=len(df), optimal=best)

@@ -149,3 +149,17 @@ def test_cli_thumb_and_card(tmp_path, capsys):
     assert "unknown preference 'bogus'" in run_error(capsys, "box", "card", "--tiles", "5", "--rule", "bogus")
     assert "--tie-break" in run_error(capsys, "box", "thumb", "--tiles", "5", "--tie-break", "random")
     assert "--every-one-die" in run_error(capsys, "box", "thumb", "--every-one-die", "--one-die", "never")
+
+
+def test_findings_in_plain_words():
+    # STB-T2, STB-O6: the findings quote the exact figures of the card
+    from ludolab.analysis import box_card
+
+    rules = BoxRules(tiles=6)
+    data = box_card.card_data(rules)
+    text = box_card.findings(rules, data)
+    assert text[0].startswith("The best rule of thumb is: ")
+    assert f"{data['mean_score']:.2f}" in text[0]
+    assert text[-1].startswith("How much is luck:")
+    fs = data["compare"].set_index("player").loc["foresight", "p_shut"]
+    assert f"{100 * fs:.1f}%" in text[-1]
