@@ -163,3 +163,18 @@ def test_findings_in_plain_words():
     assert text[-1].startswith("How much is luck:")
     fs = data["compare"].set_index("player").loc["foresight", "p_shut"]
     assert f"{100 * fs:.1f}%" in text[-1]
+
+
+def test_lowest_sum_separates_thai_moves():
+    # STB-T2, STB-5: with thai moves a roll of 3+4 covers the 3, the 4 or the 7; leaving the lowest total
+    # open means covering the largest of them
+    rules = BoxRules(tiles=7, moves="thai", one_die="never")
+    o = rules.roll_index("3+4")
+    s = rules.full
+    assert rules.tiles_of(int(T.thumb_policy(rules, ("lowest-sum",)).move[s, o])) == (7,)
+    s2 = rules.mask_of((1, 2, 3, 4, 5, 6))  # 7 covered: the 3 or the 4
+    assert rules.tiles_of(int(T.thumb_policy(rules, ("lowest-sum",)).move[s2, o])) == (4,)
+    assert rules.tiles_of(int(T.thumb_policy(rules, ("one-die-ready", "lowest-sum")).move[s2, o])) == (4,)
+    # with subset moves every move for a roll covers the same total: lowest-sum ties everywhere
+    plain = T.thumb_policy(DEFAULT, ("lowest-sum",))
+    assert np.array_equal(plain.move, box.make_policy(DEFAULT, "greedy-high").move)
