@@ -80,7 +80,7 @@ def fig_thumb(table, rules: BoxRules | None = None) -> Figure:
     ax.barh(y, cost, color="#e6550d")
     for yi, v in zip(y, cost):
         ax.text(v, yi, f" {v:.3f}" + ("" if in_points else " pp"), va="center", fontsize=FONT)
-    ax.set_yticks(y, [textwrap.fill(r, 48) for r in table["rule"]])
+    ax.set_yticks(y, [textwrap.fill(r, 60) for r in table["rule"]])
     ax.set_xlim(0, max(cost.max(), 1e-9) * 1.3)
     ax.set_xlabel("cost against optimal play (" + ("points of mean score" if in_points else
                                                    "percentage points") + f"; objective {objective})",
