@@ -29,7 +29,9 @@ shut and the mean score of the foresight player.  With 9 tiles and the default
 rules the memo holds about 12,000 knowledge sets (under a second); two dice
 always on 12 tiles about 55,000 (a few seconds).  When the sets outgrow
 ``max_sets`` (one die or two before every roll lets the paths drift apart on
-the sequence) the computation stops with a :class:`ForesightError`.
+the sequence) the computation stops with a :class:`ForesightError`: one die or two
+before every roll fits up to 8 tiles (about 113,000 sets), thai moves up to 7 tiles with two
+dice always and 6 with the default one-die rule.
 
 Functions for tables and the report: :func:`foresight` (one ruleset) and
 :func:`foresight_table` (the "how much is skill" table).
@@ -132,7 +134,8 @@ def foresight(rules: BoxRules, exact: bool = False, max_sets: int = MAX_SETS) ->
             raise ForesightError(
                 f"foresight for {rules.label()} needs more than {max_sets:,} knowledge sets: it is computed "
                 "exactly where the paths stay in step on the dice sequence (subset moves with the full roll, or "
-                "one die only near the end), e.g. up to 12 tiles with the one-die rule never or 789-optional")
+                "one die only near the end): up to 12 tiles with the one-die rule never, 789-optional or "
+                "sum-lt-6-forced, but only 8 with always-optional")
         mean = 0 * one
         shut = 0 * one
         for face in range(1, sides + 1):
