@@ -127,7 +127,8 @@ class MatchPlay:
 
     @property
     def n_turn_solves(self) -> int:
-        """Distinct per-turn utilities solved so far (each one call of the per-turn solver)."""
+        """Distinct per-turn utilities met so far: each is solved once (one call of the per-turn
+        solver), except where the match does not care about the turn's score."""
         return len(self._turns)
 
     def _turn(self, u: np.ndarray) -> int:
