@@ -330,7 +330,7 @@ def plot_policy_map(ax, grid: pd.DataFrame, title: str = "Optimal policy: tiles 
         ax.tick_params(labelbottom=False, bottom=False)
         ax.xaxis.set_label_position("top")
     ax.set_xlabel("roll", fontsize=FONT + 1)
-    ax.set_ylabel("open tiles", fontsize=FONT + 1)
+    ax.set_ylabel("open tiles" if not n_rows or n_rows <= nr else "", fontsize=FONT + 1)
     ax.set_title(title, fontsize=FONT + 1)
     return [im]
 
@@ -416,10 +416,16 @@ def fig_beat_curve(curve: pd.DataFrame, rules=None, reference: str | None = None
         curve: from :func:`ludolab.analysis.box.beat_curve` (``one_die``,
             ``target``, ``p_beat``, ``p_beat_min_mean``).
         rules: a ``BoxRules`` named in the title (its one-die rule is not used there).
-        reference: the one-die rule of panel (a).
+        reference: the one-die rule of panel (a) (default: the rules' one-die rule, or the default rules'
+            when ``rules`` is not given, if the curve has it; else its first rule).
     """
     rule_names = list(dict.fromkeys(curve["one_die"]))
-    ref = reference or (rules.one_die if rules is not None and rules.one_die in rule_names else rule_names[0])
+    if reference is None:
+        from ludolab.stdlib.box import BoxRules
+
+        default = (rules or BoxRules()).one_die
+        reference = default if default in rule_names else rule_names[0]
+    ref = reference
     base = "never" if "never" in rule_names else rule_names[0]
     by = {r: g.sort_values("target") for r, g in curve.groupby("one_die", sort=False)}
     x = by[ref]["target"].to_numpy()
