@@ -520,7 +520,8 @@ def run(spec: RunSpec, progress: bool | None = False, slice_seconds: float = 0.5
             Dask cluster that cannot be reached or lost a chunk for good.
         KeyboardInterrupt: passes through between two kernel calls (local) or at once (dask).
     """
-    plan = spec.plan() if "_sequential" not in spec.__dict__ else plan_run(spec.games, spec.seed, spec.chunks)
+    spec.__dict__.pop("_sequential", None)  # a spec run again forgets an earlier sequential run
+    plan = spec.plan()
     sess = current_session()
     ex = sess.settings
     if ex.precision is not None and not spec.metric:

@@ -242,3 +242,20 @@ def test_cluster_resumed_and_local_runs_print_the_same_numbers(tmp_path):
     resumed = invoke(*args, "--run-dir", str(run_dir), "--resume")
     assert local.exit_code == cluster.exit_code == resumed.exit_code == 0
     assert json.loads(local.stdout) == json.loads(cluster.stdout) == json.loads(resumed.stdout)
+
+
+def test_a_spec_run_again_without_precision_forgets_the_sequential_plan():
+    from ludolab.sim import box as B
+    from ludolab.sim.box_montecarlo import _sim_args
+    from ludolab.stdlib.box import BoxRules
+
+    rules = BoxRules()
+    pol = B.make_policy(rules, "random")
+    spec = RunSpec("box", "ludolab.sim.box_kernels:_simulate", (*_sim_args(rules), pol.move, pol.dice),
+                   (rules.n_states,), "int64", 300, 1, 4).with_metric("ludolab.sim.metrics:weighted_mean",
+                                                                      rules.scores)
+    with execution(precision=0.3):
+        long = run(spec)
+    assert spec.plan().n_games == long.sum() > 300 and spec.provenance()["precision"] == 0.3
+    short = run(spec)
+    assert spec.plan().n_games == short.sum() == 300 and "precision" not in spec.provenance()
