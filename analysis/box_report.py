@@ -285,10 +285,15 @@ def section(ctx) -> str:
     Args:
         ctx: the :class:`~ludolab.analysis.report.ReportContext`; ``ctx.quick``
             runs 100,000 games (20,000 for matches) instead of 2,000,000
-            (200,000); simulations use seeds ``ctx.seed`` to ``ctx.seed + 3``.
+            (200,000) and solves match play for 1, 3 and 5 rounds but not
+            elimination at 45; simulations use seeds ``ctx.seed`` to ``ctx.seed + 3``.
 
     Returns:
-        The section's Markdown.  It opens with findings a player can act on
+        The section's Markdown: optimal values, the policies, rules of thumb
+        (:mod:`ludolab.sim.box_thumb`, with the strategy card), luck against
+        skill (:mod:`ludolab.sim.box_foresight`), scoring variants, targets,
+        one-round games, match play (:mod:`ludolab.sim.box_matchplay`) and
+        the policy map.  It opens with findings a player can act on
         (:func:`findings`); every table is preceded by a line defining each of
         its columns (:func:`columns_note`) and written through ``ctx.table``
         with a sidecar that describes it: exact tables carry no seed, simulated
