@@ -94,7 +94,7 @@ def fig_thumb(table, rules: BoxRules | None = None) -> Figure:
 
 
 def card_data(rules: BoxRules, objective: str = "expected-score", rule: str | None = None,
-              exceptions: int = 6) -> dict:
+              exceptions: int = 6, tie_break: str = "high") -> dict:
     """What the strategy card says, as data (STB-O6).
 
     Args:
@@ -104,6 +104,8 @@ def card_data(rules: BoxRules, objective: str = "expected-score", rule: str | No
             (``"fewest-tiles > lowest-top; dice cover"``); ``None`` for the best one found.
         exceptions: how many situations where the rule goes wrong to list (the costliest dice
             choices and the costliest moves, about half each where both kinds occur).
+        tie_break: ``high`` or ``low``, where the rule's last tie goes (STB-T1); a rule given as
+            text may say it itself (``"...; ties low"``).
 
     Returns:
         dict: ``rule`` (name), ``keys``, ``habit``, ``words`` (lines of the rule),
@@ -120,18 +122,18 @@ def card_data(rules: BoxRules, objective: str = "expected-score", rule: str | No
     import pandas as pd
 
     if rule is None:
-        best = box_thumb.best_rules_of_thumb(rules, objective, top=1).iloc[0]
-        keys, habit = box_thumb.parse_rule(best["rule"])
-    else:
-        keys, habit = box_thumb.parse_rule(rule)
+        rule = box_thumb.best_rules_of_thumb(rules, objective, top=1, tie_break=tie_break).iloc[0]["rule"]
+    keys, habit = box_thumb.parse_rule(rule)
+    if "; ties" in rule:
+        tie_break = box_thumb.parse_tie_break(rule)
     habit = habit or "cover"
-    pol = box_thumb.thumb_policy(rules, keys, habit)
+    pol = box_thumb.thumb_policy(rules, keys, habit, tie_break)
     ev = box_exact.evaluate(pol)
     opt_mean = box_exact.solve(rules, "expected-score").start_value
     opt_shut = box_exact.solve(rules, "shut").start_value
     label = box_exact.objective_label(objective)
     cost = ev.mean() - opt_mean if objective == "expected-score" else opt_shut - ev.p_shut
-    every = box_thumb.thumb_exceptions(rules, keys, habit, objective, top=None)
+    every = box_thumb.thumb_exceptions(rules, keys, habit, objective, top=None, tie_break=tie_break)
     # the costliest dice choices and the costliest moves, so the card shows both kinds of mistake
     dice_rows = every[every["roll"].isna()]
     move_rows = every[every["roll"].notna()]
@@ -149,7 +151,7 @@ def card_data(rules: BoxRules, objective: str = "expected-score", rule: str | No
     at = int((compare["player"] == "best named heuristic").to_numpy().nonzero()[0][0]) + 1
     this = {"player": "this rule of thumb", "policy": pol.name, "p_shut": ev.p_shut, "mean_score": ev.mean()}
     compare = pd.concat([compare.iloc[:at], pd.DataFrame([this]), compare.iloc[at:]], ignore_index=True)
-    return {"rule": pol.name, "keys": list(keys), "habit": habit, "words": box_thumb.describe_rule(rules, keys, habit),
+    return {"rule": pol.name, "keys": list(keys), "habit": habit, "words": box_thumb.describe_rule(rules, keys, habit, tie_break),
             "mean_score": ev.mean(), "p_shut": ev.p_shut, "optimal_mean_score": opt_mean,
             "optimal_p_shut": opt_shut, "cost": cost, "objective": label, "exceptions": exc, "compare": compare}
 

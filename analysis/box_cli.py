@@ -686,11 +686,24 @@ THUMB_COLUMNS = ("keys: preferences in the rule; dice: the dice habit where the 
                  "value: the objective; optimal: its optimal value; cost: how much worse than optimal play")
 
 
-def _high_ties_only():
-    """The searched rules of thumb break their last ties towards the highest tiles (STB-T2)."""
-    if _context_option("tie_break", "high") != "high":
-        raise InputError("--tie-break applies to the named policies; the rules of thumb searched here break "
-                         "their last ties towards the highest tiles (STB-T2)")
+def _thumb_ties():
+    """--tie-break of the searched rules of thumb: high or low (STB-T1, STB-T2); random is refused."""
+    tie_break = _context_option("tie_break", "high")
+    if tie_break not in ("high", "low"):
+        raise InputError("--tie-break random makes a chance mix, not a rule to remember: the rules of thumb "
+                         "break their last ties high or low (STB-T2)")
+    return tie_break
+
+
+def _thumb_rules(tiles, one_die, moves, max_tiles_per_move, scoring):
+    """:func:`make_rules` for the commands that apply --tie-break themselves (foresight, thumb, card)."""
+    ctx = click.get_current_context()
+    tie_break = ctx.meta.get("box_tie_break", "high")
+    ctx.meta["box_tie_break"] = "high"  # the rules themselves do not depend on it
+    try:
+        return make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
+    finally:
+        ctx.meta["box_tie_break"] = tie_break
 
 
 @group.command(short_help="Luck against skill: foresight beside optimal, heuristic and random play.")
@@ -705,7 +718,7 @@ def foresight(tiles, one_die, moves, max_tiles_per_move, scoring, thumb, fmt, ou
     from ludolab.sim.box_foresight import foresight_table
 
     out_dir = check_out(out_dir)
-    rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
+    rules = _thumb_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
     df = foresight_table(rules, thumb=thumb, tie_break=_context_option("tie_break", "high"))
     rec = {"rules": _rules_out(fmt, rules), "method": "exact (foresight: every path of each dice sequence)",
            "knowledge_sets": df.attrs["knowledge_sets"]}
@@ -738,19 +751,20 @@ def thumb(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target,
     from ludolab.sim import box_thumb
 
     _check_objective(objective, target, ties_win)
-    _high_ties_only()
+    tie_break = _thumb_ties()
     out_dir = check_out(out_dir)
     if every_one_die:
         refuse(["one_die"], "does not apply with --every-one-die, which surveys every one-die rule")
         refuse(["objective", "target", "ties_win"], "does not apply with --every-one-die, which surveys both "
                                                     "the mean score and the chance to shut")
-        rules = make_rules(tiles, None, moves, max_tiles_per_move, scoring)
-        df = box_thumb.thumb_survey(rules, top=top)
+        rules = _thumb_rules(tiles, None, moves, max_tiles_per_move, scoring)
+        df = box_thumb.thumb_survey(rules, top=top, tie_break=tie_break)
         rec = {"rules": _rules_out(fmt, rules), "preferences": ", ".join(box_thumb.KEYS)}
         title = f"Best rules of thumb per one-die rule and objective ({THUMB_COLUMNS})"
     else:
-        rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
-        df = box_thumb.best_rules_of_thumb(rules, objective, target, ties_win, top=top, max_keys=max_keys)
+        rules = _thumb_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
+        df = box_thumb.best_rules_of_thumb(rules, objective, target, ties_win, top=top, max_keys=max_keys,
+                                           tie_break=tie_break)
         rec = {"rules": _rules_out(fmt, rules), "objective": df.attrs["objective"], "optimal": df.attrs["optimal"],
                "rules_tried": df.attrs["tried"], "distinct_ways_of_play": df.attrs["distinct"]}
         title = f"Best rules of thumb, best first ({THUMB_COLUMNS})"
@@ -783,10 +797,10 @@ def card(tiles, one_die, moves, max_tiles_per_move, scoring, objective, rule, ex
     and the situations where it goes wrong with what to do instead; --out writes strategy_card.png and .pdf."""
     from ludolab.analysis import box_card
 
-    _high_ties_only()
+    tie_break = _thumb_ties()
     out_dir = check_out(out_dir)
-    rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
-    data = box_card.card_data(rules, objective, rule, exceptions)
+    rules = _thumb_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
+    data = box_card.card_data(rules, objective, rule, exceptions, tie_break)
     exc = data["exceptions"]
     if fmt == "json":
         exc = _json_table(rules, exc, tiles=("open",))

@@ -206,7 +206,8 @@ def foresight_table(rules: BoxRules, thumb: bool = True, tie_break: str = "high"
         thumb: also list the best rule of thumb for the mean score
             (:func:`ludolab.sim.box_thumb.best_rules_of_thumb`).
         tie_break: how the named heuristics break ties (``high``, ``low`` or
-            ``random``, STB-T1).
+            ``random``, STB-T1); the rules of thumb break theirs high or low
+            (high when ``random``).
         with_foresight: include the foresight row (without it the share
             columns are NaN: there is nothing to measure against).
 
@@ -245,7 +246,8 @@ def foresight_table(rules: BoxRules, thumb: bool = True, tie_break: str = "high"
     if thumb:
         from .box_thumb import best_rules_of_thumb
 
-        top = best_rules_of_thumb(rules, "expected-score", top=1).iloc[0]
+        top = best_rules_of_thumb(rules, "expected-score", top=1,
+                                  tie_break=tie_break if tie_break in ("high", "low") else "high").iloc[0]
         rows.append(("best rule of thumb", top["rule"], top["p_shut"], top["mean_score"]))
     for player, objective in (("optimal for the mean score", "expected-score"), ("optimal for shutting", "shut")):
         sol = box_exact.solve(rules, objective)

@@ -3,7 +3,7 @@
 A *rule of thumb* is a short list of preferences read in order (a
 lexicographic rule): among the legal moves, keep those best on the first
 preference, among them those best on the second, and so on; any tie left goes
-to the move with the highest tiles.  The preferences (:data:`KEYS`):
+to the move with the highest tiles (``tie_break="low"``: the lowest, STB-T1).  The preferences (:data:`KEYS`):
 
 ==================  ====================================================
 ``highest-tile``    cover the highest tile you can
@@ -51,6 +51,8 @@ from .box_exact import Policy
 KEYS = ("highest-tile", "fewest-tiles", "most-tiles", "most-ways", "best-cover", "lowest-top",
         "one-die-ready", "lowest-sum")
 DICE_HABITS = ("cover", "one", "full")
+#: How the last tie is broken (STB-T1): the move with the highest tiles, or the lowest.
+TIE_BREAKS = ("high", "low")
 #: Preferences judged on the move itself (the others on the open tiles it leaves).
 _ON_MOVE = ("highest-tile", "fewest-tiles", "most-tiles")
 KEY_WORDS = {
@@ -151,6 +153,13 @@ class _Tables:
         return np.round(v, 12)
 
 
+def _check_tie_break(tie_break: str) -> bool:
+    if tie_break not in TIE_BREAKS:
+        raise ThumbError(f"a rule of thumb breaks its last ties high or low, not {tie_break!r} "
+                         "(random ties make a chance mix, not a rule to remember)")
+    return tie_break == "low"
+
+
 def _check_rule(keys, habit: str):
     keys = tuple(keys)
     if not 1 <= len(keys) <= MAX_KEYS:
@@ -167,7 +176,7 @@ def _check_rule(keys, habit: str):
     return keys
 
 
-def _build(tab: _Tables, keys, habit: str, reached_only: bool = False):
+def _build(tab: _Tables, keys, habit: str, reached_only: bool = False, tie_break: str = "high"):
     """The policy of a rule; with ``reached_only`` its moves only where the turn can go, and its
     exact :class:`~ludolab.sim.box_exact.Evaluation` (one forward pass)."""
     rules = tab.rules
@@ -179,25 +188,30 @@ def _build(tab: _Tables, keys, habit: str, reached_only: bool = False):
         vals[i] = tab.key(k, dice)
         on_move[i] = k in _ON_MOVE
     move = np.full((rules.n_states, oc.n), TK.NO_MOVE, dtype=getattr(rules, "move_dtype", np.int16))
-    name = rule_name(keys, habit if tab.choice else None)
-    pol = Policy(name, rules, move, dice, {"policy": name, "keys": list(keys), "dice_habit": habit})
+    low = _check_tie_break(tie_break)
+    name = rule_name(keys, habit if tab.choice else None, tie_break)
+    pol = Policy(name, rules, move, dice, {"policy": name, "keys": list(keys), "dice_habit": habit,
+                                           "tie_break": tie_break})
     if not reached_only:
-        TK._lex_table(rules.n_states, oc.n, tab.starts, tab.masks, vals, on_move, len(keys), move)
+        TK._lex_table(rules.n_states, oc.n, tab.starts, tab.masks, vals, on_move, len(keys), low, move)
         return pol
     final = np.zeros(rules.n_states)
     visit = np.zeros(rules.n_states)
-    TK._lex_evaluate(rules.full, tab.out_dice, tab.prob, tab.starts, tab.masks, vals, on_move, len(keys), dice,
-                     move, final, visit)
+    TK._lex_evaluate(rules.full, tab.out_dice, tab.prob, tab.starts, tab.masks, vals, on_move, len(keys), low,
+                     dice, move, final, visit)
     return pol, box_exact.Evaluation(pol, final, visit)
 
 
-def rule_name(keys, habit: str | None = None) -> str:
-    """Short name of a rule of thumb: ``highest-tile > most-ways`` (``; dice cover`` when a habit is given)."""
+def rule_name(keys, habit: str | None = None, tie_break: str = "high") -> str:
+    """Short name of a rule of thumb: ``highest-tile > most-ways`` (``; dice cover`` when a habit is given,
+    ``; ties low`` when the last ties go to the lowest tiles)."""
     text = " > ".join(keys)
-    return f"{text}; dice {habit}" if habit else text
+    if habit:
+        text += f"; dice {habit}"
+    return text + "; ties low" if tie_break == "low" else text
 
 
-def thumb_policy(rules: BoxRules, keys, habit: str = "cover") -> Policy:
+def thumb_policy(rules: BoxRules, keys, habit: str = "cover", tie_break: str = "high") -> Policy:
     """The policy table of one rule of thumb (STB-O6).
 
     Args:
@@ -205,6 +219,7 @@ def thumb_policy(rules: BoxRules, keys, habit: str = "cover") -> Policy:
         keys: 1 to 3 distinct preferences from :data:`KEYS`, most important first.
         habit: the dice habit, one of :data:`DICE_HABITS` (used where the one-die
             rule gives a choice, STB-6).
+        tie_break: ``high`` or ``low``: where the last tie goes (STB-T1).
 
     Returns:
         :class:`~ludolab.sim.box_exact.Policy`: ``move`` (n_states, n_outcomes)
@@ -212,21 +227,22 @@ def thumb_policy(rules: BoxRules, keys, habit: str = "cover") -> Policy:
         named by :func:`rule_name`.
 
     Raises:
-        ThumbError: an unknown or repeated preference, too many, or an unknown habit.
+        ThumbError: an unknown or repeated preference, too many, or an unknown habit or tie-break.
     """
     keys = _check_rule(keys, habit)
-    return _build(_Tables(rules), keys, habit)
+    return _build(_Tables(rules), keys, habit, tie_break=tie_break)
 
 
-def describe_rule(rules: BoxRules, keys, habit: str = "cover") -> list[str]:
+def describe_rule(rules: BoxRules, keys, habit: str = "cover", tie_break: str = "high") -> list[str]:
     """The rule of thumb in words, one line per preference, then the dice habit if the rules give a choice.
 
     Raises:
         ThumbError: as :func:`thumb_policy`.
     """
     keys = _check_rule(keys, habit)
+    _check_tie_break(tie_break)
     lines = [KEY_WORDS[keys[0]].capitalize()] + [f"then {KEY_WORDS[k]}" for k in keys[1:]]
-    lines[-1] += "; any tie left: cover the highest tiles"
+    lines[-1] += f"; any tie left: cover the {'lowest' if tie_break == 'low' else 'highest'} tiles"
     if bool((np.asarray(rules.dice_allowed) == DICE_BOTH).any()):
         full = rules.dice_words(2) if hasattr(rules, "dice_words") else "two dice"
         lines.append({
@@ -246,7 +262,7 @@ def _objective_value(ev, objective: str, target, ties_win: bool) -> float:
 
 
 def search_rules_of_thumb(rules: BoxRules, objective: str = "expected-score", target: int | None = None,
-                          ties_win: bool = False, max_keys: int = MAX_KEYS) -> "pd.DataFrame":
+                          ties_win: bool = False, max_keys: int = MAX_KEYS, tie_break: str = "high") -> "pd.DataFrame":
     """Every rule of thumb of up to ``max_keys`` preferences, each evaluated exactly, best first (STB-O6).
 
     Args:
@@ -254,6 +270,7 @@ def search_rules_of_thumb(rules: BoxRules, objective: str = "expected-score", ta
         objective, target, ties_win: what the cost is measured in (STB-O1..STB-O3:
             mean score, chance to shut, chance to beat ``target``).
         max_keys: longest preference list tried, 1..3.
+        tie_break: ``high`` or ``low``: where every rule's last tie goes (STB-T1).
 
     Returns:
         DataFrame, one row per distinct way of playing, best first (then
@@ -272,6 +289,7 @@ def search_rules_of_thumb(rules: BoxRules, objective: str = "expected-score", ta
 
     if isinstance(max_keys, bool) or not isinstance(max_keys, (int, np.integer)) or not 1 <= max_keys <= MAX_KEYS:
         raise ThumbError(f"a rule of thumb has 1 to {MAX_KEYS} preferences; max_keys {max_keys!r} is not allowed")
+    _check_tie_break(tie_break)
     sol = box_exact.solve(rules, objective, target, ties_win)
     best = sol.start_value
     sense = -1.0 if objective == "expected-score" else 1.0
@@ -284,7 +302,7 @@ def search_rules_of_thumb(rules: BoxRules, objective: str = "expected-score", ta
         for keys in itertools.permutations(KEYS, n_keys):
             for habit in habits:
                 tried += 1
-                pol, ev = _build(tab, keys, habit, reached_only=True)
+                pol, ev = _build(tab, keys, habit, reached_only=True, tie_break=tie_break)
                 reached = ev.visit > 0
                 sig = (pol.move[reached].tobytes(), pol.dice[reached].tobytes())
                 if sig in seen:
@@ -301,7 +319,8 @@ def search_rules_of_thumb(rules: BoxRules, objective: str = "expected-score", ta
 
 
 def best_rules_of_thumb(rules: BoxRules, objective: str = "expected-score", target: int | None = None,
-                        ties_win: bool = False, top: int = 5, max_keys: int = MAX_KEYS) -> "pd.DataFrame":
+                        ties_win: bool = False, top: int = 5, max_keys: int = MAX_KEYS,
+                        tie_break: str = "high") -> "pd.DataFrame":
     """The ``top`` best rules of thumb (:func:`search_rules_of_thumb`), with their exact cost against optimal play.
 
     Returns:
@@ -312,14 +331,14 @@ def best_rules_of_thumb(rules: BoxRules, objective: str = "expected-score", targ
     """
     if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 1:
         raise ThumbError(f"top must be a whole number >= 1, not {top!r}")
-    df = search_rules_of_thumb(rules, objective, target, ties_win, max_keys)
+    df = search_rules_of_thumb(rules, objective, target, ties_win, max_keys, tie_break)
     out = df.head(top).copy()
     out.attrs.update(df.attrs)
     return out
 
 
 def thumb_survey(rules: BoxRules, one_die_rules=None, objectives=("expected-score", "shut"),
-                 top: int = 3) -> "pd.DataFrame":
+                 top: int = 3, tie_break: str = "high") -> "pd.DataFrame":
     """The best rules of thumb for each one-die rule and objective (STB-6, STB-O6).
 
     Args:
@@ -343,7 +362,7 @@ def thumb_survey(rules: BoxRules, one_die_rules=None, objectives=("expected-scor
     for rule in (ONE_DIE_RULES if one_die_rules is None else one_die_rules):
         r = rules.replace(one_die=rule)
         for objective in objectives:
-            df = best_rules_of_thumb(r, objective, top=top)
+            df = best_rules_of_thumb(r, objective, top=top, tie_break=tie_break)
             df.insert(0, "rank", np.arange(1, len(df) + 1))
             df.insert(0, "objective", df.attrs["objective"])
             df.insert(0, "one_die", rule)
@@ -355,24 +374,42 @@ def parse_rule(text: str) -> tuple[tuple[str, ...], str | None]:
     """Read a rule written as :func:`rule_name` writes it: ``highest-tile > most-ways; dice cover``.
 
     Preferences may also be separated by commas.  Returns ``(keys, habit)``,
-    ``habit`` ``None`` when not given.
+    ``habit`` ``None`` when not given; a ``; ties low`` part is read by
+    :func:`parse_tie_break`.
 
     Raises:
-        ThumbError: an unknown or repeated preference or habit.
+        ThumbError: an unknown or repeated preference, habit or tie-break.
     """
-    text = str(text).strip()
-    habit = None
-    if ";" in text:
-        text, rest = (p.strip() for p in text.split(";", 1))
-        rest = rest.removeprefix("dice").strip()
-        habit = rest
+    parts = [p.strip() for p in str(text).strip().split(";")]
+    text, habit = parts[0], None
+    for rest in parts[1:]:
+        if rest.startswith("ties"):
+            parse_tie_break(f"x; {rest}")
+        else:
+            habit = rest.removeprefix("dice").strip()
     keys = tuple(k.strip() for k in text.replace(">", ",").split(",") if k.strip())
     _check_rule(keys, habit or "cover")
     return keys, habit
 
 
+def parse_tie_break(text: str) -> str:
+    """The tie-break of a rule written as :func:`rule_name` writes it: ``low`` after ``; ties low``, else ``high``.
+
+    Raises:
+        ThumbError: a tie-break other than high or low.
+    """
+    for part in str(text).split(";")[1:]:
+        part = part.strip()
+        if part.startswith("ties"):
+            tb = part.removeprefix("ties").strip()
+            _check_tie_break(tb)
+            return tb
+    return "high"
+
+
 def thumb_exceptions(rules: BoxRules, keys, habit: str = "cover", objective: str = "expected-score",
-                     target: int | None = None, ties_win: bool = False, top: int | None = 6) -> "pd.DataFrame":
+                     target: int | None = None, ties_win: bool = False, top: int | None = 6,
+                     tie_break: str = "high") -> "pd.DataFrame":
     """Where a rule of thumb goes wrong, and what to do instead, most costly first (STB-O6).
 
     Each row is one situation the rule meets (open tiles and roll, or the dice
@@ -381,7 +418,7 @@ def thumb_exceptions(rules: BoxRules, keys, habit: str = "cover", objective: str
     what fixing that one situation alone gains).
 
     Args:
-        rules, keys, habit: the rule of thumb (:func:`thumb_policy`).
+        rules, keys, habit, tie_break: the rule of thumb (:func:`thumb_policy`).
         objective, target, ties_win: the objective (STB-O1..STB-O3).
         top: rows returned (``None`` for every situation where the rule loses).
 
@@ -400,7 +437,7 @@ def thumb_exceptions(rules: BoxRules, keys, habit: str = "cover", objective: str
 
     keys = _check_rule(keys, habit)
     tab = _Tables(rules)
-    pol = _build(tab, keys, habit)
+    pol = _build(tab, keys, habit, tie_break=tie_break)
     ev = box_exact.evaluate(pol)
     sol = box_exact.solve(rules, objective, target, ties_win)
     sense = -1.0 if objective == "expected-score" else 1.0

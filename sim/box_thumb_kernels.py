@@ -36,8 +36,9 @@ def _coverage(n_states, out_dice, out_prob, cand_start, cand_masks, cover, ways)
 
 
 @njit(cache=True)
-def _lex_best(s, o, cand_start, cand_masks, vals, on_move, n_keys):
-    """The legal move of a lexicographic rule for open tiles s and outcome o (see :func:`_lex_table`)."""
+def _lex_best(s, o, cand_start, cand_masks, vals, on_move, n_keys, low):
+    """The legal move of a lexicographic rule for open tiles s and outcome o (see :func:`_lex_table`);
+    with ``low`` the last tie goes to the move with the lowest tiles (the smallest bitmask)."""
     best = NO_MOVE
     for c in range(cand_start[o], cand_start[o + 1]):
         m = cand_masks[c]
@@ -58,30 +59,30 @@ def _lex_best(s, o, cand_start, cand_masks, vals, on_move, n_keys):
             if a < b:
                 better = -1
                 break
-        if better == 1 or (better == 0 and m > best):
+        if better == 1 or (better == 0 and (m < best if low else m > best)):
             best = m
     return best
 
 
 @njit(cache=True)
-def _lex_table(n_states, n_out, cand_start, cand_masks, vals, on_move, n_keys, move):
+def _lex_table(n_states, n_out, cand_start, cand_masks, vals, on_move, n_keys, low, move):
     """Move table of a lexicographic rule of thumb.
 
     vals: float64 (n_keys_max, n_states): the value of key k for a bitmask x,
     where x is the move itself (``on_move[k]``) or the open tiles it leaves;
     the chosen legal move maximises (key 0, key 1, ..., the move's bitmask),
-    so the last tie goes to the move with the highest tiles.
+    so the last tie goes to the move with the highest tiles (``low``: the lowest).
     move: int16/int32 (n_states, n_out), filled; NO_MOVE where no move is legal.
     """
     for o in range(n_out):
         move[0, o] = NO_MOVE
     for s in range(1, n_states):
         for o in range(n_out):
-            move[s, o] = _lex_best(s, o, cand_start, cand_masks, vals, on_move, n_keys)
+            move[s, o] = _lex_best(s, o, cand_start, cand_masks, vals, on_move, n_keys, low)
 
 
 @njit(cache=True)
-def _lex_evaluate(full, out_dice, out_prob, cand_start, cand_masks, vals, on_move, n_keys, dice,
+def _lex_evaluate(full, out_dice, out_prob, cand_start, cand_masks, vals, on_move, n_keys, low, dice,
                   move, final, visit):
     """Forward pass of a lexicographic rule, choosing its moves only where the turn can go.
 
@@ -102,7 +103,7 @@ def _lex_evaluate(full, out_dice, out_prob, cand_start, cand_masks, vals, on_mov
         for o in range(n_out):
             if out_dice[o] != d:
                 continue
-            m = _lex_best(s, o, cand_start, cand_masks, vals, on_move, n_keys)
+            m = _lex_best(s, o, cand_start, cand_masks, vals, on_move, n_keys, low)
             move[s, o] = m
             if m == NO_MOVE:
                 final[s] += p * out_prob[o]

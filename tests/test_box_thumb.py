@@ -147,7 +147,9 @@ def test_cli_thumb_and_card(tmp_path, capsys):
     assert (tmp_path / "c" / "strategy_card.pdf").read_bytes()[:4] == b"%PDF"
     assert not [p for p in (tmp_path / "c").iterdir() if p.name.startswith(".")]
     assert "unknown preference 'bogus'" in run_error(capsys, "box", "card", "--tiles", "5", "--rule", "bogus")
-    assert "--tie-break" in run_error(capsys, "box", "thumb", "--tiles", "5", "--tie-break", "random")
+    assert "--tie-break random" in run_error(capsys, "box", "thumb", "--tiles", "5", "--tie-break", "random")
+    low = json.loads(run("box", "thumb", "--tiles", "5", "--top", "1", "--tie-break", "low", "--format", "json").stdout)
+    assert low["rows"][0]["rule"].endswith("; ties low")
     assert "--every-one-die" in run_error(capsys, "box", "thumb", "--every-one-die", "--one-die", "never")
 
 
@@ -178,3 +180,29 @@ def test_lowest_sum_separates_thai_moves():
     # with subset moves every move for a roll covers the same total: lowest-sum ties everywhere
     plain = T.thumb_policy(DEFAULT, ("lowest-sum",))
     assert np.array_equal(plain.move, box.make_policy(DEFAULT, "greedy-high").move)
+
+
+def test_low_ties():
+    # STB-T1, STB-T2: with low ties the last tie goes to the lowest tiles; fewest tiles with low ties is the
+    # catalogue's fewest-tiles with --tie-break low
+    rules = BoxRules(tiles=12, one_die="sum-lt-6-forced")
+    rule = T.thumb_policy(rules, ("fewest-tiles",), tie_break="low")
+    assert rule.name == "fewest-tiles; ties low"
+    named = box.make_policy(rules, "fewest-tiles", tie_break="low")
+    assert box.evaluate(rule).mean() == pytest.approx(box.evaluate(named).mean(), abs=1e-12)
+    s = rules.full
+    o = rules.roll_index(8, dice=2)
+    assert rules.tiles_of(int(rule.move[s, o])) == (8,)
+    two = T.thumb_policy(rules, ("most-tiles",), tie_break="low")  # 1,2,5 or 1,3,4: the 4 is lower than the 5
+    assert rules.tiles_of(int(two.move[s, o])) == (1, 3, 4)
+    o9 = rules.roll_index(9, dice=2)
+    pair = T.thumb_policy(rules, ("fewest-tiles",), tie_break="low")
+    assert rules.tiles_of(int(pair.move[s, o9])) == (9,)
+    s2 = rules.mask_of((1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12))  # 9 covered: 1+8, 2+7, 3+6, 4+5 tie
+    assert rules.tiles_of(int(pair.move[s2, o9])) == (4, 5)
+    assert T.parse_tie_break("fewest-tiles; ties low") == "low"
+    assert T.parse_rule("fewest-tiles; dice one; ties low") == (("fewest-tiles",), "one")
+    df = T.best_rules_of_thumb(rules, top=1, tie_break="low")
+    assert df["rule"].iloc[0].endswith("; ties low")
+    with pytest.raises(T.ThumbError, match="high or low"):
+        T.thumb_policy(rules, ("fewest-tiles",), tie_break="random")
