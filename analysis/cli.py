@@ -79,13 +79,15 @@ def games(fmt):
               help="Games for the Monte Carlo kernel timing.")
 @click.option("--reference-seconds", type=click.FloatRange(0.1, 60.0), default=2.0, show_default=True,
               help="Rough time given to each pure-Python reference run.")
+@click.option("--game", "game_ids", multiple=True,
+              help="Time only this game (repeat the option); default: every registered game (see `ludolab games`).")
 @click.option("--scaling", is_flag=True,
               help="Instead: scaling of a long run from 1 to 2 local threads, and a 2-worker Dask LocalCluster "
                    "against the local backend.")
 @click.option("--scaling-seconds", type=click.FloatRange(0.5, 600.0), default=8.0, show_default=True,
               help="With --scaling: about how long the run takes on one thread.")
 @user_errors
-def bench(fmt, games, reference_seconds, scaling, scaling_seconds):
+def bench(fmt, games, reference_seconds, game_ids, scaling, scaling_seconds):
     """Speed of every kernel against its pure-Python reference (same process)."""
     from ludolab.analysis.bench import run_bench
 
@@ -102,7 +104,8 @@ def bench(fmt, games, reference_seconds, scaling, scaling_seconds):
             click.echo(f"{r['setup']:<30} {r['seconds']:7.2f} s  {r['games_per_second']:>14,.0f} games/s{extra}")
         return
 
-    rows = run_bench(games=games, reference_seconds=reference_seconds, progress=(fmt == "table"))
+    rows = run_bench(games=games, reference_seconds=reference_seconds, progress=(fmt == "table"),
+                     game_ids=game_ids or None)
     if fmt == "json":
         click.echo(json.dumps(rows, indent=2))
         return
