@@ -71,6 +71,9 @@ COLUMNS = {
               "player with foresight who knows every die of the turn in advance",
     "share_of_p_shut": "how far the player gets from random play (0) towards foresight (1) in chance to shut",
     "share_of_mean": "how far the player gets from random play (0) towards foresight (1) in mean score",
+    "lead": "your lead in points at the start of the turn (the opponent's total minus yours; negative: behind)",
+    "cover_lowest": "the tiles the play for the lowest expected score covers",
+    "cover_match": "the tiles the play for the match covers instead",
     "match": "the match: a number of rounds whose scores add up, lowest total wins (STB-11), or elimination at a "
              "threshold (STB-12)",
     "p_win_lowest": "the seat's chance to win the match when every seat plays each turn for its lowest expected "
@@ -151,6 +154,7 @@ def _pct(p: float, digits: int = 1) -> str:
 
 def findings(*, rules: BoxRules, summary: pd.DataFrame, optimal: pd.DataFrame, curve: pd.DataFrame,
              seats: pd.DataFrame, variants: pd.DataFrame, match_gain: pd.DataFrame | None = None,
+             match_moves: pd.DataFrame | None = None,
              thumbs: pd.DataFrame | None = None, thumb_words: list[str] | None = None,
              thumb_mistakes: pd.DataFrame | None = None, skill: pd.DataFrame | None = None,
              extra: list[str] | None = None) -> list[str]:
@@ -164,6 +168,7 @@ def findings(*, rules: BoxRules, summary: pd.DataFrame, optimal: pd.DataFrame, c
         seats: :func:`ludolab.analysis.box.match_table` (2 players and more).
         variants: the tidy matrix of :func:`ludolab.analysis.box.variants_matrix`.
         match_gain: :func:`ludolab.sim.box_matchplay.adaptive_gain_table` (2 players), or ``None``.
+        match_moves: :func:`ludolab.sim.box_matchplay.match_decisions`, most valuable first, or ``None``.
         thumbs: :func:`ludolab.sim.box_thumb.best_rules_of_thumb` for the mean score (best first), or ``None``;
         thumb_words: the best rule in words (:func:`ludolab.sim.box_thumb.describe_rule`);
         thumb_mistakes: :func:`ludolab.sim.box_thumb.thumb_exceptions` of the best rule.
@@ -249,7 +254,15 @@ def findings(*, rules: BoxRules, summary: pd.DataFrame, optimal: pd.DataFrame, c
             f"{100 * g['gain']:.2f} percentage points (seat {int(g['seat'])}, {g['match']}: "
             f"{_pct(g['p_win_alone'], 2)} instead of {_pct(g['p_win_lowest'], 2)})"
             + (f"; over {h['match']} it is worth {100 * h['gain']:.2f} points to seat {int(h['seat'])}."
-               if h is not g else "."))
+               if h is not g else ".")
+            + ("" if match_moves is None or not len(match_moves) else
+               " Where it matters most: {} as seat {} with two rounds to play, {} open and a roll of {}: cover {} "
+               "instead of {}.".format(
+                   "level on points" if int(match_moves["lead"].iloc[0]) == 0 else
+                   f"{abs(int(match_moves['lead'].iloc[0]))} points "
+                   + ("ahead" if int(match_moves["lead"].iloc[0]) > 0 else "behind"),
+                   int(match_moves["seat"].iloc[0]), match_moves["open"].iloc[0], match_moves["roll"].iloc[0],
+                   match_moves["cover_match"].iloc[0], match_moves["cover_lowest"].iloc[0])))
     line = (f"**Most of the result is luck.** Even optimal play shuts the box only {_pct(opt['p_shut'])} of the "
             f"time, and one turn's score varies by {opt['sd_score']:.1f} points (standard deviation) around its "
             f"mean of {opt['mean_score']:.2f}")
@@ -513,6 +526,20 @@ def section(ctx) -> str:
                  exact(players=2, rounds=list(match_rounds), thresholds=list(match_thresholds), ties_win=False,
                        policy="adaptive (every turn for the best chance to win the match) against lowest "
                               "(every turn for the lowest expected score)"))]
+    from ludolab.sim.box_matchplay import match_decisions
+
+    leads = range(-30, 31, 6)
+    moves = match_decisions(rules, rounds_left=2, leads=leads, seats=(1, 2), top=8)
+    md += ["\nWhere playing for the match changes the move, with two rounds to play (this one and the last), for "
+           "leads from -30 to +30 points in steps of 6; most valuable first:\n",
+           table(moves, "box_match_decisions",
+                 exact(players=2, rounds_left=2, leads=list(leads),
+                       policy="adaptive (for the match) against lowest (for the lowest expected score)"),
+                 glossary={"seat": "your seat this round (1: you play first, 2: the opponent has played)",
+                           "p_meet": "the chance that your turn meets these open tiles and this roll, playing for "
+                                     "the match",
+                           "gain": "the chance to win the match gained by the match move, each time it is met",
+                           "weighted_gain": "`p_meet` x `gain`: what the different move is worth per turn"})]
 
     ctx.say("box: policy map ...")
     small = BoxRules(tiles=tuple(range(1, 7)))
@@ -534,6 +561,6 @@ def section(ctx) -> str:
     head = ["# Shut the Box\n", "## What a player should know\n",
             "Findings from the exact tables below (default rules unless said otherwise):\n",
             "\n".join(findings(rules=rules, summary=summ, optimal=ov, curve=curve, seats=mt, variants=matrix,
-                               match_gain=gain, thumbs=thumbs, thumb_words=thumb_words, thumb_mistakes=mistakes,
+                               match_gain=gain, match_moves=moves, thumbs=thumbs, thumb_words=thumb_words, thumb_mistakes=mistakes,
                                skill=skill)) + "\n"]
     return "\n".join(head + md)

@@ -154,11 +154,15 @@ def test_findings_take_rules_of_thumb_foresight_and_match_play():
     gain = pd.DataFrame([{"match": "1 round", "seat": 2, "p_win_lowest": 0.478, "p_win_alone": 0.482,
                           "gain": 0.004}, {"match": "3 rounds", "seat": 2, "p_win_lowest": 0.489,
                                            "p_win_alone": 0.4915, "gain": 0.0025}])
+    moves = pd.DataFrame([{"seat": 2, "lead": -6, "open": "1,2,3,4,5,6,7,9", "roll": "8", "cover_lowest": "1,7",
+                           "cover_match": "3,5", "p_meet": 0.0193, "gain": 0.0035, "weighted_gain": 6.8e-05}])
     lines = rep.findings(rules=RULES, summary=summ, optimal=ov, curve=curve, seats=mt, variants=matrix,
-                         match_gain=gain, thumbs=thumbs, thumb_words=["Do a", "then b"], thumb_mistakes=mistakes,
+                         match_gain=gain, match_moves=moves, thumbs=thumbs, thumb_words=["Do a", "then b"], thumb_mistakes=mistakes,
                          skill=skill)
     text = "\n".join(lines)
     assert lines[0].startswith("- **A rule of thumb") and "Do a, then b." in lines[0]
     assert "costs 0.24 points" in lines[0] and "1,4,6 open, before rolling" in lines[0]
     assert "16.2%" in text and "77% of the way" in text
     assert "0.40 percentage points" in text and "over 3 rounds it is worth 0.25 points" in text
+    assert "6 points behind as seat 2 with two rounds to play, 1,2,3,4,5,6,7,9 open and a roll of 8: cover 3,5 " \
+           "instead of 1,7" in text

@@ -91,7 +91,8 @@ def test_report_box_sidecars_describe_their_own_table(quick_report):
     out, _ = quick_report
     exact = ["box_optimal_values", "box_exact_p_shut", "box_policy_summary", "box_variants_cost_pct",
              "box_variants_disagreements", "box_beat_targets", "box_match_2p", "box_match_seats", "box_decisions_9",
-             "box_match_play", "box_rules_of_thumb", "box_rule_of_thumb_mistakes", "box_skill"]
+             "box_match_play", "box_rules_of_thumb", "box_rule_of_thumb_mistakes", "box_skill",
+             "box_match_decisions"]
     simulated = ["box_policy_compare", "box_mc_check", "box_multi_round", "box_elimination"]
     for name in exact:
         meta = _box_meta(out, name)
