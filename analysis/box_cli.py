@@ -9,6 +9,8 @@ from .cli_common import (FORMATS, InputError, check_out, emit, given, output_opt
 
 ONE_DIE = ("never", "789-optional", "789-forced", "le6-optional", "le6-forced", "always-optional")
 SCORES = ("sum", "count", "digital", "all-or-nothing")
+#: The rules of thumb whose moves can tie, which --tie-break applies to (STB-T1).
+TIE_POLICIES = ("fewest-tiles", "most-tiles", "most-options")
 
 
 def _keep_in_context(ctx, param, value):
@@ -160,6 +162,13 @@ def make_rules(tiles, one_die, moves, max_tiles_per_move, scoring):
     if moves == "thai" and n_dice != 2:
         raise InputError(f"--moves thai needs two dice (a tile equal to either die or their total, STB-5), "
                          f"not --dice {dice}")
+    tie_break = _context_option("tie_break", "high")
+    ctx = click.get_current_context(silent=True)
+    if tie_break != "high" and ctx is not None:
+        names = ctx.params.get("policy_names") or [ctx.params.get("policy_name")]
+        if not any(n in TIE_POLICIES for n in names):
+            raise InputError(f"--tie-break {tie_break} applies only to the rules of thumb that can tie: --policy "
+                             f"{', '.join(TIE_POLICIES)} (STB-T1)")
     return BoxRules(tiles=parse_tiles(tiles), one_die=one_die, moves=moves,
                     max_tiles_per_move=max_tiles_per_move, score=scoring, dice=dice)
 

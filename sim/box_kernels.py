@@ -341,69 +341,92 @@ def _simulate_match(keys, starts, stops, full, dice_allowed, draw_map1, draw_map
     [3] sum of the number of rounds each game lasted; out[c, 0, 4] counts the
     elimination games stopped at ``max_rounds`` (decided by the lowest total).
     """
-    n_seats = pol_moves.shape[0]
+    tie_start = np.zeros(pol_moves.shape[0] + 1, dtype=np.int64)
+    no_ties = np.zeros(1, dtype=np.int64)
     for c in prange(keys.shape[0]):
-        total = np.zeros(n_seats, dtype=np.int64)
-        alive = np.zeros(n_seats, dtype=np.bool_)
-        dropped = np.zeros(n_seats, dtype=np.bool_)
-        no_trace = np.empty((0, 4), dtype=np.int64)
-        for g in range(starts[c], stops[c]):
-            st = game_state(keys[c], g)
-            total[:] = 0
-            alive[:] = True
-            rounds = 0
-            while True:
-                rounds += 1
-                dropped[:] = False
-                for p in range(n_seats):
-                    if not alive[p]:
-                        continue
-                    s, st, _ = _play_turn(st, full, dice_allowed, draw_map1, draw_map2,
-                                          cand_start, cand_masks, pol_moves[p], pol_dices[p], no_trace)
-                    total[p] += score_rank[s]
-                    if n_rounds == 0 and total[p] >= threshold:
-                        dropped[p] = True
-                if n_rounds > 0:
-                    if rounds >= n_rounds:
-                        break
+        _match_chunk(keys[c], starts[c], stops[c], full, dice_allowed, draw_map1, draw_map2, cand_start,
+                     cand_masks, pol_moves, pol_dices, no_ties, tie_start, score_rank, n_rounds, threshold,
+                     max_rounds, out[c])
+
+
+@njit(cache=True, parallel=True)
+def _simulate_match_t(keys, starts, stops, full, dice_allowed, draw_map1, draw_map2,
+                      cand_start, cand_masks, pol_moves, pol_dices, ties, tie_start, score_rank,
+                      n_rounds, threshold, max_rounds, out):
+    """:func:`_simulate_match` for seats whose policies may hold tie groups (STB-T1): seat p reads
+    its groups from ``ties[tie_start[p]:tie_start[p+1]]``."""
+    for c in prange(keys.shape[0]):
+        _match_chunk(keys[c], starts[c], stops[c], full, dice_allowed, draw_map1, draw_map2, cand_start,
+                     cand_masks, pol_moves, pol_dices, ties, tie_start, score_rank, n_rounds, threshold,
+                     max_rounds, out[c])
+
+
+@njit(cache=True)
+def _match_chunk(key, start, stop, full, dice_allowed, draw_map1, draw_map2, cand_start, cand_masks,
+                 pol_moves, pol_dices, ties, tie_start, score_rank, n_rounds, threshold, max_rounds, out):
+    """Games start..stop-1 of one chunk of :func:`_simulate_match`; out (P, 5) as there."""
+    n_seats = pol_moves.shape[0]
+    total = np.zeros(n_seats, dtype=np.int64)
+    alive = np.zeros(n_seats, dtype=np.bool_)
+    dropped = np.zeros(n_seats, dtype=np.bool_)
+    no_trace = np.empty((0, 4), dtype=np.int64)
+    for g in range(start, stop):
+        st = game_state(key, g)
+        total[:] = 0
+        alive[:] = True
+        rounds = 0
+        while True:
+            rounds += 1
+            dropped[:] = False
+            for p in range(n_seats):
+                if not alive[p]:
                     continue
-                n_alive = 0
-                for p in range(n_seats):
-                    if alive[p] and not dropped[p]:
-                        n_alive += 1
-                if n_alive >= 2 and rounds >= max_rounds:
-                    out[c, 0, 4] += 1
-                    for p in range(n_seats):
-                        if dropped[p]:
-                            alive[p] = False
+                s, st, _ = _play_turn_t(st, full, dice_allowed, draw_map1, draw_map2, cand_start, cand_masks,
+                                        pol_moves[p], pol_dices[p], ties[tie_start[p]:tie_start[p + 1]], no_trace)
+                total[p] += score_rank[s]
+                if n_rounds == 0 and total[p] >= threshold:
+                    dropped[p] = True
+            if n_rounds > 0:
+                if rounds >= n_rounds:
                     break
-                if n_alive >= 2:
-                    for p in range(n_seats):
-                        if dropped[p]:
-                            alive[p] = False
-                    continue
-                if n_alive == 1:
-                    for p in range(n_seats):
-                        if dropped[p]:
-                            alive[p] = False
+                continue
+            n_alive = 0
+            for p in range(n_seats):
+                if alive[p] and not dropped[p]:
+                    n_alive += 1
+            if n_alive >= 2 and rounds >= max_rounds:
+                out[0, 4] += 1
+                for p in range(n_seats):
+                    if dropped[p]:
+                        alive[p] = False
                 break
-            # winners among the players still alive (or all who dropped last)
-            best = np.int64(-1)
-            for p in range(n_seats):
-                if alive[p] and (best < 0 or total[p] < best):
-                    best = total[p]
-            k = 0
-            for p in range(n_seats):
-                if alive[p] and total[p] == best:
-                    k += 1
-            for p in range(n_seats):
-                if alive[p] and total[p] == best:
-                    if k == 1:
-                        out[c, p, 0] += 1
-                    else:
-                        out[c, p, 1] += 1
-                out[c, p, 2] += total[p]
-                out[c, p, 3] += rounds
+            if n_alive >= 2:
+                for p in range(n_seats):
+                    if dropped[p]:
+                        alive[p] = False
+                continue
+            if n_alive == 1:
+                for p in range(n_seats):
+                    if dropped[p]:
+                        alive[p] = False
+            break
+        # winners among the players still alive (or all who dropped last)
+        best = np.int64(-1)
+        for p in range(n_seats):
+            if alive[p] and (best < 0 or total[p] < best):
+                best = total[p]
+        k = 0
+        for p in range(n_seats):
+            if alive[p] and total[p] == best:
+                k += 1
+        for p in range(n_seats):
+            if alive[p] and total[p] == best:
+                if k == 1:
+                    out[p, 0] += 1
+                else:
+                    out[p, 1] += 1
+            out[p, 2] += total[p]
+            out[p, 3] += rounds
 
 
 # ------------------------------------------------------------ stochastic policies

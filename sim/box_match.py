@@ -185,9 +185,17 @@ def simulate_rounds(policies: list[Policy], games: int, seed: int = 0, rounds: i
     moves = np.stack([p.move for p in policies])
     dices = np.stack([p.dice for p in policies])
     n = len(policies)
-    spec = RunSpec("box", "ludolab.sim.box_kernels:_simulate_match",
-                   (*_sim_args(rules), moves, dices, rules.scores, n_rounds, thr, int(max_rounds)),
-                   (n, 5), "int64", games, seed, chunks, label="match")
+    if any(getattr(p, "ties", None) is not None for p in policies):  # random tie-breaks (STB-T1)
+        ties = [np.zeros(1, dtype=np.int64) if p.ties is None else np.asarray(p.ties, dtype=np.int64)
+                for p in policies]
+        tie_start = np.concatenate([[0], np.cumsum([len(t) for t in ties])]).astype(np.int64)
+        spec = RunSpec("box", "ludolab.sim.box_kernels:_simulate_match_t",
+                       (*_sim_args(rules), moves, dices, np.concatenate(ties), tie_start, rules.scores, n_rounds, thr,
+                        int(max_rounds)), (n, 5), "int64", games, seed, chunks, label="match")
+    else:
+        spec = RunSpec("box", "ludolab.sim.box_kernels:_simulate_match",
+                       (*_sim_args(rules), moves, dices, rules.scores, n_rounds, thr, int(max_rounds)),
+                       (n, 5), "int64", games, seed, chunks, label="match")
     out = run(spec, progress).sum(axis=0)
     plan = spec.plan()
     rows = []

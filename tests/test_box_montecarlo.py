@@ -299,3 +299,28 @@ def test_stb2_mc_other_dice_inside_exact_ci(rules):
     pol = B.solve(rules).policy()
     m = B.simulate(pol, 30_000, seed=5).mean()
     assert m.low <= B.evaluate(pol).mean() <= m.high
+
+
+def test_stbt1_match_with_random_tie_breaks():
+    """STB-T1, STB-11: seats that break ties at random play a multi-round match: the general match path
+    gives the fixed-policy counts when there are no ties, and a tie-break seat's total agrees with its
+    exact single-turn mean over the rounds."""
+    from ludolab.sim import box_kernels as K
+    from ludolab.sim.box_montecarlo import _sim_args
+
+    r = BoxRules()
+    rnd = B.make_policy(r, "fewest-tiles", tie_break="random")
+    opt = B.solve(r).policy()
+    df = B.simulate_rounds([rnd, opt], 20_000, seed=2, rounds=3)
+    ci = 1.96 * math.sqrt(3) * B.evaluate(rnd).sd() / math.sqrt(20_000)
+    assert abs(df["mean_total"].iloc[0] - 3 * B.evaluate(rnd).mean()) < ci
+    # without ties, the tie-aware kernel gives the very counts of the original one
+    plan = plan_run(3000, 5, 4)
+    args = (*_sim_args(r), np.stack([opt.move, opt.move]), np.stack([opt.dice, opt.dice]))
+    a = np.zeros((4, 2, 5), dtype=np.int64)
+    b = np.zeros((4, 2, 5), dtype=np.int64)
+    z = np.zeros(4, dtype=np.int64)
+    K._simulate_match(plan.keys, z, plan.games, *args, r.scores, 3, 0, 1000, a)
+    K._simulate_match_t(plan.keys, z, plan.games, *args, np.zeros(2, dtype=np.int64), np.array([0, 1, 2]),
+                        r.scores, 3, 0, 1000, b)
+    assert np.array_equal(a, b)

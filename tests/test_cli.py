@@ -427,6 +427,9 @@ ERROR_CASES = [
     (("box", "solve", "--dice", "1d20", "--one-die", "789-optional"), ["--one-die", "single die"]),
     (("box", "solve", "--one-die", "sum-lt-6-sometimes"), ["--one-die", "sum-lt-K"]),
     (("box", "solve", "--moves", "thai", "--dice", "3d6"), ["thai", "two dice"]),
+    (("box", "solve", "--tie-break", "random"), ["--tie-break random", "fewest-tiles"]),
+    (("box", "compare", "--policy", "optimal", "--policy", "greedy-high", "--tie-break", "low"),
+     ["--tie-break low"]),
     (("box", "solve", "--out", ""), ["--out"]),
     (("box", "evaluate", "--policy", "table:"), ["file name"]),
 ]
