@@ -6,8 +6,10 @@ by the kernel from this process's environment).  The test checks that no cell
 raised and that the notebook drew at least one chart (an ``image/png`` output).
 
 Every notebook runs twice: on the local backend, and on a Dask LocalCluster
-(two worker processes on loopback) named by ``LUDOLAB_SCHEDULER``, which the
-runner reads when no execution context is set; the cluster must have run tasks.
+(a worker process on loopback; one, since every worker process loads each
+kernel it runs, and the backend tests cover two) named by ``LUDOLAB_SCHEDULER``,
+which the runner reads when no execution context is set; the cluster must have
+run tasks.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ def test_there_are_notebooks():
 @pytest.fixture(scope="module")
 def cluster():
     distributed = pytest.importorskip("distributed")
-    c = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+    c = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
                                  dashboard_address=":0")
     yield c
     c.close()

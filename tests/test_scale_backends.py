@@ -114,7 +114,7 @@ def test_execution_settings_are_checked():
 def test_a_worker_killed_mid_run_loses_nothing_and_counts_nothing_twice():
     """Kill one of two workers while chunks run: they are retried on the other worker
     (and on the restarted one); the result equals the local backend's."""
-    spec = box_spec(games=20_000_000, seed=21, chunks=16, policy="optimal")
+    spec = box_spec(games=10_000_000, seed=21, chunks=16, policy="optimal")
     local = run(spec)
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                        dashboard_address=":0")
