@@ -246,7 +246,7 @@ def report_section(ctx) -> str:
     ov, fc = t["overall"], t["first_cost"]
     best = ov.loc[ov["mean_score"].astype(float).idxmax()]
     h0 = fc.iloc[0]
-    out = ["## Shut The Books", ""]
+    out = ["# Shut The Books", ""]
     out.append(
         f"Four players, rulebook scoring (rules: `seeds/shut_the_books.md`), {hands:,} deals, every policy pair "
         f"playing the same deals. The best pair, {label(best['forecast'], best['play'])}, forecasts exactly "
