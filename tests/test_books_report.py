@@ -13,7 +13,7 @@ def test_report_section_quick(tmp_path):
     """The section answers with numbers and CIs, references every table it writes, and draws its charts."""
     ctx = ReportContext(tmp_path, quick=True, seed=7)
     md = A.report_section(ctx)
-    assert md.startswith("## Shut The Books")
+    assert md.startswith("# Shut The Books")
     for phrase in ("forecasts exactly", "Seat order costs", "Brier score", "skill pays most under"):
         assert phrase in md, phrase
     assert "95% CI" in md
