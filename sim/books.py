@@ -733,6 +733,7 @@ def advice_observation(rules: BooksRules, hand, position: int, earlier) -> np.nd
     st[B.S_NFORECAST] = me
     st[B.S_TURN] = me
     st[B.S_VIEWER] = me
+    REF.sync_masks(st)
     return np.array(st, dtype=np.int16)
 
 

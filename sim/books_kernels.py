@@ -13,10 +13,13 @@ refer to ``seeds/shut_the_books.md``.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import carray, njit, prange
+from numba.core import cgutils, types
+from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import intrinsic
 
 from ludolab.stdlib.books import (N_PARAMS, PREDS, ROLLOUT_HEURISTIC_AT, A_CLOSE, A_DEAL, A_EXTRA, A_FORECAST, A_HAND, A_PLAY, A_PREDICT, A_SCORE,
-                                  F_HEURISTIC, F_RANDOM, F_ROLLOUT, L_CLOSED, L_HAND, L_HIDDEN,
+                                  F_HEURISTIC, F_RANDOM, F_ROLLOUT, HMASK, L_CLOSED, L_HAND, L_HIDDEN, OMASK,
                                   L_OPEN, L_OUT, L_PLAYED, LOC, MAX_NUMBER, MAX_PREDICTIONS, N_CARD_IDS,
                                   NCLOSED, NEXTRA, NHAND, NPRED, NWON, P_HEURISTIC, P_RANDOM, P_ROLLOUT,
                                   PH_CLOSE, PH_DONE, PH_FORECAST, PH_PLAY, RED, S_HAND, S_LEADER,
@@ -69,6 +72,101 @@ def _rank(c):
     return r
 
 
+#: The cards of one number in a card set (bit = card id): colours 15 bits apart.
+NUMBER_BITS = 0x200040008001
+COLOUR_BITS = 0x7FFF
+
+
+@intrinsic
+def _address(typingctx, src):
+    sig = types.voidptr(src)
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], cgutils.voidptr_t)
+
+    return sig, codegen
+
+
+@njit(cache=True, inline="always")
+def _borrow(a):
+    """A view of the C-contiguous array ``a`` that does not count references: the hot loops pass
+    their state and scratch arrays through many inlined calls, and counting references on each
+    costs more than the game itself.  The caller keeps ``a`` alive (see :func:`_keep`)."""
+    return carray(_address(a.ctypes.data), a.shape, a.dtype)
+
+
+@njit(cache=True)
+def _keep(a):
+    """A use of ``a`` after the loops that borrow it, so it is not released earlier."""
+    return a.shape[0]
+
+
+@njit(cache=True, inline="always")
+def _seat_after(seat, k, P):
+    """(seat + k) % P for 0 <= k < P, without a division."""
+    s = np.int64(seat) + np.int64(k)
+    return s - P if s >= P else s
+
+
+@njit(cache=True, inline="always")
+def _next_seat(seat, P):
+    return _seat_after(seat, 1, P)
+
+
+# ------------------------------------------------------------------ card sets
+@njit(cache=True, inline="always")
+def _mask(state, base):
+    """Card set (int64, bit = card id) of the four colour words at ``base`` (HMASK / OMASK + 4 * seat)."""
+    return (np.int64(state[base]) | (np.int64(state[base + 1]) << 15) | (np.int64(state[base + 2]) << 30)
+            | (np.int64(state[base + 3]) << 45))
+
+
+@njit(cache=True, inline="always")
+def _mask_add(state, base, c):
+    i = base + c // MAX_NUMBER
+    state[i] = np.int64(state[i]) | (np.int64(1) << (c % MAX_NUMBER))
+
+
+@njit(cache=True, inline="always")
+def _mask_remove(state, base, c):
+    i = base + c // MAX_NUMBER
+    state[i] = np.int64(state[i]) & ~(np.int64(1) << (c % MAX_NUMBER))
+
+
+@njit(cache=True, inline="always")
+def _colour_bits(col):
+    return np.int64(COLOUR_BITS) << np.int64(15 * col)
+
+
+@njit(cache=True, inline="always")
+def _match_bits(c):
+    """Cards sharing the colour or the number of card ``c`` (``c`` included)."""
+    return (np.int64(COLOUR_BITS) << np.int64(15 * (c // MAX_NUMBER))) | (np.int64(NUMBER_BITS) << np.int64(c % MAX_NUMBER))
+
+
+@njit(cache=True, inline="always")
+def _bits_to(m, out, n):
+    """Write the card ids of set ``m`` into out[n:], ascending; returns the new count."""
+    while m != 0:
+        out[n] = trailing_zeros(m)
+        n += 1
+        m &= m - 1
+    return n
+
+
+@njit(cache=True)
+def _sync_masks(state):
+    """Rebuild the card sets (HMASK, OMASK) from LOC, for a state set up by hand."""
+    for i in range(HMASK, STATE_SIZE):
+        state[i] = 0
+    for c in range(N_CARD_IDS):
+        loc = state[LOC + c]
+        if loc >= L_HAND and loc < L_HAND + 4:
+            _mask_add(state, HMASK + 4 * (loc - L_HAND), c)
+        elif loc >= L_OPEN and loc < L_OPEN + 4:
+            _mask_add(state, OMASK + 4 * (loc - L_OPEN), c)
+
+
 # ------------------------------------------------------------------ the deal
 @njit(cache=True)
 def _new_hand(state, rules, start, rng, work):
@@ -90,7 +188,7 @@ def _new_hand(state, rules, start, rng, work):
     state[S_PENDING] = -1
     for c in range(N_CARD_IDS):
         state[LOC + c] = L_OUT
-    for i in range(T_LEAD, STATE_SIZE):
+    for i in range(T_LEAD, HMASK):
         state[i] = -1
     deck = work[W_DECK:W_DECK + 4 * N]
     k = 0
@@ -101,12 +199,14 @@ def _new_hand(state, rules, start, rng, work):
     rng = shuffle_inplace(deck, rng)
     for s in range(P):
         for j in range(H):
-            state[LOC + deck[s * H + j]] = L_HAND + s
+            c = deck[s * H + j]
+            state[LOC + c] = L_HAND + s
+            _mask_add(state, HMASK + 4 * s, c)
         state[NHAND + s] = H
     return rng
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _observe(state, seat, obs):
     """Fill ``obs`` with what ``seat`` knows: cards in other hands become L_HIDDEN."""
     for i in range(STATE_SIZE):
@@ -115,14 +215,18 @@ def _observe(state, seat, obs):
     for c in range(N_CARD_IDS):  # branch-free select, so the loop vectorizes
         v = state[LOC + c]
         obs[LOC + c] = L_HIDDEN if (v >= L_HAND) & (v < L_HAND + 4) & (v != L_HAND + seat) else v
+    for i in range(16):  # other hands' card sets are hidden too
+        obs[HMASK + i] = state[HMASK + i] if i // 4 == seat else 0
 
 
 # -------------------------------------------------------------- forecast
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _apply_forecast(state, seat, cards, n, trace, tpos):
     """``seat`` lays cards[:n] (ascending) as prediction cards (STK-4); returns the trace position."""
     for i in range(n):
         state[LOC + cards[i]] = L_OPEN + seat
+        _mask_remove(state, HMASK + 4 * seat, cards[i])
+        _mask_add(state, OMASK + 4 * seat, cards[i])
         state[PREDS + MAX_PREDICTIONS * seat + i] = cards[i]
         tpos = _trace(trace, tpos, A_PREDICT, seat, cards[i])
     state[NPRED + seat] = n
@@ -143,7 +247,7 @@ def _apply_forecast(state, seat, cards, n, trace, tpos):
         state[T_LEAD] = state[S_START]
         state[S_TURN] = state[S_START]
     else:
-        state[S_TURN] = (seat + 1) % P
+        state[S_TURN] = _next_seat(seat, P)
     return tpos
 
 
@@ -158,30 +262,23 @@ def _trace(trace, tpos, code, seat, card):
 
 
 # ------------------------------------------------------------------- tricks
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _led_colour(state):
     if state[S_NPLAYED] == 0:
         return -1
     return _colour(state[T_CARDS + 4 * state[S_TRICK] + state[S_LEADER]])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _legal_plays(state, seat, out):
     """Cards ``seat`` may play now, ascending, into ``out``; returns the count (STK-5)."""
     led = _led_colour(state)
-    n = 0
+    base = HMASK + 4 * seat
     if led >= 0:
-        for c in range(led * MAX_NUMBER, (led + 1) * MAX_NUMBER):
-            if state[LOC + c] == L_HAND + seat:
-                out[n] = c
-                n += 1
-        if n > 0:
-            return n
-    for c in range(N_CARD_IDS):
-        if state[LOC + c] == L_HAND + seat:
-            out[n] = c
-            n += 1
-    return n
+        w = np.int64(state[base + led])
+        if w != 0:
+            return _bits_to(w << np.int64(15 * led), out, 0)
+    return _bits_to(_mask(state, base), out, 0)
 
 
 @njit(cache=True, inline="always")
@@ -192,23 +289,16 @@ def _beats(c, best, led):
     return best // MAX_NUMBER != RED and c // MAX_NUMBER == led and c > best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _matching_open(state, seat, win_card, led, out):
     """Open prediction cards of ``seat`` matched by ``win_card`` (STK-6), ascending; returns the count."""
-    void_led = state[S_VOIDRULE] == 1 and _colour(win_card) == RED and led != RED
-    n = 0
-    wc = _colour(win_card)
-    wn = _number(win_card)
-    for i in range(state[NPRED + seat]):  # the seat's prediction cards, ascending
-        p = state[PREDS + MAX_PREDICTIONS * seat + i]
-        if state[LOC + p] == L_OPEN + seat:
-            if _colour(p) == wc or _number(p) == wn or (void_led and _colour(p) == led):
-                out[n] = p
-                n += 1
-    return n
+    bits = _match_bits(win_card)
+    if state[S_VOIDRULE] == 1 and _colour(win_card) == RED and led != RED:
+        bits |= _colour_bits(led)
+    return _bits_to(_mask(state, OMASK + 4 * seat) & bits, out, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _finish_trick(state):
     w = state[T_WIN + state[S_TRICK]]
     state[S_TRICK] += 1
@@ -222,12 +312,13 @@ def _finish_trick(state):
         state[S_PHASE] = PH_PLAY
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _close_card(state, card, trace, tpos):
     """The pending winner closes prediction card ``card`` (STK-6); returns the trace position."""
     t = state[S_TRICK]
     w = state[T_WIN + t]
     state[LOC + card] = L_CLOSED + w
+    _mask_remove(state, OMASK + 4 * w, card)
     state[NCLOSED + w] += 1
     state[T_CLOSE + t] = card
     state[S_PENDING] = -1
@@ -236,7 +327,7 @@ def _close_card(state, card, trace, tpos):
     return tpos
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _play_card(state, card, trace, tpos, buf):
     """The seat to act plays ``card`` (legal); resolves a complete trick (STK-5, STK-6)."""
     P = state[S_PLAYERS]
@@ -244,18 +335,19 @@ def _play_card(state, card, trace, tpos, buf):
     t = state[S_TRICK]
     state[T_CARDS + 4 * t + seat] = card
     state[LOC + card] = L_PLAYED
+    _mask_remove(state, HMASK + 4 * seat, card)
     state[NHAND + seat] -= 1
     state[S_NPLAYED] += 1
     tpos = _trace(trace, tpos, A_PLAY, seat, card)
     if state[S_NPLAYED] < P:
-        state[S_TURN] = (seat + 1) % P
+        state[S_TURN] = _next_seat(seat, P)
         return tpos
     leader = state[S_LEADER]
     best = np.int64(state[T_CARDS + 4 * t + leader])
     led = _colour(best)
     w = leader
     for k in range(1, P):
-        s = (leader + k) % P
+        s = _seat_after(leader, k, P)
         c = np.int64(state[T_CARDS + 4 * t + s])
         if _beats(c, best, led):
             best = c
@@ -270,6 +362,7 @@ def _play_card(state, card, trace, tpos, buf):
         _finish_trick(state)
     elif m == 1:
         state[LOC + buf[0]] = L_CLOSED + w
+        _mask_remove(state, OMASK + 4 * w, buf[0])
         state[NCLOSED + w] += 1
         state[T_CLOSE + t] = buf[0]
         tpos = _trace(trace, tpos, A_CLOSE, w, buf[0])
@@ -281,7 +374,7 @@ def _play_card(state, card, trace, tpos, buf):
     return tpos
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pending_matches(state, out):
     t = state[S_TRICK]
     w = state[T_WIN + t]
@@ -314,79 +407,75 @@ def _score(off, won, scoring):
 
 # ------------------------------------------------------------------ policies
 @njit(cache=True, inline="always")
-def _strength(c, N, p):
+def _strength(c, N, p, r, o):
+    """Trick value of card ``c`` under the forecaster parameters p[r, o:o + 4]."""
     x = _number(c) / N
     if _colour(c) == RED:
-        return p[0] + p[1] * x
-    v = (x - p[3]) / (1.0 - p[3])
+        return p[r, o] + p[r, o + 1] * x
+    v = (x - p[r, o + 3]) / (1.0 - p[r, o + 3])
     if v > 0.0:
-        return p[2] * v
+        return p[r, o + 2] * v
     return 0.0
 
 
-@njit(cache=True)
-def _forecast_heuristic(obs, p, out, work, fwork):
-    """Hand-strength forecaster (twin of ``books_reference.forecast_heuristic``); returns k, cards in out."""
+@njit(cache=True, inline="always")
+def _forecast_heuristic(obs, p, r, out, work, fwork):
+    """Hand-strength forecaster (twin of ``books_reference.forecast_heuristic``) with the parameters
+    p[r, :9] (p float64 (rows, N_PARAMS), read in place: no view per decision); returns k, cards in out.
+
+    Scratch lives in ``work`` / ``fwork`` at the W_* / FW_* offsets (no allocation)."""
     me = obs[S_VIEWER]
     P = obs[S_PLAYERS]
     N = obs[S_NMAX]
     H = obs[S_HAND]
-    hand = work[W_HAND:W_HAND + 16]
-    nh = 0
-    for c in range(N_CARD_IDS):
-        if obs[LOC + c] == L_HAND + me:
-            hand[nh] = c
-            nh += 1
+    nh = _bits_to(_mask(obs, HMASK + 4 * me), work, W_HAND) - W_HAND
     n_earlier = obs[S_NFORECAST]
     sum_earlier = 0
     max_earlier = 0
     for i in range(n_earlier):
-        s = (obs[S_START] + i) % P
+        s = _seat_after(obs[S_START], i, P)
         sum_earlier += obs[NPRED + s]
         if obs[NPRED + s] > max_earlier:
             max_earlier = obs[NPRED + s]
-    st = fwork[FW_ST:FW_ST + 16]
     for i in range(nh):
-        st[i] = _strength(hand[i], N, p)
-    pv = fwork[FW_PV:FW_PV + 16]
+        fwork[FW_ST + i] = _strength(work[W_HAND + i], N, p, r, 0)
     # value as a prediction card: the strength of the other cards sharing its colour or its number
     # (the two groups are disjoint), less its own strength
-    sumcol = fwork[FW_SUMCOL:FW_SUMCOL + 4]
-    sumnum = fwork[FW_SUMNUM:FW_SUMNUM + 16]
-    sumcol[:] = 0.0
-    sumnum[:] = 0.0
+    for i in range(4):
+        fwork[FW_SUMCOL + i] = 0.0
+    for i in range(16):
+        fwork[FW_SUMNUM + i] = 0.0
     for i in range(nh):
-        sumcol[_colour(hand[i])] += st[i]
-        sumnum[_number(hand[i])] += st[i]
+        c = work[W_HAND + i]
+        fwork[FW_SUMCOL + _colour(c)] += fwork[FW_ST + i]
+        fwork[FW_SUMNUM + _number(c)] += fwork[FW_ST + i]
     for i in range(nh):
-        pv[i] = sumcol[_colour(hand[i])] + sumnum[_number(hand[i])] - 3.0 * st[i]
-    used = work[W_USED:W_USED + 16]
-    used[:] = 0
-    order = work[W_ORDER:W_ORDER + MAX_PREDICTIONS]
+        c = work[W_HAND + i]
+        fwork[FW_PV + i] = fwork[FW_SUMCOL + _colour(c)] + fwork[FW_SUMNUM + _number(c)] - 3.0 * fwork[FW_ST + i]
     n_order = min(MAX_PREDICTIONS, nh)
+    used = 0  # bit i: hand card i is ranked already
     for o in range(n_order):
         bi = -1
         for i in range(nh):
-            if not used[i] and (bi < 0 or pv[i] > pv[bi]):
+            if not (used >> i) & 1 and (bi < 0 or fwork[FW_PV + i] > fwork[FW_PV + bi]):
                 bi = i
-        used[bi] = 1
-        order[o] = bi
+        used |= 1 << bi
+        work[W_ORDER + o] = bi
     best_k = 0
     best_err = 0.0
-    taken = work[W_TAKEN:W_TAKEN + 16]
-    taken[:] = 0
+    taken = 0
     for k in range(n_order + 1):
         if k > 0:
-            taken[order[k - 1]] = 1
+            taken |= 1 << work[W_ORDER + k - 1]
         e = 0.0
         cnt0 = 0
         cnt1 = 0
         cnt2 = 0
         cnt3 = 0
         for i in range(nh):
-            if not taken[i]:
-                c = hand[i]
-                e += st[i]
+            if not (taken >> i) & 1:
+                c = work[W_HAND + i]
+                e += fwork[FW_ST + i]
                 col = _colour(c)
                 if col == 0:
                     cnt0 += 1
@@ -404,32 +493,30 @@ def _forecast_heuristic(obs, p, out, work, fwork):
         if cnt3 <= 1:
             nshort += 1
         if cnt0 > 0:
-            e += p[4] * min(nshort, cnt0)
+            e += p[r, 4] * min(nshort, cnt0)
         t = H - max(k, max_earlier)
-        e = e * (1.0 - p[7] * (1.0 - t / H)) - p[5] * (sum_earlier - n_earlier * p[6]) + p[8]
+        e = e * (1.0 - p[r, 7] * (1.0 - t / H)) - p[r, 5] * (sum_earlier - n_earlier * p[r, 6]) + p[r, 8]
         err = abs(e - k)
         if k == 0 or err < best_err:
             best_k = k
             best_err = err
     # the chosen cards, ascending
+    chosen = 0
+    for o in range(best_k):
+        chosen |= 1 << work[W_ORDER + o]
     n = 0
     for i in range(nh):
-        for o in range(best_k):
-            if order[o] == i:
-                out[n] = hand[i]
-                n += 1
+        if (chosen >> i) & 1:
+            out[n] = work[W_HAND + i]
+            n += 1
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _forecast_random(obs, rng, out, work):
     me = obs[S_VIEWER]
     hand = work[W_HAND:W_HAND + 16]
-    nh = 0
-    for c in range(N_CARD_IDS):
-        if obs[LOC + c] == L_HAND + me:
-            hand[nh] = c
-            nh += 1
+    nh = _bits_to(_mask(obs, HMASK + 4 * me), hand, 0)
     k, rng = next_below(rng, MAX_PREDICTIONS + 1)
     for i in range(k):
         j, rng = next_below(rng, nh - i)
@@ -447,37 +534,27 @@ def _forecast_random(obs, rng, out, work):
 
 
 @njit(cache=True, inline="always")
-def _would_match(c, led, preds, npreds, voidrule):
-    void_led = voidrule == 1 and _colour(c) == RED and led >= 0 and led != RED
-    cc = _colour(c)
-    cn = _number(c)
-    for i in range(npreds):
-        p = preds[i]
-        if _colour(p) == cc or _number(p) == cn or (void_led and _colour(p) == led):
-            return True
-    return False
+def _would_match(c, led, open_preds, voidrule):
+    """Would card ``c``, winning a trick led in ``led``, match one of the set ``open_preds`` (STK-6)?"""
+    bits = _match_bits(c)
+    if voidrule == 1 and _colour(c) == RED and led >= 0 and led != RED:
+        bits |= _colour_bits(led)
+    return (open_preds & bits) != 0
 
 
-@njit(cache=True)
-def _play_heuristic(obs, p, legal, nl, work):
-    """Heuristic card play (twin of ``books_reference.play_heuristic``)."""
+@njit(cache=True, inline="always")
+def _play_heuristic(obs, p0, legal, nl, work):
+    """Heuristic card play (twin of ``books_reference.play_heuristic``); p0 is its parameter 0."""
     me = obs[S_VIEWER]
     vr = obs[S_VOIDRULE]
     npreds = obs[NPRED + me] - obs[NCLOSED + me]
-    preds = work[W_PREDS:W_PREDS + MAX_PREDICTIONS]
-    npr = 0
-    if npreds > 0:
-        for i in range(obs[NPRED + me]):
-            q = obs[PREDS + MAX_PREDICTIONS * me + i]
-            if obs[LOC + q] == L_OPEN + me:
-                preds[npr] = q
-                npr += 1
+    opn = _mask(obs, OMASK + 4 * me)
     if obs[S_NPLAYED] == 0:
         best = -1
         if npreds > 0:
             for i in range(nl):
                 c = legal[i]
-                if _would_match(c, -1, preds, npr, vr) and (best < 0 or _rank(c) > _rank(best)):
+                if _would_match(c, -1, opn, vr) and (best < 0 or _rank(c) > _rank(best)):
                     best = c
             if best >= 0:
                 return best
@@ -502,18 +579,18 @@ def _play_heuristic(obs, p, legal, nl, work):
     cur = np.int64(obs[T_CARDS + 4 * t + leader])
     led = _colour(cur)
     for k in range(1, obs[S_NPLAYED]):
-        c = np.int64(obs[T_CARDS + 4 * t + (leader + k) % P])
+        c = np.int64(obs[T_CARDS + 4 * t + _seat_after(leader, k, P)])
         if _beats(c, cur, led):
             cur = c
     last = obs[S_NPLAYED] == P - 1
-    keep_low = npreds > 0 and p[0] > 0.5
+    keep_low = npreds > 0 and p0 > 0.5
     win_match = -1
     lose = -1
     low_win = -1
     for i in range(nl):
         c = legal[i]
         if _beats(c, cur, led):
-            if _would_match(c, led, preds, npr, vr):
+            if _would_match(c, led, opn, vr):
                 if win_match < 0:
                     win_match = c
                 elif last:
@@ -538,48 +615,51 @@ def _play_heuristic(obs, p, legal, nl, work):
     return low_win
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _close_heuristic(obs, options, n):
     """Close the matching prediction least likely to be closed later (twin of the reference)."""
     me = obs[S_VIEWER]
+    hand = _mask(obs, HMASK + 4 * me)
     best = -1
     best_v = 0
     for i in range(n):
         pc = options[i]
+        m = hand & _match_bits(pc)
         v = 0
-        for h in range(N_CARD_IDS):
-            if obs[LOC + h] == L_HAND + me and (_colour(h) == _colour(pc) or _number(h) == _number(pc)):
-                v += _rank(h)
+        while m != 0:
+            v += _rank(trailing_zeros(m))
+            m &= m - 1
         if best < 0 or v < best_v:
             best = pc
             best_v = v
     return best
 
 
-@njit(cache=True)
-def _choose_forecast_basic(obs, kind, params, rng, out, work, fwork):
-    """Prediction set of the viewer under policy ``kind``: returns (k, rng), cards in out[:k]."""
+@njit(cache=True, inline="always")
+def _choose_forecast_basic(obs, kind, params, r, rng, out, work, fwork):
+    """Prediction set of the viewer under policy ``kind`` with parameters params[r] (params float64
+    (rows, N_PARAMS)): returns (k, rng), cards in out[:k]."""
     if kind == F_HEURISTIC:
-        return _forecast_heuristic(obs, params, out, work, fwork), rng
+        return _forecast_heuristic(obs, params, r, out, work, fwork), rng
     if kind == F_RANDOM:
         return _forecast_random(obs, rng, out, work)
     return 0, rng
 
 
-@njit(cache=True)
-def _choose_play_basic(obs, kind, params, rng, buf, work):
+@njit(cache=True, inline="always")
+def _choose_play_basic(obs, kind, params, r, rng, buf, work):
     me = obs[S_VIEWER]
     nl = _legal_plays(obs, me, buf)
     if kind == P_HEURISTIC:
-        return _play_heuristic(obs, params, buf, nl, work), rng
+        return _play_heuristic(obs, params[r, 0], buf, nl, work), rng
     if nl == 1:
         return buf[0], rng
     j, rng = next_below(rng, nl)
     return buf[j], rng
 
 
-@njit(cache=True)
-def _choose_close_basic(obs, kind, params, rng, buf):
+@njit(cache=True, inline="always")
+def _choose_close_basic(obs, kind, rng, buf):
     n = _pending_matches(obs, buf)
     if kind == P_RANDOM:
         j, rng = next_below(rng, n)
@@ -595,16 +675,16 @@ def _continue_basic(state, obs, fk, fp, pk, pp, rng, work, fwork, notrace):
     while state[S_PHASE] == PH_FORECAST:
         s = state[S_TURN]
         _observe(state, s, obs)
-        k, rng = _choose_forecast_basic(obs, fk[s], fp[s], rng, buf, work, fwork)
+        k, rng = _choose_forecast_basic(obs, fk[s], fp, s, rng, buf, work, fwork)
         _apply_forecast(state, s, buf, k, notrace, 0)
     while state[S_PHASE] != PH_DONE:
         s = state[S_TURN]
         _observe(state, s, obs)
         if state[S_PHASE] == PH_PLAY:
-            c, rng = _choose_play_basic(obs, pk[s], pp[s], rng, buf, work)
+            c, rng = _choose_play_basic(obs, pk[s], pp, s, rng, buf, work)
             _play_card(state, c, notrace, 0, buf)
         else:
-            c, rng = _choose_close_basic(obs, pk[s], pp[s], rng, buf)
+            c, rng = _choose_close_basic(obs, pk[s], rng, buf)
             _close_card(state, c, notrace, 0)
     return rng
 
@@ -691,6 +771,7 @@ def _sample_world(obs, rng, world, hidden, void):
                 if s != me and (not use_void or void[4 * s + _colour(c)] == 0):
                     if r < cap[s]:
                         world[LOC + c] = L_HAND + s
+                        _mask_add(world, HMASK + 4 * s, c)
                         cap[s] -= 1
                         break
                     r -= cap[s]
@@ -766,7 +847,7 @@ def _forecast_candidates(obs, pool_size, kmax, cands, params):
     Returns the number of candidates."""
     me = obs[S_VIEWER]
     N = obs[S_NMAX]
-    p = params[ROLLOUT_HEURISTIC_AT:]
+    p = params.reshape((1, params.shape[0]))
     hand = np.empty(16, dtype=np.int64)
     nh = 0
     for c in range(N_CARD_IDS):
@@ -775,7 +856,7 @@ def _forecast_candidates(obs, pool_size, kmax, cands, params):
             nh += 1
     st = np.empty(16)
     for i in range(nh):
-        st[i] = _strength(hand[i], N, p)
+        st[i] = _strength(hand[i], N, p, 0, ROLLOUT_HEURISTIC_AT)
     pv = np.empty(16)
     for i in range(nh):
         c = hand[i]
@@ -949,29 +1030,31 @@ def _forecast_rollout(obs, params, rng, out, fwork):
     return k, rng
 
 
-@njit(cache=True)
-def _choose_forecast(obs, kind, params, rng, out, work, fwork):
-    """Prediction set of the viewer under policy ``kind`` (any kind); returns (k, rng)."""
+@njit(cache=True, inline="always")
+def _choose_forecast(obs, kind, params, r, rng, out, work, fwork):
+    """Prediction set of the viewer under policy ``kind`` (any kind) with parameters params[r];
+    returns (k, rng)."""
     fwork[FW_PEX] = -1.0
     if kind == F_ROLLOUT:
-        return _forecast_rollout(obs, params, rng, out, fwork)
-    return _choose_forecast_basic(obs, kind, params, rng, out, work, fwork)
+        return _forecast_rollout(obs, params[r], rng, out, fwork)
+    return _choose_forecast_basic(obs, kind, params, r, rng, out, work, fwork)
 
 
-@njit(cache=True)
-def _choose_play(obs, kind, params, rng, buf, work):
+@njit(cache=True, inline="always")
+def _choose_play(obs, kind, params, r, rng, buf, work):
+    """Card the viewer plays under policy ``kind`` with parameters params[r]; returns (card, rng)."""
     if kind == P_ROLLOUT:
         nl = _legal_plays(obs, obs[S_VIEWER], buf)
-        return _rollout_choice(obs, params, rng, buf, nl, False)
-    return _choose_play_basic(obs, kind, params, rng, buf, work)
+        return _rollout_choice(obs, params[r], rng, buf, nl, False)
+    return _choose_play_basic(obs, kind, params, r, rng, buf, work)
 
 
-@njit(cache=True)
-def _choose_close(obs, kind, params, rng, buf):
+@njit(cache=True, inline="always")
+def _choose_close(obs, kind, params, r, rng, buf):
     if kind == P_ROLLOUT:
         n = _pending_matches(obs, buf)
-        return _rollout_choice(obs, params, rng, buf, n, True)
-    return _choose_close_basic(obs, kind, params, rng, buf)
+        return _rollout_choice(obs, params[r], rng, buf, n, True)
+    return _choose_close_basic(obs, kind, rng, buf)
 
 
 # ------------------------------------------------------------------ a hand, a game
@@ -997,17 +1080,17 @@ def _play_hand(state, obs, rules, start, fk, fp, pk, pp, rng, trace, tpos, work,
     while state[S_PHASE] == PH_FORECAST:
         s = state[S_TURN]
         _observe(state, s, obs)
-        k, rng = _choose_forecast(obs, fk[s], fp[s], rng, buf, work, fwork)
+        k, rng = _choose_forecast(obs, fk[s], fp, s, rng, buf, work, fwork)
         fwork[FW_PEXS + s] = fwork[FW_PEX]
         tpos = _apply_forecast(state, s, buf, k, trace, tpos)
     while state[S_PHASE] != PH_DONE:
         s = state[S_TURN]
         _observe(state, s, obs)
         if state[S_PHASE] == PH_PLAY:
-            c, rng = _choose_play(obs, pk[s], pp[s], rng, buf, work)
+            c, rng = _choose_play(obs, pk[s], pp, s, rng, buf, work)
             tpos = _play_card(state, c, trace, tpos, buf)
         else:
-            c, rng = _choose_close(obs, pk[s], pp[s], rng, buf)
+            c, rng = _choose_close(obs, pk[s], pp, s, rng, buf)
             tpos = _close_card(state, c, trace, tpos)
     return rng, tpos
 
@@ -1034,6 +1117,10 @@ def _trace_game(key, g, rules, scoring, fk, fp, pk, pp, trace):
     obs = np.zeros(STATE_SIZE, dtype=np.int16)
     work = np.zeros(W_SIZE, dtype=np.int64)
     fwork = np.zeros(FW_SIZE)
+    fk = fk.copy()
+    fp = fp.copy()
+    pk = pk.copy()
+    pp = pp.copy()
     rng = game_state(key, g)
     tpos = 0
     for h in range(P):
@@ -1056,16 +1143,34 @@ def _simulate_hands(keys, starts, stops, rules, scoring, fk, fp, pk, pp, out):
     C = fk.shape[0]
     empty = np.zeros((0, 3), dtype=np.int64)
     for i in prange(keys.shape[0]):
-        state = np.zeros(STATE_SIZE, dtype=np.int16)
-        obs = np.zeros(STATE_SIZE, dtype=np.int16)
-        work = np.zeros(W_SIZE, dtype=np.int64)
-        fwork = np.zeros(FW_SIZE)
+        state_a = np.zeros(STATE_SIZE, dtype=np.int16)
+        obs_a = np.zeros(STATE_SIZE, dtype=np.int16)
+        work_a = np.zeros(W_SIZE, dtype=np.int64)
+        fwork_a = np.zeros(FW_SIZE)
+        rules_a = rules.copy()
+        empty_a = np.zeros((0, 3), dtype=np.int64)
+        fk_a = fk.copy()
+        fp_a = fp.copy()
+        pk_a = pk.copy()
+        pp_a = pp.copy()
+        state = _borrow(state_a)
+        obs = _borrow(obs_a)
+        work = _borrow(work_a)
+        fwork = _borrow(fwork_a)
+        rules_b = _borrow(rules_a)
+        empty_b = _borrow(empty_a)
         sc = np.zeros(4)
-        for g in range(starts[i], stops[i]):
-            mean0 = 0.0
-            for c in range(C):
+        mean0 = np.zeros(stops[i] - starts[i])
+        # configs outside, hands inside: each accumulator still sees the hands in order
+        for c in range(C):
+            fkc = _borrow(fk_a)[c]
+            fpc = _borrow(fp_a)[c]
+            pkc = _borrow(pk_a)[c]
+            ppc = _borrow(pp_a)[c]
+            oc = out[i, c]
+            for g in range(starts[i], stops[i]):
                 rng = game_state(keys[i], g)
-                rng, _ = _play_hand(state, obs, rules, 0, fk[c], fp[c], pk[c], pp[c], rng, empty, 0, work, fwork)
+                rng, _ = _play_hand(state, obs, rules_b, 0, fkc, fpc, pkc, ppc, rng, empty_b, 0, work, fwork)
                 tot = 0.0
                 for s in range(P):
                     off = _off(state, s)
@@ -1074,46 +1179,46 @@ def _simulate_hands(keys, starts, stops, rules, scoring, fk, fp, pk, pp, out):
                     x = float(_score(off, won, scoring))
                     sc[s] = x
                     tot += x
-                    o = out[i, c, s, k]
-                    o[ST_N] += 1
-                    o[ST_SCORE] += x
-                    o[ST_SCORE2] += x * x
+                    oc[s, k, ST_N] += 1
+                    oc[s, k, ST_SCORE] += x
+                    oc[s, k, ST_SCORE2] += x * x
                     if off == 0:
-                        o[ST_EXACT] += 1
+                        oc[s, k, ST_EXACT] += 1
                     elif off == 1:
-                        o[ST_OFF1] += 1
-                    o[ST_OFF] += off
-                    o[ST_OFF2] += off * off
+                        oc[s, k, ST_OFF1] += 1
+                    oc[s, k, ST_OFF] += off
+                    oc[s, k, ST_OFF2] += off * off
                     ae = abs(won - k)
-                    o[ST_ABSERR] += ae
-                    o[ST_ABSERR2] += ae * ae
-                    o[ST_WON] += won
-                    o[ST_HIST + min(off, MAX_OFF)] += 1
+                    oc[s, k, ST_ABSERR] += ae
+                    oc[s, k, ST_ABSERR2] += ae * ae
+                    oc[s, k, ST_WON] += won
+                    oc[s, k, ST_HIST + min(off, MAX_OFF)] += 1
                     pe = fwork[FW_PEXS + s]
                     if pe >= 0.0:  # calibration of the forecaster's own P(exact)
                         b = min(int(pe * N_CAL_BINS), N_CAL_BINS - 1)
                         ex = 1.0 if off == 0 else 0.0
-                        out[i, c, P, 1, b] += 1
-                        out[i, c, P, 2, b] += pe
-                        out[i, c, P, 3, b] += ex
-                        cal = out[i, c, P, 4]
-                        cal[0] += (pe - ex) * (pe - ex)
-                        cal[1] += 1
-                        cal[2] += pe
-                        cal[3] += ex
-                        cal[4] += (pe - ex) * (pe - ex) * (pe - ex) * (pe - ex)
+                        oc[P, 1, b] += 1
+                        oc[P, 2, b] += pe
+                        oc[P, 3, b] += ex
+                        oc[P, 4, 0] += (pe - ex) * (pe - ex)
+                        oc[P, 4, 1] += 1
+                        oc[P, 4, 2] += pe
+                        oc[P, 4, 3] += ex
+                        oc[P, 4, 4] += (pe - ex) * (pe - ex) * (pe - ex) * (pe - ex)
                 mean = tot / P
                 d_first = sc[0] - (tot - sc[0]) / (P - 1)
                 if c == 0:
-                    mean0 = mean
-                h = out[i, c, P, 0]
-                h[HP_N] += 1
-                h[HP_DFIRST] += d_first
-                h[HP_DFIRST2] += d_first * d_first
-                h[HP_MEAN] += mean
-                h[HP_MEAN2] += mean * mean
-                h[HP_D0] += mean - mean0
-                h[HP_D02] += (mean - mean0) * (mean - mean0)
+                    mean0[g - starts[i]] = mean
+                m0 = mean0[g - starts[i]]
+                oc[P, 0, HP_N] += 1
+                oc[P, 0, HP_DFIRST] += d_first
+                oc[P, 0, HP_DFIRST2] += d_first * d_first
+                oc[P, 0, HP_MEAN] += mean
+                oc[P, 0, HP_MEAN2] += mean * mean
+                oc[P, 0, HP_D0] += mean - m0
+                oc[P, 0, HP_D02] += (mean - m0) * (mean - m0)
+        _keep(state_a) + _keep(obs_a) + _keep(work_a) + _keep(fwork_a) + _keep(rules_a) + _keep(empty_a)
+        _keep(fk_a) + _keep(fp_a) + _keep(pk_a) + _keep(pp_a)
 
 
 @njit(cache=True, parallel=True)
@@ -1122,17 +1227,33 @@ def _simulate_games(keys, starts, stops, rules, scoring, tie_break, fk, fp, pk, 
     P = rules[0]
     empty = np.zeros((0, 3), dtype=np.int64)
     for i in prange(keys.shape[0]):
-        state = np.zeros(STATE_SIZE, dtype=np.int16)
-        obs = np.zeros(STATE_SIZE, dtype=np.int16)
-        work = np.zeros(W_SIZE, dtype=np.int64)
-        fwork = np.zeros(FW_SIZE)
+        state_a = np.zeros(STATE_SIZE, dtype=np.int16)
+        obs_a = np.zeros(STATE_SIZE, dtype=np.int16)
+        work_a = np.zeros(W_SIZE, dtype=np.int64)
+        fwork_a = np.zeros(FW_SIZE)
+        rules_a = rules.copy()
+        empty_a = np.zeros((0, 3), dtype=np.int64)
+        fk_a = fk.copy()
+        fp_a = fp.copy()
+        pk_a = pk.copy()
+        pp_a = pp.copy()
+        state = _borrow(state_a)
+        obs = _borrow(obs_a)
+        work = _borrow(work_a)
+        fwork = _borrow(fwork_a)
+        rules_b = _borrow(rules_a)
+        empty_b = _borrow(empty_a)
+        fkb = _borrow(fk_a)
+        fpb = _borrow(fp_a)
+        pkb = _borrow(pk_a)
+        ppb = _borrow(pp_a)
         totals = np.zeros(4, dtype=np.int64)
         for g in range(starts[i], stops[i]):
             rng = game_state(keys[i], g)
             for s in range(P):
                 totals[s] = 0
             for h in range(P):
-                rng, _ = _play_hand(state, obs, rules, h % P, fk, fp, pk, pp, rng, empty, 0, work, fwork)
+                rng, _ = _play_hand(state, obs, rules_b, h % P, fkb, fpb, pkb, ppb, rng, empty_b, 0, work, fwork)
                 for s in range(P):
                     totals[s] += _score(_off(state, s), state[NWON + s], scoring)
             top = totals[0]
@@ -1156,3 +1277,5 @@ def _simulate_games(keys, starts, stops, rules, scoring, tie_break, fk, fp, pk, 
                         out[i, s, G_WINS] += 1.0 / nt
             else:
                 out[i, w, G_WINS] += 1
+        _keep(state_a) + _keep(obs_a) + _keep(work_a) + _keep(fwork_a) + _keep(rules_a) + _keep(empty_a)
+        _keep(fk_a) + _keep(fp_a) + _keep(pk_a) + _keep(pp_a)

@@ -16,7 +16,7 @@ from ludolab.stdlib import books as R
 from ludolab.stdlib.books import (F_ROLLOUT, P_ROLLOUT, PREDS, A_CLOSE, A_DEAL, A_EXTRA, A_FORECAST, A_HAND, A_PLAY, A_PREDICT, A_SCORE,
                                   F_HEURISTIC, F_RANDOM, F_ZERO, L_CLOSED, L_HAND, L_HIDDEN, L_OPEN, L_OUT,
                                   L_PLAYED, LOC, MAX_NUMBER, MAX_PREDICTIONS, N_CARD_IDS, NCLOSED, NEXTRA,
-                                  NHAND, NPRED, NWON, P_HEURISTIC, P_RANDOM, PH_CLOSE, PH_DONE, PH_FORECAST,
+                                  NHAND, NPRED, NWON, HMASK, OMASK, P_HEURISTIC, P_RANDOM, PH_CLOSE, PH_DONE, PH_FORECAST,
                                   PH_PLAY, RED, S_HAND, S_LEADER, S_NFORECAST, S_NMAX, S_NPLAYED, S_NTRICKS,
                                   S_PENDING, S_PHASE, S_PLAYERS, S_START, S_TRICK, S_TURN, S_VIEWER,
                                   S_VOIDRULE, STATE_SIZE, T_CARDS, T_CLOSE, T_LEAD, T_WIN)
@@ -57,15 +57,37 @@ def new_hand(state: list, rules_arr, start: int, rng: int) -> int:
     state[S_PENDING] = -1
     for c in range(N_CARD_IDS):
         state[LOC + c] = L_OUT
-    for i in range(T_LEAD, STATE_SIZE):
+    for i in range(T_LEAD, HMASK):
         state[i] = -1
     deck = [col * MAX_NUMBER + n for col in range(4) for n in range(N)]
     rng = py_shuffle(deck, rng)
     for s in range(P):
         for j in range(H):
             state[LOC + deck[s * H + j]] = L_HAND + s
+            mask_add(state, HMASK + 4 * s, deck[s * H + j])
         state[NHAND + s] = H
     return rng
+
+
+def mask_add(state, base: int, c: int) -> None:
+    """Add card ``c`` to the card set at ``base`` (HMASK or OMASK + 4 * seat)."""
+    state[base + colour(c)] |= 1 << (c % MAX_NUMBER)
+
+
+def mask_remove(state, base: int, c: int) -> None:
+    state[base + colour(c)] &= ~(1 << (c % MAX_NUMBER))
+
+
+def sync_masks(state) -> None:
+    """Rebuild the hand and open-prediction card sets (HMASK, OMASK) from LOC, for a state set up by hand."""
+    for i in range(HMASK, STATE_SIZE):
+        state[i] = 0
+    for c in range(N_CARD_IDS):
+        loc = state[LOC + c]
+        if L_HAND <= loc < L_HAND + 4:
+            mask_add(state, HMASK + 4 * (loc - L_HAND), c)
+        elif L_OPEN <= loc < L_OPEN + 4:
+            mask_add(state, OMASK + 4 * (loc - L_OPEN), c)
 
 
 def hand_cards(state, seat: int) -> list[int]:
@@ -81,6 +103,10 @@ def observe(state, seat: int) -> list:
     """
     obs = list(state)
     obs[S_VIEWER] = seat
+    for s in range(4):
+        if s != seat:
+            for col in range(4):
+                obs[HMASK + 4 * s + col] = 0
     for c in range(N_CARD_IDS):
         loc = obs[LOC + c]
         if L_HAND <= loc < L_HAND + 4 and loc != L_HAND + seat:
@@ -93,6 +119,8 @@ def apply_forecast(state, seat: int, cards, trace=None) -> None:
     """``seat`` lays ``cards`` (ascending ids) as prediction cards (STK-4)."""
     for i, c in enumerate(cards):
         state[LOC + c] = L_OPEN + seat
+        mask_remove(state, HMASK + 4 * seat, c)
+        mask_add(state, OMASK + 4 * seat, c)
         state[PREDS + MAX_PREDICTIONS * seat + i] = c
         if trace is not None:
             trace.append((A_PREDICT, seat, c))
@@ -155,6 +183,7 @@ def close_card(state, card: int, trace=None) -> None:
     """The pending trick winner closes prediction card ``card`` (STK-6) and the trick ends."""
     w = state[T_WIN + state[S_TRICK]]
     state[LOC + card] = L_CLOSED + w
+    mask_remove(state, OMASK + 4 * w, card)
     state[NCLOSED + w] += 1
     state[T_CLOSE + state[S_TRICK]] = card
     state[S_PENDING] = -1
@@ -183,6 +212,7 @@ def play_card(state, card: int, trace=None) -> None:
     t = state[S_TRICK]
     state[T_CARDS + 4 * t + seat] = card
     state[LOC + card] = L_PLAYED
+    mask_remove(state, HMASK + 4 * seat, card)
     state[NHAND + seat] -= 1
     state[S_NPLAYED] += 1
     if trace is not None:
@@ -210,6 +240,7 @@ def play_card(state, card: int, trace=None) -> None:
         _finish_trick(state)
     elif len(m) == 1:
         state[LOC + m[0]] = L_CLOSED + w
+        mask_remove(state, OMASK + 4 * w, m[0])
         state[NCLOSED + w] += 1
         state[T_CLOSE + t] = m[0]
         if trace is not None:
@@ -540,6 +571,7 @@ def sample_world(obs, rng):
             for s in hs:
                 if r < cap[s]:
                     world[LOC + c] = L_HAND + s
+                    mask_add(world, HMASK + 4 * s, c)
                     cap[s] -= 1
                     break
                 r -= cap[s]
@@ -791,4 +823,5 @@ def state_from_hands(rules_arr, hands, start: int) -> list:
         for c in hands[s]:
             state[LOC + c] = L_HAND + s
         state[NHAND + s] = len(hands[s])
+    sync_masks(state)
     return state

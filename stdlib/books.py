@@ -264,7 +264,12 @@ T_WIN = T_LEAD + MAX_TRICKS        #: + trick: winner
 T_CLOSE = T_WIN + MAX_TRICKS       #: + trick: prediction card closed, -1 for an extra trick
 T_CARDS = T_CLOSE + MAX_TRICKS     #: + 4 * trick + seat: card played by the seat, -1 if none
 PREDS = T_CARDS + 4 * MAX_TRICKS    #: + 5 * seat + i: the seat's i-th prediction card (ascending), -1 if none
-STATE_SIZE = PREDS + 4 * MAX_PREDICTIONS
+# Card sets as bitmasks, one 15-bit word per colour (bit number - 1), so a set of card ids is
+# ``w0 | w1 << 15 | w2 << 30 | w3 << 45`` (bit = card id).  They repeat what LOC says, for speed:
+# following suit, matching and the heuristics read them instead of scanning LOC.
+HMASK = PREDS + 4 * MAX_PREDICTIONS  #: + 4 * seat + colour: the seat's hand (0 in an observation for other seats)
+OMASK = HMASK + 16                   #: + 4 * seat + colour: the seat's open prediction cards
+STATE_SIZE = OMASK + 16
 
 L_OUT = -1         #: not in the deck in play
 L_HAND = 0         #: + seat: in that seat's hand

@@ -131,6 +131,7 @@ def _swap_hidden(st, seat, seed):
         ca, cb = ha[rnd.integers(len(ha))], hb[rnd.integers(len(hb))]
         new[B.LOC + ca], new[B.LOC + cb] = B.L_HAND + b, B.L_HAND + a
         ha, hb = REF.hand_cards(new, a), REF.hand_cards(new, b)
+    REF.sync_masks(new)
     return new
 
 
@@ -150,7 +151,7 @@ def test_no_peeking_play(seed, kind):
         ks = np.array(s2, dtype=np.int16)
         obs = np.zeros(B.STATE_SIZE, dtype=np.int16)
         K._observe(ks, seat, obs)
-        c, _ = K._choose_play(obs, kind, params, np.uint64(99), buf, np.zeros(K.W_SIZE, dtype=np.int64))
+        c, _ = K._choose_play(obs, kind, params.reshape(1, -1), 0, np.uint64(99), buf, np.zeros(K.W_SIZE, dtype=np.int64))
         choices.add(int(c))
         r, _ = REF.choose_play(REF.observe(s2, seat), kind, list(params), 99)
         assert r == c
@@ -173,7 +174,7 @@ def test_no_peeking_forecast(seed, kind):
         s2 = st if v == 0 else _swap_hidden(st, 1, seed * 7 + v)
         obs = np.zeros(B.STATE_SIZE, dtype=np.int16)
         K._observe(np.array(s2, dtype=np.int16), 1, obs)
-        k, _ = K._choose_forecast(obs, kind, params, np.uint64(5), out, np.zeros(K.W_SIZE, dtype=np.int64),
+        k, _ = K._choose_forecast(obs, kind, params.reshape(1, -1), 0, np.uint64(5), out, np.zeros(K.W_SIZE, dtype=np.int64),
                                   np.zeros(K.FW_SIZE))
         seen.add(tuple(out[:k]))
     assert len(seen) == 1
