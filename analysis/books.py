@@ -175,11 +175,41 @@ def tune_forecast_bias(rules: BooksRules, hands: int, seed: int, play="heuristic
     return pols[best], ov
 
 
+def tune_play(rules: BooksRules, forecast, hands: int, seed: int):
+    """Re-tune the heuristic player to a scoring: its parameter (duck with the lowest or the highest
+    losing card while prediction cards are open) with the best mean hand score on the same deals,
+    every seat playing it.  Returns (best Policy, DataFrame of the choices)."""
+    pols = [S.play_policy("heuristic", keep_low=k) for k in (True, False)]
+    acc = S.accuracy(rules, [(forecast, p) for p in pols], hands, seed)
+    ov = acc.overall()
+    ov.insert(0, "keep_low", [True, False])
+    best = int(ov["mean_score"].astype(float).idxmax())
+    return pols[best], ov
+
+
+def tune_policies(rules: BooksRules, hands: int, seed: int, rounds: int = 3):
+    """Coordinate search on common random numbers: the forecaster's bias with the player fixed, then
+    the player's parameter with the forecaster fixed, until neither changes (at most ``rounds``).
+    Returns (forecast Policy, play Policy)."""
+    play = S.play_policy("heuristic")
+    fpol, _ = tune_forecast_bias(rules, hands, seed, play=play)
+    for _ in range(rounds):
+        new_play, _ = tune_play(rules, fpol, hands, seed)
+        if new_play.params == play.params:
+            break
+        play = new_play
+        new_f, _ = tune_forecast_bias(rules, hands, seed, play=play)
+        if new_f.params == fpol.params:
+            break
+        fpol = new_f
+    return fpol, play
+
+
 def variants(players: int = 4, hands: int = 20_000, seed: int = 0, tune_hands: int | None = None,
              scorings=SCORINGS, rollout_hands: int = 0) -> pd.DataFrame:
-    """Compare scoring variants (STK-8), each with the heuristic forecaster re-tuned to it.
+    """Compare scoring variants (STK-8), each with the heuristic forecaster and player re-tuned to it.
 
-    For each scoring: the tuned bias, mean prediction cards, exact share, mean hand
+    For each scoring: the tuned bias and play parameter (:func:`tune_policies`), mean prediction cards, exact share, mean hand
     score of skilled (tuned heuristic forecast and play) and random play (random
     forecast and play) on the same deals, their difference in points and in standard
     deviations of the skilled hand score (so variants with other point scales compare),
@@ -193,8 +223,8 @@ def variants(players: int = 4, hands: int = 20_000, seed: int = 0, tune_hands: i
     rows = []
     for sc in scorings:
         rules = BooksRules(players, scoring=sc)
-        pol, _ = tune_forecast_bias(rules, tune_hands or max(hands // 4, 200), seed + 1)
-        acc = S.accuracy(rules, [(pol, "heuristic"), ("random", "random")], hands, seed)
+        pol, play = tune_policies(rules, tune_hands or max(hands // 4, 200), seed + 1)
+        acc = S.accuracy(rules, [(pol, play), ("random", "random")], hands, seed)
         ov = acc.overall()
         pr = acc.paired()
         fc = acc.first_cost()
@@ -206,7 +236,7 @@ def variants(players: int = 4, hands: int = 20_000, seed: int = 0, tune_hands: i
         sd = float(np.sqrt(max(o[K.ST_SCORE2] / n - (o[K.ST_SCORE] / n) ** 2, 1e-12)))
         d = -pr.loc[1, "diff_vs_first_config"]
         dlo, dhi = -pr.loc[1, "diff_vs_first_config_ci_high"], -pr.loc[1, "diff_vs_first_config_ci_low"]
-        rows.append({"scoring": sc, "tuned_bias": pol.params[8],
+        rows.append({"scoring": sc, "tuned_bias": pol.params[8], "tuned_keep_low": bool(play.params[0] > 0.5),
                      "mean_predictions": ov.loc[0, "mean_predictions"],
                      "exact": ov.loc[0, "exact"], "exact_ci_low": ov.loc[0, "exact_ci_low"],
                      "exact_ci_high": ov.loc[0, "exact_ci_high"],
@@ -333,7 +363,9 @@ def report_section(ctx) -> str:
     top = var.loc[var["skill_spread_sd"].astype(float).idxmax()]
     out.append("")
     out.append(
-        f"Scoring variants (the heuristic forecaster re-tuned to each): skill pays most under "
+        "Scoring variants (the heuristic forecaster and player re-tuned to each by a coordinate search on the "
+        "same deals: `tuned_bias` is the forecaster's bias, `tuned_keep_low` whether the player ducks with its "
+        f"lowest losing card while prediction cards are open): skill pays most under "
         f"**{top['scoring']}** scoring, where skilled play beats random play by {top['skill_spread']:.2f} points "
         f"per hand, {top['skill_spread_sd']:.2f} standard deviations of the hand score (95% CI "
         f"{top['skill_spread_sd_ci_low']:.2f} to {top['skill_spread_sd_ci_high']:.2f}). `skill_spread` is the "
@@ -351,7 +383,7 @@ def report_section(ctx) -> str:
                f"{var['mean_predictions'].astype(float).mean():.2f} for the tuned hand-strength heuristic "
                f"(means over {int(var['rollout_hands'].iloc[0])} deals; the per-variant tables give the exact "
                "shares with their CIs).")
-    vcols = ["scoring", "tuned_bias", "mean_predictions", "exact", "skilled_mean_score", "random_mean_score",
+    vcols = ["scoring", "tuned_bias", "tuned_keep_low", "mean_predictions", "exact", "skilled_mean_score", "random_mean_score",
              "skill_spread", "skill_spread_sd", "skill_spread_sd_ci_low", "skill_spread_sd_ci_high",
              "first_minus_others", "first_minus_others_ci_low", "first_minus_others_ci_high",
              "rollout_mean_predictions", "rollout_exact", "rollout_exact_ci_low", "rollout_exact_ci_high",

@@ -223,7 +223,7 @@ def compare(players, scoring, void_trump, tie_break, forecasts, plays, rollout_p
 @output_options
 @user_errors
 def variants(players, rollout_hands, n, seed, chunks, fmt, out_dir, table_format, quiet):
-    """Scoring variants (rulebook, exact-only, linear; STK-8), the heuristic forecaster re-tuned to each:
+    """Scoring variants (rulebook, exact-only, linear; STK-8), the heuristic forecaster and player re-tuned to each:
     prediction cards laid, accuracy, skilled-minus-random spread and the cost of forecasting first."""
     out = check_out(out_dir)
     from ludolab.analysis import books as A

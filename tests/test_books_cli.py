@@ -168,7 +168,21 @@ def test_cli_compare_and_simulate_and_variants():
     assert res.exit_code == 0, res.output
     res = run(["variants", "--hands", "60", "--quiet", "--chunks", "2", "--format", "csv"])
     assert res.exit_code == 0, res.output
-    assert res.output.startswith("scoring,")
+    assert res.output.startswith("scoring,") and "tuned_keep_low" in res.output.splitlines()[0]
+
+
+def test_play_tuning_picks_the_better_parameter_on_the_same_deals():
+    """Item 8: the player's parameter is re-tuned per scoring on common random numbers."""
+    from ludolab.analysis import books as A
+
+    rules = BooksRules(4, scoring="exact-only")
+    f = S.forecast_policy("heuristic")
+    best, grid = A.tune_play(rules, f, 200, 3)
+    assert list(grid["keep_low"]) == [True, False]
+    top = bool(grid.loc[grid["mean_score"].astype(float).idxmax(), "keep_low"])
+    assert (best.params[0] > 0.5) == top
+    fpol, play = A.tune_policies(rules, 200, 3, rounds=1)
+    assert fpol.kind == f.kind and play.kind == best.kind
 
 
 def test_cli_bad_choice_exit_2():
