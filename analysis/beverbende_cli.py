@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from .cli_common import (InputError, check_out, emit, output_options, progress_flag, refuse, save_outputs,
-                         user_errors)
+                         seed_options, user_errors)
 
 SCORINGS = ("sum", "knocker-penalty", "win-count")
 SPECIALS = ("swap", "peek", "draw-twice")
@@ -38,19 +38,8 @@ def rules_options(fn):
 
 def run_options(default_rounds: int):
     """--rounds (alias --games), --seed, --chunks."""
-    def deco(fn):
-        opts = [
-            click.option("--rounds", "--games", "rounds", type=click.IntRange(1, 10**12), default=default_rounds,
-                         show_default=True, help="Number of simulated rounds (games for whole-game runs)."),
-            click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
-                         help="Root seed; the same seed gives the same numbers on any thread count."),
-            click.option("--chunks", type=click.IntRange(1, 4096), default=64, show_default=True,
-                         help="Chunks the run is cut into (part of what the seed means)."),
-        ]
-        for o in reversed(opts):
-            fn = o(fn)
-        return fn
-    return deco
+    return seed_options(default_rounds, ("--rounds", "--games"), "rounds",
+                        "Number of simulated rounds (games for whole-game runs).")
 
 
 def make_rules(players, memory_loss, scoring, knock_penalty, round_cap, exchange_specials, specials, deck):

@@ -47,13 +47,20 @@ def user_errors(fn):
     return wrapper
 
 
-def seed_options(default_games: int):
-    """--games (default ``default_games``), --seed, --chunks."""
+def seed_options(default_games: int, names: tuple = ("--games",), dest: str = "games",
+                 help: str = "Number of simulated games."):
+    """The count of a run, --seed and --chunks.
+
+    Args:
+        default_games: default count; names: the count's option names (the
+            first is shown, e.g. ``("--hands",)`` or ``("--rounds", "--games")``);
+        dest: the command's parameter that receives the count; help: its help text.
+    """
 
     def deco(fn):
         opts = [
-            click.option("--games", type=click.IntRange(1, 10**12), default=default_games, show_default=True,
-                         help="Number of simulated games."),
+            click.option(*names, dest, type=click.IntRange(1, 10**12), default=default_games, show_default=True,
+                         help=help),
             click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
                          help="Root seed; the same seed gives the same numbers on any thread count."),
             click.option("--chunks", type=click.IntRange(1, 4096), default=64, show_default=True,
