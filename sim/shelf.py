@@ -18,7 +18,7 @@ from . import shelf_kernels as K
 from . import shelf_reference as R
 from .experiment import DEFAULT_CHUNKS
 from .rng import chunk_keys
-from .stats import Estimate, mean_ci, wilson_ci
+from .stats import Estimate, mean_ci, paired_diff_ci, wilson_ci
 
 #: Policy names, their kind ids, default parameters and a one-line description.
 POLICIES = {
@@ -286,7 +286,7 @@ class SimResult:
         sd = sum(self._seat(d, s, K.ST_SCORE) for s in range(P)) / P
         sum_d = sc - sd
         sum_d2 = float(self.acc[c, b + c] + self.acc[d, b + d] - 2 * self.acc[c, b + d])
-        return mean_ci(self.games, sum_d, sum_d2)
+        return paired_diff_ci(self.games, sum_d, sum_d2, bounds=(-200, 200))
 
     def kind_points(self, c: int, s: int | None = None) -> dict:
         """Mean points per game from each combination kind (seat s, or all seats pooled per seat)."""
