@@ -747,6 +747,8 @@ def advise(rules: BooksRules, hand, position: int, earlier=(), pool: int = 8, wo
     halving the candidates; the last (at most 8) candidates are then rolled out until the 95%
     CI half-width of each mean hand score is at most ``half_width`` points (or ``max_worlds``).
     Every rollout plays heuristic forecasts for the later players and heuristic play for all.
+    No candidate is dropped as dominated: no sound dominance between prediction sets exists under
+    the rules (see ``books_kernels._forecast_candidates``), so pruning is statistical only.
 
     Returns:
         DataFrame, best first: ``lay`` (cards, as a list of strings), ``cards``, ``worlds``,

@@ -844,7 +844,21 @@ def _forecast_candidates(obs, pool_size, kmax, cands, params):
     Pruning: only the ``pool_size`` cards that the hand-strength ranking rates best as prediction
     cards (those sharing colour or number with the most strong cards of the hand) are considered,
     and every subset of the pool with at most ``kmax`` cards is a candidate (the empty set first).
-    Returns the number of candidates."""
+    Returns the number of candidates.
+
+    No set is dropped as dominated, because no sound dominance exists under the rules: a set is
+    worth what it scores over the deals of the hidden cards, and for two different sets S and T
+    there are deals where each scores more.  Laying a card does three things at once: it leaves
+    the hand (so it cannot win or lose a trick: STK-5), it must be closed by a won trick whose
+    winning card shares its colour or number, or a red winner when void (STK-6), and a larger
+    set shortens the hand for everyone (STK-7).  Take a card c in S and not in T.  On a deal where
+    the other players hold every card that could win a trick matching c, c stays open and costs
+    S one more off; on a deal where c, kept in hand, wins a trick its player cannot use to close
+    anything (an extra trick), laying c saves that trick and S ends one less off.
+    So relations such as "every card of S can be closed by the cards of T" or "S is T with a
+    lower card of the same colour" hold on some deals and fail on others, and the only safe
+    pruning is statistical: successive halving on common worlds (:func:`_forecast_search`).
+    """
     me = obs[S_VIEWER]
     N = obs[S_NMAX]
     p = params.reshape((1, params.shape[0]))
