@@ -39,6 +39,9 @@ class ReportContext:
     game: str | None = None
     figure_provenance: dict = field(default_factory=dict)
     _runs_seen: int = 0
+    _table_runs_seen: int = 0
+    _table_runs: list = field(default_factory=list)
+    _figure_runs: list = field(default_factory=list)
 
     def say(self, msg: str) -> None:
         if self.log:
@@ -46,6 +49,12 @@ class ReportContext:
 
     def table(self, df: pd.DataFrame, name: str, meta: dict, floatfmt: str = ".4g", rows: int | None = None) -> str:
         """Save ``df`` (CSV + provenance sidecar) and return it as a Markdown table."""
+        from ludolab.sim.runner import current_session
+
+        outcomes = current_session().outcomes
+        runs = [o.as_dict() for o in outcomes[self._table_runs_seen:]] or self._table_runs
+        self._table_runs_seen, self._table_runs = len(outcomes), runs  # no new run: the same runs as before
+        meta = {**meta, "runs": runs} if "runs" not in meta else meta  # the runs behind this table only
         self.files += save_table(df, self.out_dir / "tables", name, "csv", meta)
         shown = df if rows is None else df.head(rows)
         return markdown_table(shown, floatfmt) + f"\n\n<sub>Table: `tables/{name}.csv`</sub>\n"
@@ -66,8 +75,8 @@ class ReportContext:
         from ludolab.sim.runner import current_session
 
         sess = current_session()
-        runs = [o.as_dict() for o in sess.outcomes[self._runs_seen:]]
-        self._runs_seen = len(sess.outcomes)
+        runs = [o.as_dict() for o in sess.outcomes[self._runs_seen:]] or self._figure_runs
+        self._runs_seen, self._figure_runs = len(sess.outcomes), runs  # no new run: the same runs as before
         rec = {"figure": caption}
         if self.game:
             rec.update(registry.game_provenance(self.game))
@@ -134,7 +143,8 @@ def build_report(out_dir: str | Path = "ludolab-report", quick: bool = False, se
         ctx.game = g.id
         from ludolab.sim.runner import current_session
 
-        ctx._runs_seen = len(current_session().outcomes)
+        ctx._runs_seen = ctx._table_runs_seen = len(current_session().outcomes)
+        ctx._table_runs, ctx._figure_runs = [], []
         parts.append(g.load("analysis").report_section(ctx))
     ctx.game = None
     v = versions()

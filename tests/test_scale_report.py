@@ -69,6 +69,7 @@ def test_report_html_with_figure_provenance(tmp_path, monkeypatch, backend):
     assert "provenance</summary>" in page
     table_meta = json.loads((tmp_path / "tables" / "tiny.meta.json").read_text())
     assert table_meta["execution"]["backend"] == backend[1]
+    assert [r["games"] for r in table_meta["runs"]] == [2000]  # the runs behind this table only
 
 
 def test_report_backend_options_are_checked():
