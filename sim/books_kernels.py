@@ -464,27 +464,29 @@ def _forecast_heuristic(obs, p, r, out, work, fwork):
     best_k = 0
     best_err = 0.0
     taken = 0
+    cnt0 = 0
+    cnt1 = 0
+    cnt2 = 0
+    cnt3 = 0
+    for i in range(nh):
+        col = _colour(work[W_HAND + i])
+        cnt0 += col == 0
+        cnt1 += col == 1
+        cnt2 += col == 2
+        cnt3 += col == 3
     for k in range(n_order + 1):
         if k > 0:
-            taken |= 1 << work[W_ORDER + k - 1]
+            j = work[W_ORDER + k - 1]
+            taken |= 1 << j
+            col = _colour(work[W_HAND + j])
+            cnt0 -= col == 0
+            cnt1 -= col == 1
+            cnt2 -= col == 2
+            cnt3 -= col == 3
+        # the strength left in hand, summed in hand order (adding 0.0 for a laid card changes nothing)
         e = 0.0
-        cnt0 = 0
-        cnt1 = 0
-        cnt2 = 0
-        cnt3 = 0
         for i in range(nh):
-            if not (taken >> i) & 1:
-                c = work[W_HAND + i]
-                e += fwork[FW_ST + i]
-                col = _colour(c)
-                if col == 0:
-                    cnt0 += 1
-                elif col == 1:
-                    cnt1 += 1
-                elif col == 2:
-                    cnt2 += 1
-                else:
-                    cnt3 += 1
+            e += 0.0 if (taken >> i) & 1 else fwork[FW_ST + i]
         nshort = 0
         if cnt1 <= 1:
             nshort += 1
