@@ -31,3 +31,19 @@ def warm_numba_kernels():
     B.simulate_rounds([rnd, rnd], 10, seed=0, rounds=2, chunks=2)
     B.simulate_rounds([rnd, rnd], 10, seed=0, rounds=None, threshold=5, chunks=2)
     yield
+
+
+@pytest.fixture(scope="session")
+def quick_report(tmp_path_factory):
+    """``ludolab report --quick`` once per test session: (output folder, click result).
+
+    Shared by every test that reads the report, so the report is built once.
+    """
+    from click.testing import CliRunner
+
+    from ludolab.analysis.cli import cli
+
+    out = tmp_path_factory.mktemp("report")
+    result = CliRunner().invoke(cli, ["report", "--quick", "--quiet", "--out", str(out)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return out, result

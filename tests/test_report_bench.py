@@ -26,14 +26,6 @@ bench_mark = pytest.mark.skipif(os.environ.get("LUDOLAB_SKIP_BENCH") == "1", rea
 
 
 # ------------------------------------------------------------------ report
-@pytest.fixture(scope="module")
-def quick_report(tmp_path_factory):
-    out = tmp_path_factory.mktemp("report")
-    result = CliRunner().invoke(cli, ["report", "--quick", "--quiet", "--out", str(out)], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return out, result
-
-
 def test_report_writes_markdown(quick_report):
     out, result = quick_report
     md_path = out / "report.md"
