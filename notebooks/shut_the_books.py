@@ -156,11 +156,11 @@ A.fig_reliability(bins, summ, rules)
 # ## 6. Seat order and scoring variants
 #
 # The first forecaster knows least. The paired cost (first forecaster minus the mean of the
-# others in the same hand), and the scoring variants with the forecaster re-tuned to each.
+# others in the same hand), and the scoring variants with the forecaster and the player re-tuned to each.
 
 # %%
 display(t["first_cost"])
 var = A.variants(4, max(200, HANDS // 4), SEED)
-display(var[["scoring", "tuned_bias", "mean_predictions", "exact", "skill_spread", "skill_spread_sd",
+display(var[["scoring", "tuned_bias", "tuned_keep_low", "mean_predictions", "exact", "skill_spread", "skill_spread_sd",
              "first_minus_others"]])
 A.fig_variants(var, 4)
