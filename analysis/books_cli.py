@@ -6,7 +6,8 @@ import json
 
 import click
 
-from .cli_common import InputError, check_out, emit, output_options, progress_flag, save_outputs, user_errors
+from .cli_common import (InputError, check_out, emit, output_options, progress_flag, save_outputs, seed_options,
+                         user_errors)
 
 FORECASTS = ("heuristic", "zero", "random", "rollout")
 PLAYS = ("heuristic", "random", "rollout")
@@ -36,22 +37,9 @@ def rules_options(fn):
 
 def run_options(default_hands: int, unit: str = "hands"):
     """--hands (or --games), --seed, --chunks."""
-
-    def deco(fn):
-        opts = [
-            click.option(f"--{unit}", "n", type=click.IntRange(1, 10**12), default=default_hands, show_default=True,
-                         help=f"Number of simulated {unit} (deals)." if unit == "hands" else
-                         "Number of simulated games (each as many hands as players)."),
-            click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
-                         help="Root seed; the same seed gives the same numbers on any thread count."),
-            click.option("--chunks", type=click.IntRange(1, 4096), default=64, show_default=True,
-                         help="Chunks the run is cut into (part of what the seed means)."),
-        ]
-        for o in reversed(opts):
-            fn = o(fn)
-        return fn
-
-    return deco
+    return seed_options(default_hands, (f"--{unit}",), "n",
+                        "Number of simulated hands (deals)." if unit == "hands" else
+                        "Number of simulated games (each as many hands as players).")
 
 
 def rollout_options(fn):
