@@ -6,19 +6,22 @@ import json
 import re
 
 from ludolab.analysis import books as A
-from ludolab.analysis.report import ReportContext
 
 
-def test_report_section_quick(tmp_path):
-    """The section answers with numbers and CIs, references every table it writes, and draws its charts."""
-    ctx = ReportContext(tmp_path, quick=True, seed=7)
-    md = A.report_section(ctx)
+def test_report_section_quick(quick_report):
+    """The section answers with numbers and CIs, references every table it writes, and draws its charts
+    (read from the session's quick report)."""
+    tmp_path, _ = quick_report
+    full = (tmp_path / "report.md").read_text()
+    start = full.index("\n# Shut The Books") + 1
+    end = full.find("\n# ", start)
+    md = full[start:] if end < 0 else full[start:end]
     assert md.startswith("# Shut The Books")
     for phrase in ("forecasts exactly", "Seat order costs", "Brier score", "skill pays most under"):
         assert phrase in md, phrase
     assert "95% CI" in md
     referenced = set(re.findall(r"`(tables/[^`]+\.csv)`", md))
-    written = {f"tables/{p.name}" for p in (tmp_path / "tables").glob("*.csv")}
+    written = {f"tables/{p.name}" for p in (tmp_path / "tables").glob("books_*.csv")}
     assert referenced == written
     for ref in written:
         meta = json.loads((tmp_path / ref.replace(".csv", ".meta.json")).read_text())
