@@ -136,6 +136,42 @@ def build_report(out_dir: str | Path = "ludolab-report", quick: bool = False, se
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise LudolabError(f"the report folder {str(out_dir)!r} is a file: give a folder")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    # Built in a staging folder and moved into place only when complete, so an
+    # interrupted or failed run never mixes its tables into an earlier report.
+    import shutil
+    import tempfile
+
+    final_dir = out_dir
+    out_dir = Path(tempfile.mkdtemp(prefix=".report-building-", dir=final_dir))
+    try:
+        path = _build(out_dir, quick, seed, log)
+        _move_into_place(out_dir, final_dir)
+    finally:
+        shutil.rmtree(out_dir, ignore_errors=True)
+    return final_dir / path.name
+
+
+def _move_into_place(staging: Path, final_dir: Path) -> None:
+    """Replace the report in ``final_dir`` by the one built in ``staging``: the tables and
+    charts folders whole (an earlier report's files do not linger), report.md and report.html last."""
+    import os
+    import shutil
+
+    for sub in ("tables", "charts"):
+        new, old = staging / sub, final_dir / sub
+        if old.exists():
+            os.replace(old, staging / f"old-{sub}")
+        if new.exists():
+            os.replace(new, old)
+        shutil.rmtree(staging / f"old-{sub}", ignore_errors=True)
+    for name in ("report.html", "report.md"):
+        if (staging / name).exists():
+            os.replace(staging / name, final_dir / name)
+
+
+def _build(out_dir: Path, quick: bool, seed: int, log) -> Path:
+    """Write the whole report into ``out_dir``; returns the path of report.md there."""
     t0 = time.perf_counter()
     ctx = ReportContext(out_dir, quick, seed, log)
     parts = []

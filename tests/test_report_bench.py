@@ -276,3 +276,40 @@ def test_bench_bad_input_is_one_error_line(capsys, args, name):
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("Error:") and name in lines[0], err
     assert "Traceback" not in err + out
+
+
+def test_an_interrupted_report_leaves_the_earlier_one_whole(tmp_path, monkeypatch):
+    """A report stopped half-way (Ctrl-C) leaves the earlier report, its tables and charts untouched."""
+    import types
+
+    import pandas as pd
+
+    from ludolab.analysis.report import build_report
+    from ludolab.stdlib import registry
+
+    def section(value, stop):
+        def report_section(ctx):
+            md = ctx.table(pd.DataFrame([{"value": value}]), "tiny", {"game": "tiny"})
+            if stop:
+                raise KeyboardInterrupt
+            return "# Tiny\n\n" + md
+        return report_section
+
+    def use(value, stop=False):
+        game = registry.GameInfo("tiny", "Tiny", "tiny", "tiny", "seeds/tiny.md", "1", "test",)
+        monkeypatch.setattr(registry.GameInfo, "load", lambda self, layer: types.SimpleNamespace(
+            report_section=section(value, stop)))
+        monkeypatch.setattr(registry, "GAMES", (game,))
+
+    use(1)
+    build_report(tmp_path, quick=True)
+    before = {p.relative_to(tmp_path): p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    use(2, stop=True)
+    with pytest.raises(KeyboardInterrupt):
+        build_report(tmp_path, quick=True)
+    after = {p.relative_to(tmp_path): p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    assert after == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".report-building")]
+    use(3)
+    build_report(tmp_path, quick=True)
+    assert "3" in (tmp_path / "tables" / "tiny.csv").read_text()
