@@ -71,6 +71,14 @@ def settings_from(scheduler=None, workers=None, run_dir=None, resume=False, prec
         raise InputError(f"--precision must be a half-width > 0, not {precision}")
     if backend == "local" and (scheduler or workers):
         raise InputError("--scheduler and --workers need --backend dask")
+    if scheduler or workers or backend == "dask":
+        import importlib.util
+
+        if importlib.util.find_spec("distributed") is None:
+            raise InputError("--scheduler, --workers and --backend dask need Dask: pip install 'ludolab[dask]'")
+    if resume and run_dir is not None and not Path(run_dir).is_dir():
+        raise InputError(f"--resume: there is no run folder {str(run_dir)!r} to continue (check the name, "
+                         "or leave out --resume to start a run there)")
     try:
         return Execution(backend=backend or "local", scheduler=scheduler, workers=workers,
                          run_dir=run_dir, resume=bool(resume), precision=precision)

@@ -431,9 +431,9 @@ def _run_local(spec, keys, games, todo, out, bar, store, sess, slice_seconds, fi
 
 def _run_dask(spec, keys, games, todo, out, bar, store, sess):
     """Chunks ``todo`` as Dask tasks, gathered by chunk index as they finish."""
+    client = sess.client()  # refuses in one line when distributed is missing
     from distributed import as_completed
 
-    client = sess.client()
     tag = os.urandom(6).hex()
     idx = [int(j) for j in todo]
     fs = client.map(run_chunk, [spec] * len(idx), [int(keys[j]) for j in idx], [int(games[j]) for j in idx],

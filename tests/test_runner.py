@@ -104,3 +104,24 @@ def test_ctrl_c_stops_a_huge_run_within_seconds():
     waited = time.monotonic() - t0
     assert rc == 130 and "Aborted" in p.stderr.read()
     assert waited < 5, f"Ctrl-C took {waited:.1f} s to stop the run"
+
+
+def test_dask_options_without_dask_and_resume_of_a_missing_folder_are_one_line(tmp_path):
+    """Without the distributed package, --workers is refused in one line (exit 2); so is --resume
+    of a run folder that does not exist (a mistyped name never silently starts afresh)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['distributed'] = None\n"
+            "from ludolab.analysis.cli import main\n"
+            "main(['box', 'simulate', '--games', '1000', '--workers', '2', '--quiet'])")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and p.stderr.strip().count("\n") == 0 and "ludolab[dask]" in p.stderr
+    from click.testing import CliRunner
+
+    from ludolab.analysis.cli import cli
+
+    res = CliRunner().invoke(cli, ["box", "simulate", "--games", "1000", "--run-dir", str(tmp_path / "typo"),
+                                   "--resume", "--quiet"])
+    assert res.exit_code == 2 and "no run folder" in res.output
+    assert not (tmp_path / "typo").exists()
