@@ -392,139 +392,362 @@ def fig_seat_scores(out: dict):
 
 
 # ------------------------------------------------------------------ report
+def _columns(df: pd.DataFrame, defs: dict) -> str:
+    """The "Columns:" line for a report table: every column ``df`` shows, and only those, in table order.
+
+    A pair ``x_ci_low``, ``x_ci_high`` is defined together as the 95% CI of ``x``.
+
+    Raises:
+        LudolabError: a column without a definition.
+    """
+    cols = list(df.columns)
+    missing = [c for c in cols if c not in defs and not (c.endswith(("_ci_low", "_ci_high")))]
+    if missing:
+        raise LudolabError(f"report table columns without a definition: {missing}")
+    parts = []
+    for c in cols:
+        if c.endswith("_ci_high") and c[:-5] + "_low" in cols:
+            continue
+        if c.endswith("_ci_low"):
+            base = c[:-7]
+            hi = base + "_ci_high"
+            names = f"`{c}`, `{hi}`" if hi in cols else f"`{c}`"
+            parts.append(f"{names} = lower and upper bounds of the 95% CI of `{base}`")
+        else:
+            parts.append(f"`{c}` = {defs[c]}")
+    return "Columns: " + "; ".join(parts) + ".\n"
+
+
+def _ci(lo: float, hi: float, fmt: str = "+.2f") -> str:
+    return f"95% CI {lo:{fmt}} to {hi:{fmt}}"
+
+
+def _overlap(a, b, col: str) -> bool:
+    """Whether the 95% CIs of ``col`` in rows ``a`` and ``b`` overlap."""
+    return getattr(a, f"{col}_ci_low") <= getattr(b, f"{col}_ci_high") and \
+        getattr(b, f"{col}_ci_low") <= getattr(a, f"{col}_ci_high")
+
+
+def _near_best(part: pd.DataFrame, best_margin_ci_high: float) -> tuple[float, float]:
+    """The lowest and highest own knock threshold whose margin lies inside the best one's 95% CI."""
+    ok = part[part.margin <= best_margin_ci_high].knock
+    return float(ok.min()), float(ok.max())
+
+
 def report_section(ctx) -> str:
-    """Beverbende: when to knock, what memory is worth, how much each special card matters."""
+    """Beverbende: findings first, then one sub-section per question: which policy, when to knock, the first
+    player, what memory and each special card are worth, the scoring variants, a tuned heuristic, whole games."""
     from ludolab.analysis.results import provenance
 
     quick = ctx.quick
     n = 2_000 if quick else 16_000
     rules = BeverbendeRules()
     meta = provenance(GAME, rules=rules.as_dict(), seed=ctx.seed)
-    md = ["# Beverbende\n",
-          "Rulebook deck (66 cards), sum scoring, perfect memory unless said otherwise (clauses in "
-          "`seeds/beverbende.md`). Seat 0 starts every round. Policies: `random` (uniform legal moves), "
-          "`threshold` (knock when the believed row total is at most *knock*; unknown cards count 4.5) and "
-          "`expected-value` (unknown cards valued at the mean of the unseen number cards). Every comparison "
-          f"uses common random numbers (the same deals) with root seed {ctx.seed}; intervals are 95% CIs.\n"]
+    default_k = float(bev.POLICY_PARAMS["threshold"]["knock"])
+    cap = f"rounds ended by the round cap of {rules.round_cap} turns without a knock (BVB-12)"
+    base_defs = {
+        "players": "number of players at the table",
+        "policy": "seat 0's policy",
+        "mean_score": "seat 0's mean round score (points, lower is better)",
+        "margin": "seat 0's round score minus the mean of the other seats' (points, lower is better: this is "
+                  "what decides a game scored by sums)",
+        "p_lowest_alone": "chance seat 0's row is strictly the lowest of the round",
+        "knock_rate": "share of rounds in which seat 0 knocked",
+        "capped_rounds": cap,
+        "mean_turns": "mean number of turns per round",
+        "field_knock": "knock threshold of every other seat (the field)",
+        "p_win": "chance seat 0 has the lowest row, a shared lowest counted as half",
+    }
 
+    body = []  # the sub-sections, each rendered right after its study (so provenance follows the runs)
     ctx.say("beverbende: policies by player count ...")
     pt = policy_table((2, 3, 4, 5, 6), rounds=n, seed=ctx.seed)
-    best = pt.loc[pt.groupby("players").mean_score.idxmin()]
-    md += ["## Policies against the threshold field\n",
-           "Seat 0 plays each policy, every other seat the default threshold heuristic. "
-           + " ".join(f"With {int(r.players)} players the best is {r.policy} ({r.mean_score:.2f} points a round)."
-                      for r in best.itertuples()) + "\n",
-           "Columns: `mean_score` is seat 0's mean round score (points); `margin` its score minus the mean of "
-           "the other seats' (points, lower is better); `p_lowest_alone` the chance its row is strictly the lowest; "
-           "`knock_rate` the share of rounds it knocked in; `diff_vs_first` its paired score difference against "
-           "`random`; `capped_rounds` the rounds ended by the round cap of "
-           f"{rules.round_cap} turns (BVB-12).\n",
-           ctx.table(pt[["players", "policy", "mean_score", "mean_score_ci_low", "mean_score_ci_high", "margin",
-                         "p_lowest_alone", "knock_rate", "diff_vs_first", "diff_vs_first_ci_low",
-                         "diff_vs_first_ci_high", "capped_rounds"]], "beverbende_policies", {**meta, "rounds": n})]
+    pol_lines, pol_ties = [], 0
+    for P, d in pt.groupby("players"):
+        d = d.sort_values("margin")
+        a, b = d.iloc[0], d.iloc[1]
+        tie = _overlap(a, b, "margin")
+        pol_ties += tie
+        pol_lines.append(
+            f"With {int(P)} players the best by margin is {a.policy} ({a.margin:+.2f} points a round, "
+            f"{_ci(a.margin_ci_low, a.margin_ci_high)}), then {b.policy} ({b.margin:+.2f}, "
+            f"{_ci(b.margin_ci_low, b.margin_ci_high)})"
+            + (": the CIs overlap, so the two are equally good within the noise." if tie else
+               ": the CIs do not overlap."))
+    n_pol = pt.players.nunique()
+    own_best = pt.loc[pt.groupby("players").mean_score.idxmin()].policy.unique()
+
+    pcols = pt[["players", "policy", "mean_score", "mean_score_ci_low", "mean_score_ci_high", "margin",
+                "margin_ci_low", "margin_ci_high", "p_lowest_alone", "knock_rate", "diff_vs_first",
+                "diff_vs_first_ci_low", "diff_vs_first_ci_high", "capped_rounds"]]
+    body += ["## Which policy to play\n",
+           "Seat 0 plays each policy, every other seat the default threshold heuristic; judged by `margin`. "
+           + " ".join(pol_lines)
+           + (" By own mean score alone " + " and ".join(own_best) + " would look best, but that is not what "
+              "wins a game." if len(own_best) == 1 else "") + "\n",
+           _columns(pcols, {**base_defs, "diff_vs_first": "seat 0's paired round-score difference against "
+                            "`random` on the same deals (points, negative is better)"}),
+           ctx.table(pcols, "beverbende_policies", {**meta, "rounds": n})]
+
     ctx.say("beverbende: score distributions and first-player advantage ...")
     fp = first_player((2, 3, 4, 5, 6), rounds=n, seed=ctx.seed)
-    adv = []
-    for P, d in fp.groupby("players"):
-        adv.append(f"{int(P)} players: seat 0 {d.mean_score.iloc[0]:.2f}, last seat {d.mean_score.iloc[-1]:.2f}")
-    md += ["\n## Round scores and the first player\n",
+    fig_sc = fig_scores(BeverbendeRules(), rounds=n, seed=ctx.seed)
+    adv = [f"{int(P)} players: seat 0 {d.mean_score.iloc[0]:.2f}, last seat {d.mean_score.iloc[-1]:.2f}"
+           for P, d in fp.groupby("players")]
+    fcols = fp[["players", "seat", "mean_score", "mean_score_ci_low", "mean_score_ci_high", "p_lowest_alone",
+                "p_lowest_alone_ci_low", "p_lowest_alone_ci_high", "knock_rate"]]
+    body += ["\n## Does the first player have an advantage?\n",
            "Every seat plays the default threshold heuristic; seat 0 starts. Mean round score per seat "
-           "(" + "; ".join(adv) + "). `p_lowest_alone` is the chance of the strictly lowest row.\n",
-           ctx.figure(fig_scores(BeverbendeRules(), rounds=n, seed=ctx.seed), "beverbende_scores",
-                      "round score distributions"),
-           ctx.table(fp[["players", "seat", "mean_score", "mean_score_ci_low", "mean_score_ci_high",
-                         "p_lowest_alone", "p_lowest_alone_ci_low", "p_lowest_alone_ci_high", "knock_rate"]],
-                     "beverbende_first_player", {**meta, "rounds": n})]
+           "(" + "; ".join(adv) + "). The chart shows the round score distributions of each policy.\n",
+           ctx.figure(fig_sc, "beverbende_scores", "round score distributions"),
+           _columns(fcols, {**base_defs, "seat": "seat number (seat 0 starts every round)",
+                            "mean_score": "this seat's mean round score (points)",
+                            "p_lowest_alone": "chance this seat's row is strictly the lowest",
+                            "knock_rate": "share of rounds in which this seat knocked"}),
+           ctx.table(fcols, "beverbende_first_player", {**meta, "rounds": n})]
 
     ctx.say("beverbende: knock thresholds ...")
     ks = range(4, 21, 4) if quick else range(2, 21, 2)
-    sw = knock_sweep((2, 4, 6) if quick else (2, 3, 4, 5, 6), ks, ks, rounds=max(500, n // 8), seed=ctx.seed)
+    sw_rounds = max(500, n // 8)
+    sw = knock_sweep((2, 4, 6) if quick else (2, 3, 4, 5, 6), ks, ks, rounds=sw_rounds, seed=ctx.seed)
     bk = best_knock(sw)
-    lines = []
+    knock_rows = []  # per player count: the best own threshold against the field nearest the default
     for P, d in bk.groupby("players"):
-        r = d.iloc[(d.field_knock - 10).abs().argmin()]
-        lines.append(f"With {int(P)} players against a field knocking at {r.field_knock:g}, the best own threshold "
-                     f"is {r.best_knock:g} (margin {r.margin:+.2f} points a round, 95% CI {r.margin_ci_low:+.2f} to "
-                     f"{r.margin_ci_high:+.2f}).")
-    md += ["\n## When to knock\n",
+        r = d.iloc[(d.field_knock - default_k).abs().argmin()]
+        lo, hi = _near_best(sw[(sw.players == P) & (sw.field_knock == r.field_knock)], r.margin_ci_high)
+        knock_rows.append((int(P), r, lo, hi))
+
+    lines = [f"With {P} players against a field knocking at {r.field_knock:g}, the best own threshold is "
+             f"{r.best_knock:g} (margin {r.margin:+.2f} points a round, {_ci(r.margin_ci_low, r.margin_ci_high)}); "
+             f"every own threshold from {lo:g} to {hi:g} has a margin inside that CI, so they are as good within "
+             "the noise." for P, r, lo, hi in knock_rows]
+    body += ["\n## When to knock\n",
            "Seat 0's knock threshold (own: knock when the believed row total is at most this) against the "
-           "threshold of every other seat (field). The colour is seat 0's `margin`: its round score minus the mean "
-           "of the other seats' (points; lower is better, and it is what decides a game scored by sums); the dots "
-           "mark the best own threshold for each field. " + " ".join(lines) + "\n",
+           "threshold of every other seat (field). The colour is seat 0's `margin`; the dots mark the best own "
+           f"threshold for each field ({sw_rounds:,} rounds per cell). " + " ".join(lines) + "\n",
            ctx.figure(fig_heatmap(sw), "beverbende_knock_heatmap", "knock threshold heatmap"),
-           ctx.table(bk, "beverbende_best_knock", {**meta, "rounds": max(500, n // 8)})]
+           _columns(bk, {**base_defs, "best_knock": "seat 0's knock threshold with the lowest `margin` against "
+                         "that field", "margin": "seat 0's `margin` at `best_knock` (points, lower is better)",
+                         "mean_score": "seat 0's mean round score at `best_knock` (points)",
+                         "p_win": "chance seat 0 has the lowest row at `best_knock`, a shared lowest counted as "
+                                  "half"}),
+           ctx.table(bk, "beverbende_best_knock", {**meta, "rounds": sw_rounds})]
 
     ctx.say("beverbende: memory ...")
     mc = memory_curve((0.0, 0.1, 0.3, 0.6, 1.0), 4, rounds=n, seed=ctx.seed)
     one = mc[mc.who == "one"].set_index("memory_loss")
-    md += ["\n## What a good memory is worth\n",
+    allf = mc[mc.who == "all"].set_index("memory_loss")
+    m0, m1 = one.iloc[0], one.iloc[-1]
+    mcols = mc[["memory_loss", "who", "mean_score", "mean_score_ci_low", "mean_score_ci_high",
+                "table_mean_score", "mean_turns", "capped_rounds"]]
+    body += ["\n## What a good memory is worth\n",
            f"Four players. Forgetting each remembered card with chance q per turn, seat 0 alone scores "
-           f"{one.mean_score.iloc[-1] - one.mean_score.iloc[0]:+.2f} points a round at q = 1 compared with perfect "
-           "memory. When everybody forgets alike the rounds get longer (`mean_turns`): the threshold heuristic "
-           "counts a forgotten card as 4.5 and stops believing its row is low enough to knock; at q = 1 nobody "
-           "ever knocks and every round ends at the round cap (`capped_rounds`).\n",
+           f"{m1.mean_score - m0.mean_score:+.2f} points a round at q = 1 compared with perfect "
+           "memory. When everybody forgets alike the rounds get longer (`mean_turns` "
+           f"{allf.mean_turns.iloc[0]:.1f} at q = 0, {allf.mean_turns.iloc[-1]:.1f} at q = 1): the threshold "
+           "heuristic counts a forgotten card as 4.5 and stops believing its row is low enough to knock"
+           + (", and at q = 1 nobody ever knocks and every round ends at the round cap"
+              if allf.capped_rounds.iloc[-1] == n else "") + ".\n",
            ctx.figure(fig_memory(mc), "beverbende_memory", "memory curve"),
-           ctx.table(mc[["memory_loss", "who", "mean_score", "mean_score_ci_low", "mean_score_ci_high",
-                         "table_mean_score", "mean_turns", "capped_rounds"]], "beverbende_memory",
-                     {**meta, "rounds": n})]
+           _columns(mcols, {**base_defs, "memory_loss": "chance q per turn that a forgetting seat forgets each "
+                            "card it remembers (BVB-13)",
+                            "who": "who forgets: `one` only seat 0 (the others remember perfectly), `all` every "
+                                   "seat alike",
+                            "table_mean_score": "mean round score over all seats of the table (points)"}),
+           ctx.table(mcols, "beverbende_memory", {**meta, "rounds": n})]
 
     ctx.say("beverbende: special cards ...")
     sv = special_values(4, rounds=n, seed=ctx.seed)
     su = special_use(4, rounds=n, seed=ctx.seed)
-    md += ["\n## How much each special card matters\n",
-           "Two questions. First, what a special type does to the game: the deck without it (factor 0) or with it "
-           "doubled (factor 2), every seat on the threshold heuristic; `change` is the table's mean round score "
-           "minus the printed deck's (points), `mean_turns` the round length. A special drawn is a number card not "
-           "drawn, and a special dealt into a row is replaced by a random number at the end, so fewer specials "
-           "can mean lower scores even though each special helps the player who draws it. Second, what a special "
-           "is worth to the player who uses it: seat 0 ignores one type while the field uses all, and "
-           "`diff_vs_first` is what ignoring it costs (paired, points a round). "
-           + " ".join(f"Never playing {r.ignores} costs {r.diff_vs_first:+.2f} points a round "
-                      f"(95% CI {r.diff_vs_first_ci_low:+.2f} to {r.diff_vs_first_ci_high:+.2f})."
-                      for r in su.iloc[1:].itertuples()) + "\n",
+    svcols = sv[["special", "factor", "copies", "mean_score", "change", "change_ci_low", "change_ci_high",
+                 "mean_turns"]]
+    body += ["\n## What each special card does to the game\n",
+           "Four players, every seat on the threshold heuristic, with the deck without a special type "
+           "(factor 0), as printed (1) or with it doubled (2). A special drawn is a number card not drawn, and a "
+           "special dealt into a row is replaced by a random number at the end, so fewer specials can mean lower "
+           "scores even though each special helps the player who draws it. The table gives, per special type "
+           "and factor, the table's mean round score and its change against the printed deck.\n",
            ctx.figure(fig_specials(sv), "beverbende_specials", "special card values"),
-           ctx.table(sv[["special", "factor", "copies", "mean_score", "change", "change_ci_low", "change_ci_high",
-                         "mean_turns"]], "beverbende_specials", {**meta, "rounds": n}),
-           "\n",
-           ctx.table(su[["ignores", "mean_score", "diff_vs_first", "diff_vs_first_ci_low", "diff_vs_first_ci_high"]],
-                     "beverbende_special_use", {**meta, "rounds": n})]
+           _columns(svcols, {**base_defs, "special": "the special card type changed",
+                             "factor": "its number of copies relative to the printed deck (0 none, 1 printed, "
+                                       "2 doubled)",
+                             "copies": "its number of copies in the deck",
+                             "mean_score": "the table's mean round score over all seats (points)",
+                             "change": "`mean_score` minus the printed deck's (points, unpaired CI)"}),
+           ctx.table(svcols, "beverbende_specials", {**meta, "rounds": n})]
+
+    sucols = su[["ignores", "mean_score", "diff_vs_first", "diff_vs_first_ci_low", "diff_vs_first_ci_high"]]
+    body += ["\n## What playing each special card is worth\n",
+           "Four players. Seat 0 plays the threshold heuristic but never plays one special type, while the field "
+           "uses all; the table gives what ignoring each type costs seat 0, paired on the same deals. "
+           + " ".join(f"Never playing {r.ignores} costs {r.diff_vs_first:+.2f} points a round "
+                      f"({_ci(r.diff_vs_first_ci_low, r.diff_vs_first_ci_high)})." for r in su.iloc[1:].itertuples())
+           + "\n",
+           _columns(sucols, {**base_defs, "ignores": "the special type seat 0 never plays (`nothing`: it plays "
+                             "them all)",
+                             "diff_vs_first": "seat 0's paired round-score difference against ignoring nothing "
+                                              "(points, positive means ignoring the type costs points)"}),
+           ctx.table(sucols, "beverbende_special_use", {**meta, "rounds": n})]
 
     ctx.say("beverbende: scoring variants ...")
-    var = variants((2, 4), range(4, 21, 4) if quick else range(2, 21, 2), rounds=max(500, n // 4), seed=ctx.seed)
+    var_rounds = max(500, n // 4)
+    var = variants((2, 4), range(4, 21, 4) if quick else range(2, 21, 2), rounds=var_rounds, seed=ctx.seed)
     bv = best_by_variant(var)
-    md += ["\n## Scoring variants and the best knock\n",
+    agree = []
+    for r in bv[bv.scoring == "sum"].itertuples():
+        hit = [(P, k) for P, k, lo, hi in knock_rows if P == r.players]
+        if not hit:
+            continue
+        k = hit[0][1]
+        same = "the same value" if k.best_knock == r.best_knock else f"{k.best_knock:g}"
+        txt = (f"With {int(r.players)} players the `sum` row's best threshold is {r.best_knock:g} (margin "
+               f"{r.margin:+.2f}, {_ci(r.margin_ci_low, r.margin_ci_high)}); \"When to knock\" found {same} against "
+               f"a field at {k.field_knock:g} (margin {k.margin:+.2f}, {_ci(k.margin_ci_low, k.margin_ci_high)}) "
+               "on other rounds")
+        if k.best_knock != r.best_knock:
+            txt += (": the CIs overlap, so the difference is within the noise." if _overlap(r, k, "margin")
+                    else ": the CIs do not overlap.")
+        else:
+            txt += "."
+        agree.append(txt)
+    body += ["\n## Scoring variants and the best knock\n",
            "`sum` is the rulebook; `knocker-penalty` adds 5 to a knocker who is not strictly lowest; `win-count` "
-           "gives a point per round won. Best own knock threshold against the default field (lowest margin over "
-           "the other seats, or highest chance of the lowest row for win-count, shared counted half):\n",
+           f"gives a point per round won. Seat 0's best own knock threshold against the default field (knocking "
+           f"at {default_k:g}), {var_rounds:,} rounds per threshold. " + " ".join(agree) + "\n",
            ctx.figure(fig_variants(var), "beverbende_variants", "scoring variants"),
-           ctx.table(bv, "beverbende_variants", {**meta, "rounds": max(500, n // 4)})]
+           _columns(bv, {**base_defs, "scoring": "the scoring variant (BVB-15)",
+                         "field_knock": "knock threshold of every other seat (the default heuristic's)",
+                         "best_knock": "seat 0's best knock threshold: lowest `margin` for `sum` and "
+                                       "`knocker-penalty`, highest `p_win` for `win-count`",
+                         "margin": "seat 0's `margin` at `best_knock` (points, lower is better)",
+                         "mean_score": "seat 0's mean round score at `best_knock` (points)",
+                         "p_win": "chance seat 0 has the lowest row at `best_knock`, a shared lowest counted as "
+                                  "half"}),
+           ctx.table(bv, "beverbende_variants", {**meta, "rounds": var_rounds})]
 
     ctx.say("beverbende: tuning the threshold heuristic ...")
     r4 = BeverbendeRules(players=4)
     tn = max(500, n // 6)
-    best, _ = tune(r4, "threshold", tn, ctx.seed, passes=1 if quick else 2)
-    tuned = bev.make_policy("threshold", **best)
+    tuned_params, _ = tune(r4, "threshold", tn, ctx.seed, passes=1 if quick else 2)
+    tuned = bev.make_policy("threshold", **tuned_params)
     chk = bev.compare(r4, ["threshold", tuned], "threshold", n, ctx.seed + 1000)
-    text = ", ".join(f"{k} = {v:g}" for k, v in best.items())
-    md += ["\n## A tuned threshold heuristic\n",
+    text = ", ".join(f"{k} = {v:g}" for k, v in tuned_params.items())
+    tcols = chk[["policy", "mean_score", "mean_score_ci_low", "mean_score_ci_high", "margin", "margin_ci_low",
+                 "margin_ci_high", "p_lowest_alone", "knock_rate", "diff_vs_first", "diff_vs_first_ci_low",
+                 "diff_vs_first_ci_high"]]
+    body += ["\n## Can the threshold heuristic be improved?\n",
            f"Coordinate search (four players, seat 0 against the default heuristic, {tn:,} rounds per step on "
            f"common random numbers, lowest margin) found {text}. Checked on {n:,} fresh rounds (seed "
            f"{ctx.seed + 1000}): margin {chk.margin[1]:+.2f} against {chk.margin[0]:+.2f} for the default; "
-           f"paired score difference {chk.diff_vs_first[1]:+.2f} points a round (95% CI "
-           f"{chk.diff_vs_first_ci_low[1]:+.2f} to {chk.diff_vs_first_ci_high[1]:+.2f}). Command: "
+           f"paired score difference {chk.diff_vs_first[1]:+.2f} points a round "
+           f"({_ci(chk.diff_vs_first_ci_low[1], chk.diff_vs_first_ci_high[1])}). Command: "
            "`ludolab beverbende tune`.\n",
-           ctx.table(chk[["policy", "mean_score", "mean_score_ci_low", "mean_score_ci_high", "margin",
-                          "margin_ci_low", "margin_ci_high", "p_lowest_alone", "knock_rate", "diff_vs_first",
-                          "diff_vs_first_ci_low", "diff_vs_first_ci_high"]], "beverbende_tuned",
-                     {**meta, "rounds": n, "tune_rounds": tn})]
+           _columns(tcols, {**base_defs, "policy": "seat 0's policy: the default heuristic, then the tuned one",
+                            "diff_vs_first": "seat 0's paired round-score difference against the default "
+                                             "heuristic (points, negative is better)"}),
+           ctx.table(tcols, "beverbende_tuned", {**meta, "rounds": n, "tune_rounds": tn})]
 
     ctx.say("beverbende: whole games ...")
-    gw = game_wins((2, 4), games=max(500, n // 4), seed=ctx.seed)
-    md += ["\n## Whole games\n",
+    games = max(500, n // 4)
+    gw = game_wins((2, 4), games=games, seed=ctx.seed)
+
+    body += ["\n## Whole games\n",
            "Chance of winning a whole game (as many rounds as players, four with two) for seat 0's policy "
-           "against the threshold field; `fair_share` is 1 / players.\n",
-           ctx.table(gw, "beverbende_game_wins", {**meta, "games": max(500, n // 4)})]
-    return "\n".join(md)
+           "against the threshold field.\n",
+           _columns(gw, {**base_defs, "field": "the policy of every other seat",
+                         "p_win_alone": "chance seat 0 alone has the lowest game total",
+                         "p_win_shared": "chance seat 0 ties with another seat for the lowest game total",
+                         "fair_share": "1 / players, an even share of the wins",
+                         "mean_total": "seat 0's mean game total, the sum of its round scores (points)",
+                         "games": "number of games simulated",
+                         "capped_rounds": "rounds in those games ended by the round cap of "
+                                          f"{rules.round_cap} turns (BVB-12)"}),
+           ctx.table(gw, "beverbende_game_wins", {**meta, "games": games})]
+
+    # ---- findings (first in the section), from the numbers of the tables below
+    fp4 = fp[fp.players == 4].sort_values("seat")
+    first, last = fp4.iloc[0], fp4.iloc[-1]
+    use = su.iloc[1:].sort_values("diff_vs_first", ascending=False)
+    sv_big = sv[sv.factor == 0].assign(a=lambda x: x.change.abs()).sort_values("a", ascending=False).iloc[0]
+    gbest = gw.loc[gw.groupby("players").p_win_alone.idxmax()]
+
+    find = []
+    rnd4 = pt[(pt.players == 4) & (pt.policy == "random")].iloc[0]
+    top2 = sorted({p for _, d in pt.groupby("players") for p in d.sort_values("margin").policy.iloc[:2]})
+    if pol_ties == n_pol and len(top2) == 2:
+        find.append(f"Which policy: `{top2[0]}` and `{top2[1]}` are equally good within the noise at every player "
+                    f"count (judged by margin, the measure that decides a game scored by sums: the 95% CIs of "
+                    f"their margins overlap at all {n_pol} counts); `random` is far worse (with 4 players it "
+                    f"scores {rnd4.margin:.2f} points a round more than the others, "
+                    f"{_ci(rnd4.margin_ci_low, rnd4.margin_ci_high, '.2f')}).")
+    else:
+        clear = [f"{int(P)} players" for P, d in pt.groupby("players")
+                 if not _overlap(*[r for r in d.sort_values("margin").iloc[:2].itertuples()], "margin")]
+        find.append("Which policy: judged by margin (the measure that decides a game scored by sums), the best "
+                    f"policy is clearly ahead of the runner-up only with {', '.join(clear) or 'no player count'} "
+                    f"and within the noise otherwise (see the first table); `random` scores {rnd4.margin:+.2f} "
+                    f"points a round more than the others with 4 players "
+                    f"({_ci(rnd4.margin_ci_low, rnd4.margin_ci_high)}).")
+    kn = "; ".join(f"{r.best_knock:g} with {P} players (margin {r.margin:+.2f}, "
+                   f"{_ci(r.margin_ci_low, r.margin_ci_high)}; every threshold from {lo:g} to {hi:g} has a margin "
+                   "inside that CI)" for P, r, lo, hi in knock_rows)
+    flat = all(hi > lo for _, _, lo, hi in knock_rows)
+    find.append(f"When to knock: against a field knocking at {knock_rows[0][1].field_knock:g}, the best own "
+                f"threshold is {kn}." + (" The exact threshold matters little." if flat else ""))
+    adv4 = last.mean_score_ci_low > first.mean_score_ci_high
+    find.append(("Starting is an advantage" if adv4 else "Starting makes no clear difference")
+                + f": with 4 players seat 0 (which starts) scores {first.mean_score:.2f} points a round "
+                f"({_ci(first.mean_score_ci_low, first.mean_score_ci_high, '.2f')}) and the last seat "
+                f"{last.mean_score:.2f} ({_ci(last.mean_score_ci_low, last.mean_score_ci_high, '.2f')}).")
+    mem_clear = m1.mean_score_ci_low > m0.mean_score_ci_high
+    find.append(("Memory pays" if mem_clear else "Memory makes no clear difference")
+                + ": with 4 players, a seat 0 that forgets "
+                + ("every remembered card each turn " if m1.name == 1 else
+                   f"each remembered card with chance {m1.name:g} per turn ")
+                + f"scores {m1.mean_score:.2f} points a round "
+                f"({_ci(m1.mean_score_ci_low, m1.mean_score_ci_high, '.2f')}) against {m0.mean_score:.2f} "
+                f"({_ci(m0.mean_score_ci_low, m0.mean_score_ci_high, '.2f')}) with perfect memory.")
+    all_pay = bool((use.diff_vs_first_ci_low > 0).all())
+    find.append(("Play every special card: " if all_pay else "Specials: ") + "never playing "
+                + ", ".join(f"{r.ignores} costs {r.diff_vs_first:+.2f} points a round "
+                            f"({_ci(r.diff_vs_first_ci_low, r.diff_vs_first_ci_high)})" for r in use.itertuples())
+                + ".")
+    better = chk.diff_vs_first_ci_high[1] < 0
+    find.append(("A tuned threshold heuristic does better" if better else "Tuning the threshold heuristic gains "
+                 "nothing clear") + f": with 4 players, knocking at {tuned_params['knock']:g} instead of "
+                f"{default_k:g} (and the other tuned parameters) changes seat 0's score by "
+                f"{chk.diff_vs_first[1]:+.2f} points a round "
+                f"({_ci(chk.diff_vs_first_ci_low[1], chk.diff_vs_first_ci_high[1])}).")
+
+    def _fair(r):
+        inside = r.p_win_alone_ci_low <= r.fair_share <= r.p_win_alone_ci_high
+        return "not distinguishable from" if inside else ("above" if r.p_win_alone > r.fair_share else "below")
+
+    find.append("Whole games: " + "; ".join(
+        f"with {int(r.players)} players the policy winning most often against the threshold field, {r.policy}, "
+        f"wins {r.p_win_alone:.0%} of games alone ({_ci(r.p_win_alone_ci_low, r.p_win_alone_ci_high, '.0%')}), "
+        f"{_fair(r)} an even share of {r.fair_share:.0%}" for r in gbest.itertuples()) + ".")
+    find.append(f"For a designer: removing a special type changes the table's mean round score by "
+                f"{sv_big.change:+.2f} points at most ({sv_big.special}, "
+                f"{_ci(sv_big.change_ci_low, sv_big.change_ci_high)}); a special drawn is a number card not drawn, "
+                "so fewer specials need not mean higher scores.")
+
+    md = ["# Beverbende\n",
+          "## What a player should know\n",
+          "\n".join(f"- {f}" for f in find) + "\n",
+          "## How these numbers were made\n",
+          "Rulebook deck (66 cards), sum scoring, perfect memory unless said otherwise (clauses in "
+          "`seeds/beverbende.md`). Seat 0 starts every round. Policies: `random` (uniform legal moves), "
+          "`threshold` (knock when the believed row total is at most *knock*, default "
+          f"{default_k:g}; unknown cards count 4.5) and "
+          "`expected-value` (unknown cards valued at the mean of the unseen number cards). Every comparison "
+          f"uses common random numbers (the same deals) with root seed {ctx.seed}; intervals are 95% CIs. "
+          "Which measure decides: a game is scored by sums and the lowest total wins, so a policy is judged by its "
+          "`margin` (own round score minus the mean of the other seats'), not by its own mean score: a policy "
+          "that knocks early ends rounds while every row is still high, which raises its own score without "
+          "hurting its standing.\n"]
+
+    return "\n".join(md + body)
 
 
 # ------------------------------------------------------------------ bench

@@ -171,3 +171,49 @@ def test_precision_runs_until_the_half_width_is_reached():
     rows = json.loads(run("compare", "--rounds", 200, "--precision", 0.3, "--format", "json", "--quiet"))
     assert rows[0]["rounds"] > 200
     assert (rows[0]["mean_score_ci_high"] - rows[0]["mean_score_ci_low"]) / 2 <= 0.3
+
+
+def test_report_section_findings_first_and_every_column_defined(tmp_path):
+    """The section opens with plain findings, has one ``##`` sub-heading per question, and every table is
+    preceded directly by a "Columns:" line defining exactly the columns it shows."""
+    import re
+
+    from ludolab.analysis.report import ReportContext
+
+    md = A.report_section(ReportContext(tmp_path, True, 2026))
+    lines = md.splitlines()
+    assert lines[0] == "# Beverbende"
+    heads = [ln for ln in lines if ln.startswith("#")]
+    assert heads[1].startswith("## What a") and "should know" in heads[1]
+    first_sub = lines.index(heads[1])
+    assert all(not ln.strip() or ln.startswith("#") for ln in lines[1:first_sub])  # nothing before the findings
+    findings = []
+    for ln in lines[first_sub + 1:]:
+        if ln.startswith("## "):
+            break
+        if ln.startswith("- "):
+            findings.append(ln)
+    assert len(findings) >= 5
+    assert all(re.search(r"\d", f) for f in findings)
+    assert sum("95% CI" in f for f in findings) >= 5
+    assert len(heads) >= 10 and all(h.startswith("## ") for h in heads[1:])
+
+    tables = 0
+    for i, ln in enumerate(lines):
+        if not (ln.startswith("| ") and i + 1 < len(lines) and lines[i + 1].startswith("|---")):
+            continue
+        tables += 1
+        shown = [c.strip() for c in ln.strip("|").split("|")]
+        prev = [p for p in lines[:i] if p.strip()]
+        cols_line = prev[-1]
+        assert cols_line.startswith("Columns: "), (shown, cols_line)
+        defined = []
+        for clause in cols_line[len("Columns: "):].rstrip(".").split("; "):
+            name_part, sep, definition = clause.partition(" = ")
+            assert sep and definition.strip(), clause
+            defined += re.findall(r"`([^`]+)`", name_part)
+        assert sorted(defined) == sorted(shown), (shown, defined)
+    assert tables == 9
+    # the knock question answered twice: a different best value must be called noise, never left unexplained
+    assert "within the noise" in md
+    assert "With 2 players the best is" not in md
