@@ -6,8 +6,7 @@ import json
 
 import click
 
-from .cli_common import (InputError, check_out, emit, output_options, progress_flag, save_outputs, seed_options,
-                         user_errors)
+from .cli_common import check_out, emit, output_options, progress_flag, save_outputs, seed_options, user_errors
 
 FORECASTS = ("heuristic", "zero", "random", "rollout")
 PLAYS = ("heuristic", "random", "rollout")
@@ -238,12 +237,9 @@ def score(record_file, scoring, void_trump, fmt):
 
     from ludolab.sim import books as S
 
-    try:
-        with open(record_file, encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError as e:
-        raise InputError(f"cannot read {record_file!r}: {e.strerror or e}") from None
-    res = S.score_record(text, scoring=scoring, void_trump=void_trump)
+    from pathlib import Path
+
+    res = S.score_record(Path(record_file), scoring=scoring, void_trump=void_trump)
     seats = [{k: s[k] for k in ("seat", "tricks_won", "closed", "off", "score")} for s in res["seats"]]
     if fmt == "json":
         click.echo(json.dumps({"seats": seats}, indent=2))

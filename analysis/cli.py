@@ -15,7 +15,7 @@ import click
 
 from ludolab.stdlib import registry
 
-from .cli_common import check_out, user_errors
+from .cli_common import InputError, check_out, user_errors
 
 
 class GameGroup(click.Group):
@@ -181,7 +181,7 @@ def show(file, rerun, rows):
         return
     argv = meta.get("argv")
     if not argv:
-        raise click.ClickException("this result records no command line, so it cannot be rerun")
+        raise InputError("this result records no command line, so it cannot be rerun (results saved by ludolab record theirs)")
     name = Path(file).name
     with tempfile.TemporaryDirectory(prefix="ludolab-rerun-") as tmp:
         args = rerun_args(argv, tmp)

@@ -177,8 +177,6 @@ def read_result(path) -> tuple:
     Raises:
         LudolabError: not a CSV or Parquet table written by ludolab, or unreadable.
     """
-    import json
-
     import pandas as pd
 
     from ludolab.stdlib.errors import LudolabError
@@ -200,7 +198,11 @@ def read_result(path) -> tuple:
             df = pd.read_csv(path)
         except Exception as exc:
             raise LudolabError(f"cannot read {str(path)!r} as CSV: {exc}") from None
-        meta = json.loads(side.read_text()) if side.exists() else {}
+        from ludolab.stdlib.jsonfile import load_json
+
+        meta = load_json(side, "provenance record") if side.exists() else {}
+        if not isinstance(meta, dict):
+            raise LudolabError(f"{side.name} holds no provenance record (a JSON object is expected)")
         return df, meta
     raise LudolabError(f"{str(path)!r} is not a saved table: give a .csv (with its .meta.json) or a .parquet file")
 

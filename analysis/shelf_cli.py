@@ -106,14 +106,9 @@ def score(file, variant, deck_file, fmt):
     from ludolab.stdlib.shelf import ShelfRules, TableauError, load_deck, parse_tableau
 
     deck = load_deck(deck_file)
-    try:
-        text = Path(file).read_text(encoding="utf-8") if file != "-" else click.get_text_stream("stdin").read()
-    except UnicodeDecodeError:
-        raise TableauError(f"{Path(file).name} is not UTF-8 text (a JSON tableau is expected)") from None
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise TableauError(f"{Path(file).name} is not valid JSON: {e.msg} at line {e.lineno}") from None
+    from ludolab.stdlib.jsonfile import load_json
+
+    obj = load_json(Path(file) if file != "-" else click.get_text_stream("stdin").read(), "tableau", TableauError)
     tab = parse_tableau(obj, deck)
     sc = S.score_tableau(tab, ShelfRules(players=2, variant=variant, deck=deck if len(deck) >= 32 else None))
     combos = []

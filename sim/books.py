@@ -9,7 +9,6 @@ returns plain dicts or pandas DataFrames.  Clause ids (``STK-n``) refer to
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -657,18 +656,10 @@ def score_record(record, scoring: str = "rulebook", void_trump: str = "counts") 
     Raises:
         RecordError: unreadable JSON, a missing field, or a rule broken (naming the trick and clause).
     """
-    if isinstance(record, Path):
-        path = record
-        try:
-            text = path.read_text()
-        except OSError as e:
-            raise _rerr(f"cannot read the hand record {path.name}: {e.strerror}") from None
-        record = text
-    if isinstance(record, str):
-        try:
-            record = json.loads(record)
-        except json.JSONDecodeError as e:
-            raise _rerr(f"the hand record is not valid JSON: {e.msg} at line {e.lineno}") from None
+    if isinstance(record, (Path, str)):
+        from ludolab.stdlib.jsonfile import load_json
+
+        record = load_json(record, "hand record", RecordError)
     if not isinstance(record, dict):
         raise _rerr("a hand record is a JSON object with players, start, hands, predictions and tricks")
     players = record.get("players")

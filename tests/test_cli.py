@@ -763,3 +763,30 @@ def test_out_sidecars_describe_their_own_table(tmp_path):
     assert "threshold" not in meta["rounds"]
     assert "score" not in meta["variants"]["rules"]
     assert meta["variants"]["rules_vary"]["score"]["values"] == ["sum", "count", "digital", "all-or-nothing"]
+
+
+@pytest.mark.parametrize("argv_head,name", [(["books", "score"], "hand record"), (["shelf", "score"], "tableau")])
+@pytest.mark.parametrize("content,words", [(b"\x82\xff\x00binary", "not UTF-8 text"),
+                                           (b"[" * 100_000, "nests too deeply"),
+                                           (b"{not json", "not valid JSON")])
+def test_malformed_json_files_are_one_error_line(tmp_path, capsys, argv_head, name, content, words):
+    """A binary, deeply nested or broken JSON file is refused in one line naming the file (exit 2)."""
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(content)
+    line = run_error(capsys, *argv_head, str(bad))
+    assert words in line and name in line
+
+
+def test_show_refuses_a_damaged_sidecar(tmp_path, capsys):
+    """ludolab show: a sidecar that is not JSON, or not an object, is one error line; a table without
+    a recorded command line cannot be rerun (exit 2)."""
+    out = tmp_path / "p"
+    run("box", "solve", "--out", str(out))
+    (out / "policy.meta.json").write_text("{not json")
+    assert "not valid JSON" in run_error(capsys, "show", str(out / "policy.csv"))
+    (out / "values.meta.json").write_text("[1, 2]")
+    assert "no provenance record" in run_error(capsys, "show", str(out / "values.csv"))
+    bare = tmp_path / "bare.csv"
+    bare.write_text((out / "values.csv").read_text())
+    res = CliRunner().invoke(cli, ["show", str(bare), "--rerun"])
+    assert res.exit_code == 2 and "no command line" in res.output and "Traceback" not in res.output
