@@ -267,9 +267,82 @@ def fig_ci_bars(df: pd.DataFrame, label_col: str, col: str, title: str, ylabel: 
 
 
 # ------------------------------------------------------------------ report
+# What every column of the report's tables means (plain text, no backticks: the report shows the name).
+COLUMN_DOC = {
+    "policy": "the policy every player at the table uses",
+    "players": "number of players",
+    "deck": "the deck played (assumed marks the assumed default deck)",
+    "mean_score": "mean final score, points per player and game",
+    "diff_vs_first": "mean score minus that of random play on the same deals (paired)",
+    "draw_share": "share of turns on which the player drew two cards blind",
+    "first_player_win": "win share of the player who starts (ties shared; fair share 1/players)",
+    "pts_colour": "mean points per player from colour runs",
+    "pts_field": "mean points per player from field runs",
+    "pts_number": "mean points per player from number sequences",
+    "pts_author": "mean points per player from author-name sequences",
+    "p_offer_better": ("hindsight share of turns where the best offer card gained more points at once than the "
+                       "two cards really on top of the pile"),
+    "p_draw_better": "hindsight share of turns where those two top cards gained more (the rest are ties)",
+    "hero": "the single player's policy",
+    "field": "the policy of the three other players",
+    "hero_win_share": "share of games the single player wins (ties shared)",
+    "fair_share": "win share of a player no better than the others (1/players)",
+    "hero_mean": "the single player's mean score",
+    "others_mean": "the other players' mean score",
+    "position": "place in turn order (1 starts)",
+    "win_share": "share of games won from that place (ties shared; fair 0.25)",
+    "play": "how the potential policy treats the blind draw",
+    "diff_vs_potential": "mean score minus that of the first row on the same deals (paired)",
+    "variant": "scoring variant",
+    "rule": "what runs score under it",
+    "mean_random": "mean score of random play",
+    "mean_greedy": "mean score of greedy play",
+    "mean_skilled": "mean score of potential play",
+    "spread": "potential minus random play on the same deals, points per player (paired)",
+    "spread_sd": "that spread in standard deviations of a random player's score, comparable across variants",
+    "skilled_win_share": "win share of one potential player against three greedy ones (ties shared; fair 0.25)",
+    "share_colour": "share of the potential player's points from colour runs",
+    "share_field": "share of the potential player's points from field runs",
+    "share_number": "share of the potential player's points from number sequences",
+    "share_author": "share of the potential player's points from author-name sequences",
+    "deck_detail": "the deck's full description (generator parameters)",
+    "edge": "potential minus random play on the same deals, points per player (paired)",
+}
+
+
+def columns_line(df: pd.DataFrame, overrides: dict | None = None) -> str:
+    """``Columns:`` line defining every column of ``df`` (and nothing else); a ``X_ci_low`` /
+    ``X_ci_high`` pair is defined with ``X``.  A column without a definition raises KeyError."""
+    doc = {**COLUMN_DOC, **(overrides or {})}
+    cols = list(df.columns)
+    parts = []
+    for c in cols:
+        base = c[:-7] if c.endswith("_ci_low") else c[:-8] if c.endswith("_ci_high") else None
+        if base is not None and base in cols:
+            continue
+        text = f"`{c}` {doc[c]}"
+        if f"{c}_ci_low" in cols and f"{c}_ci_high" in cols:
+            text += f"; `{c}_ci_low` / `{c}_ci_high` the lower and upper ends of its 95% confidence interval"
+        parts.append(text)
+    return "Columns: " + "; ".join(parts) + ".\n"
+
+
+def _ci(v, lo, hi, f=".2f") -> str:
+    return f"{v:{f}} (95% CI {lo:{f}} to {hi:{f}})"
+
+
+def _agreement(items, f=".2f") -> str:
+    """Several estimates of one quantity (label, value, low, high) from different deals: do their CIs overlap?"""
+    listed = "; ".join(f"{name} {_ci(v, lo, hi, f)}" for name, v, lo, hi in items)
+    if max(i[2] for i in items) <= min(i[3] for i in items):
+        return f"{listed}: the 95% CIs overlap, so the differences are noise from playing different deals"
+    return f"{listed}: the 95% CIs do not all overlap, so the difference is more than noise"
+
+
 def report_section(ctx) -> str:
-    """Shelve the Book: which policy wins, the value of going first, offer against blind draw,
-    what each scoring variant does, and how much the deck matters."""
+    """Shelve the Book: what a player should know first, then one sub-section per question (which
+    policy wins, head to head, player count, going first, offer against blind draw, scoring variants,
+    deck sensitivity); every table is preceded by a ``Columns:`` line defining each column it shows."""
     from ludolab.analysis.results import provenance
     from ludolab.stdlib.shelf import assumed_deck
 
@@ -283,35 +356,29 @@ def report_section(ctx) -> str:
     def meta(**fields):
         return provenance("shelf", **rules_meta(rules, **fields))
 
-    md = ["# Shelve the Book\n",
-          f"Rules: {rules.label()} (clauses in `seeds/shelve_the_book.md`). **The deck is assumed**: the real "
-          "deck list is unpublished, so ludolab uses `assumed-90` (6 fields x 5 colours x 3 cards, numbers "
-          "1-90, real scholars' surnames, drawn once with a fixed seed); every number below depends on that "
-          f"assumption. Monte Carlo with root seed {seed}; 95% confidence intervals; policies and variants are "
-          "compared on the same deals (common random numbers).\n",
-          "Policies: " + "; ".join(f"`{k}`: {v[2]}" for k, v in S.POLICIES.items()) + ".\n"]
+    # Tables are written in the order they are computed (each table's provenance lists the runs made
+    # since the previous one); the findings are assembled from their numbers and put first.
+    body = []
 
     ctx.say("shelf: policies ...")
     df, res = policy_table(rules, DEFAULT_POLICIES, g_main, seed, track=True)
     best = df.loc[df["mean_score"].idxmax()]
     rnd = df.loc[df["policy"] == "random"].iloc[0]
     grd = df.loc[df["policy"] == "greedy"].iloc[0]
-    md += ["## Which policy wins\n",
-           f"Over {g_main:,} four-player deals, **{best['policy']}** scores most: {best['mean_score']:.2f} points per "
-           f"player (95% CI {best['mean_score_ci_low']:.2f}-{best['mean_score_ci_high']:.2f}) against "
-           f"{grd['mean_score']:.2f} for greedy and {rnd['mean_score']:.2f} for random play. "
-           f"On the same deals skill is worth {best['diff_vs_first']:.2f} points per player over random "
-           f"(CI {best['diff_vs_first_ci_low']:.2f}-{best['diff_vs_first_ci_high']:.2f}).\n",
-           "Columns: `deck` the deck (`assumed` marks the assumed default); `mean_score` points per player and game; `diff_vs_first` the paired difference to the random "
-           "policy; `draw_share` share of turns drawing two blind; `first_player_win` win share of the starting "
-           "player (fair 0.25); `pts_*` mean points from runs of each kind; `p_offer_better` / `p_draw_better` "
-           "hindsight share of turns where the best offer card / the two real top cards of the pile gained more "
-           "points at once (the rest are ties).\n",
-           ctx.table(df, "shelf_policies", meta(what="self-play per policy", policies=list(DEFAULT_POLICIES))),
-           ctx.figure(fig_score_distribution(res, deck.label), "shelf_score_distribution",
-                      "Final score distribution by policy"),
-           ctx.figure(fig_points_sources(df, f"Where the points come from (4 players, standard scoring)\n{deck.label}"),
-                      "shelf_points_sources", "Points by combination kind and policy")]
+    body += ["## Which policy scores most\n",
+             f"Over {g_main:,} four-player deals, **{best['policy']}** scores most: "
+             f"{_ci(best['mean_score'], best['mean_score_ci_low'], best['mean_score_ci_high'])} points per player, "
+             f"against {_ci(grd['mean_score'], grd['mean_score_ci_low'], grd['mean_score_ci_high'])} for greedy and "
+             f"{_ci(rnd['mean_score'], rnd['mean_score_ci_low'], rnd['mean_score_ci_high'])} for random play. "
+             f"On the same deals skill is worth "
+             f"{_ci(best['diff_vs_first'], best['diff_vs_first_ci_low'], best['diff_vs_first_ci_high'])} points per "
+             "player over random.\n",
+             columns_line(df),
+             ctx.table(df, "shelf_policies", meta(what="self-play per policy", policies=list(DEFAULT_POLICIES))),
+             ctx.figure(fig_score_distribution(res, deck.label), "shelf_score_distribution",
+                        "Final score distribution by policy"),
+             ctx.figure(fig_points_sources(df, f"Where the points come from (4 players, standard scoring)\n{deck.label}"),
+                        "shelf_points_sources", "Points by combination kind and policy")]
 
     ctx.say("shelf: rollout and potential against greedy players ...")
     g_h2h = 100 if ctx.quick else 400
@@ -325,111 +392,234 @@ def report_section(ctx) -> str:
     slower = (t1 - t0) / max(t2 - t1, 1e-9)
     h2h = pd.DataFrame([h_ro, h_po])
     ro, po = h2h.iloc[0], h2h.iloc[1]
-    md += [f"\nHead to head on the same {g_h2h:,} deals, one player against three `greedy` players: `rollout` "
-           f"wins {ro['hero_win_share']:.3f} of the games (CI {ro['hero_win_share_ci_low']:.3f}-"
-           f"{ro['hero_win_share_ci_high']:.3f}) with {ro['hero_mean']:.2f} points against their "
-           f"{ro['others_mean']:.2f}; `potential` wins {po['hero_win_share']:.3f} (CI {po['hero_win_share_ci_low']:.3f}-"
-           f"{po['hero_win_share_ci_high']:.3f}); a fair share is 0.25. Looking ahead over the unseen cards is the "
-           f"strongest play found; these games took {slower:.0f} times as long as with `potential`, which the "
-           "larger studies below use as the skilled policy. Columns: `hero_win_share` (ties shared), `hero_mean` and "
-           "`others_mean` points per player.\n",
-           ctx.table(h2h, "shelf_head_to_head", meta(what="one policy against three greedy players", games=g_h2h))]
+    body += ["## Does looking ahead beat greedy players\n",
+             f"Head to head on the same {g_h2h:,} deals, one player against three `greedy` players: `rollout` "
+             f"wins {_ci(ro['hero_win_share'], ro['hero_win_share_ci_low'], ro['hero_win_share_ci_high'], '.3f')} "
+             f"of the games with {ro['hero_mean']:.2f} points against their {ro['others_mean']:.2f}; `potential` wins "
+             f"{_ci(po['hero_win_share'], po['hero_win_share_ci_low'], po['hero_win_share_ci_high'], '.3f')}; a fair "
+             f"share is 0.25. "
+             + ("Looking ahead over the unseen cards is the strongest play found. "
+                if ro["hero_win_share"] > po["hero_win_share"] else "")
+             + f"These games took {slower:.0f} times as long as with `potential`, which the larger studies below use as the skilled "
+             "policy.\n",
+             columns_line(h2h),
+             ctx.table(h2h, "shelf_head_to_head", meta(what="one policy against three greedy players", games=g_h2h))]
 
     ctx.say("shelf: player counts and the value of going first ...")
     g_pc = max(200, g_main // 4)
     dfp, resp = by_players(("random", "greedy", "potential"), g_pc, seed + 1)
     pos = position_table(res, 2)
-    pot_rows = dfp[dfp["policy"] == "potential"].set_index("players")["mean_score"]
-    pc2, pc5 = pot_rows[2], pot_rows[5]
-    p1 = pos.iloc[0]
-    md += ["## Player count and the value of going first\n",
-           f"Mean score per player by player count ({g_pc:,} deals each). With `potential` play the mean goes from "
-           f"{pc2:.2f} points with 2 players to {pc5:.2f} with 5 (the offer holds players + 1 cards, so each turn "
-           "offers more choice at a bigger table). `first_player_win` is the starting player's win share "
-           "(fair: 1/players).\n",
-           ctx.table(dfp[["players", "policy", "deck", "mean_score", "mean_score_ci_low", "mean_score_ci_high",
-                          "first_player_win", "first_player_win_ci_low", "first_player_win_ci_high"]],
-                     "shelf_players", meta(what="self-play by player count", games=g_pc)),
-           f"\nTurn order with four `potential` players: the starting player's win share is {p1['win_share']:.3f} "
-           f"(CI {p1['win_share_ci_low']:.3f}-{p1['win_share_ci_high']:.3f}; fair 0.25). Columns: `position` in turn "
-           "order (1 starts), `mean_score`, `win_share` (ties shared).\n",
-           ctx.table(pos, "shelf_turn_order", meta(what="score and win share by turn position", policy="potential"))]
+    shown_p = dfp[["players", "policy", "deck", "mean_score", "mean_score_ci_low", "mean_score_ci_high",
+                   "first_player_win", "first_player_win_ci_low", "first_player_win_ci_high"]]
+    pot = dfp[dfp["policy"] == "potential"].set_index("players")
+    r2, r5, r4 = pot.loc[2], pot.loc[5], pot.loc[4]
+    pot_main = df.loc[df["policy"] == "potential"].iloc[0]
+    fair = 1 / dfp["players"]
+    off = dfp[(dfp["first_player_win_ci_low"] > fair) | (dfp["first_player_win_ci_high"] < fair)]
+    off_txt = ("every row's CI contains the fair share" if off.empty else
+               f"{len(off)} of {len(dfp)} rows have a CI that misses it ("
+               + ", ".join(f"{int(r['players'])} players {r['policy']} {r['first_player_win']:.3f}"
+                           for _, r in off.iterrows())
+               + f"); with {len(dfp)} intervals at 95% about {0.05 * len(dfp):.1f} are expected to miss by chance, "
+               "so this is weak evidence of a seat effect; the four-player case is measured on four times as many "
+               "deals in the next section")
+    body += ["## How the player count changes the score\n",
+             f"Mean score per player by player count ({g_pc:,} deals each). With `potential` play the mean goes from "
+             f"{_ci(r2['mean_score'], r2['mean_score_ci_low'], r2['mean_score_ci_high'])} points with 2 players to "
+             f"{_ci(r5['mean_score'], r5['mean_score_ci_low'], r5['mean_score_ci_high'])} with 5 (the offer holds "
+             "players + 1 cards, so each turn offers more choice at a bigger table). The four-player rows repeat "
+             "the first table on other deals; for `potential`: "
+             + _agreement([("here", r4["mean_score"], r4["mean_score_ci_low"], r4["mean_score_ci_high"]),
+                           ("first table", pot_main["mean_score"], pot_main["mean_score_ci_low"],
+                            pot_main["mean_score_ci_high"])])
+             + f". On the starting player's win share (fair: 1/players), {off_txt}.\n",
+             columns_line(shown_p),
+             ctx.table(shown_p, "shelf_players", meta(what="self-play by player count", games=g_pc))]
 
-    o = df.loc[df["policy"] == "potential"].iloc[0]
-    md += ["## The offer against the blind draw\n",
-           f"At turns where both were open, the best offer card gave a bigger immediate gain than the two cards "
-           f"really on top of the pile in {100 * o['p_offer_better']:.1f}% of turns "
-           f"(CI {100 * o['p_offer_better_ci_low']:.1f}-{100 * o['p_offer_better_ci_high']:.1f}%), the blind draw in "
-           f"{100 * o['p_draw_better']:.1f}%; the rest were ties (potential players, hindsight on the real pile; "
-           "immediate points only, not the value of the card kept).\n"]
+    p1 = pos.iloc[0]
+    pos_off = pos[(pos["win_share_ci_low"] > 0.25) | (pos["win_share_ci_high"] < 0.25)]
+    first_fair = p1["win_share_ci_low"] <= 0.25 <= p1["win_share_ci_high"]
+    body += ["## Does going first matter\n",
+             f"Turn order with four `potential` players on the {g_main:,} deals of the first table: the starting "
+             f"player wins {_ci(p1['win_share'], p1['win_share_ci_low'], p1['win_share_ci_high'], '.3f')} of the games "
+             f"(fair 0.25), "
+             + ("so going first gives no measurable advantage" if first_fair else
+                "so the start matters" + (" in its favour" if p1["win_share"] > 0.25 else " against it"))
+             + ("; no position's CI misses 0.25" if pos_off.empty else
+                f"; {len(pos_off)} of 4 positions have a CI that misses 0.25")
+             + ".\n",
+             columns_line(pos),
+             ctx.table(pos, "shelf_turn_order", meta(what="score and win share by turn position", policy="potential"))]
+
+    o = pot_main
     ctx.say("shelf: the value of the blind draw ...")
     g_draw = max(300, g_main // 4)
     dw = draw_option_table(rules, g_draw, seed + 6)
     never = dw.iloc[1]
     always = dw.iloc[2]
-    md += [f"What the option is worth, on the same {g_draw:,} deals with the potential policy in every seat: never "
-           f"drawing blind changes the mean score by {never['diff_vs_potential']:+.2f} points (CI "
-           f"{never['diff_vs_potential_ci_low']:+.2f} to {never['diff_vs_potential_ci_high']:+.2f}); drawing blind "
-           f"whenever allowed by {always['diff_vs_potential']:+.2f} (CI {always['diff_vs_potential_ci_low']:+.2f} to "
-           f"{always['diff_vs_potential_ci_high']:+.2f}). Columns: `play`, `mean_score` points per player, "
-           "`diff_vs_potential` paired difference to the first row, `draw_share` share of turns drawing blind.\n",
-           ctx.table(dw, "shelf_draw_option", meta(what="value of the blind draw", games=g_draw))]
+    body += ["## The offer against the blind draw\n",
+             f"At turns where both were open, the best offer card gave a bigger immediate gain than the two cards "
+             f"really on top of the pile in {100 * o['p_offer_better']:.1f}% of turns "
+             f"(95% CI {100 * o['p_offer_better_ci_low']:.1f} to {100 * o['p_offer_better_ci_high']:.1f}%), the blind "
+             f"draw in {100 * o['p_draw_better']:.1f}%; the rest were ties (potential players, hindsight on the real "
+             "pile; immediate points only, not the value of the card kept; these shares are columns of the first "
+             "table).\n",
+             f"What the option is worth, on the same {g_draw:,} deals with the potential policy in every seat: never "
+             f"drawing blind changes the mean score by "
+             f"{_ci(never['diff_vs_potential'], never['diff_vs_potential_ci_low'], never['diff_vs_potential_ci_high'], '+.2f')}"
+             f" points; drawing blind whenever allowed by "
+             f"{_ci(always['diff_vs_potential'], always['diff_vs_potential_ci_low'], always['diff_vs_potential_ci_high'], '+.2f')}.\n",
+             columns_line(dw),
+             ctx.table(dw, "shelf_draw_option", meta(what="value of the blind draw", games=g_draw))]
 
     ctx.say("shelf: scoring variants ...")
     dv = variant_table(4, "potential", g_var, seed + 2)
     widest = dv.loc[dv["spread_sd"].idxmax()]
     narrow = dv.loc[dv["spread_sd"].idxmin()]
-    md += ["## What each scoring rule does\n",
-           f"{g_var:,} deals per variant, four players. `spread` is potential minus random on the same deals "
-           "(points, paired CI); `spread_sd` is that spread in standard deviations of a random player's score, "
-           "comparable across variants; `skilled_win_share` is one potential player against three greedy ones "
-           f"(fair 0.25); `share_*` is the share of the potential policy's points from each kind. Skill matters "
-           f"most under **{widest['variant']}** ({widest['spread_sd']:.2f} SD) and least under "
-           f"**{narrow['variant']}** ({narrow['spread_sd']:.2f} SD).\n",
-           ctx.table(dv, "shelf_variants", meta(what="scoring variants", games=g_var, skilled="potential")),
-           ctx.figure(fig_ci_bars(dv, "variant", "spread_sd",
-                                  f"Skill spread (potential - random) by scoring variant, 4 players\n{deck.label}",
-                                  "spread (SD of a random player's score)"),
-                      "shelf_variant_spread", "Skill spread by scoring variant"),
-           ctx.figure(fig_points_sources(dv, "Share of the potential policy's points by kind, per scoring variant, "
-                                         f"4 players\n{deck.label}",
-                                         "variant", "share_", "share of points"),
-                      "shelf_variant_sources", "Where the points come from under each variant")]
-
     std = dv.set_index("variant")
     seq_std = std.loc["standard", "share_number"] + std.loc["standard", "share_author"]
-    md.insert(-3, f"Under the published scoring {100 * seq_std:.0f}% of a skilled player's points come from "
-              f"sequences (numbers and names); scoring columns too lifts a random player from "
-              f"{std.loc['standard', 'mean_random']:.1f} to {std.loc['columns', 'mean_random']:.1f} points and a skilled "
-              f"one from {std.loc['standard', 'mean_skilled']:.1f} to {std.loc['columns', 'mean_skilled']:.1f}; "
-              f"scoring pairs narrows the gap between greedy and potential play to "
-              f"{std.loc['pairs', 'mean_skilled'] - std.loc['pairs', 'mean_greedy']:.2f} points (standard: "
-              f"{std.loc['standard', 'mean_skilled'] - std.loc['standard', 'mean_greedy']:.2f}).\n")
+    gap_pairs = std.loc["pairs", "mean_skilled"] - std.loc["pairs", "mean_greedy"]
+    gap_std = std.loc["standard", "mean_skilled"] - std.loc["standard", "mean_greedy"]
+    ws = dv.sort_values("spread_sd", ascending=False)
+    tie_top = ws.iloc[1]["spread_sd_ci_high"] >= ws.iloc[0]["spread_sd_ci_low"]
+    body += ["## What each scoring rule does\n",
+             f"{g_var:,} deals per variant, four players. Skill matters most under **{widest['variant']}** "
+             f"({_ci(widest['spread_sd'], widest['spread_sd_ci_low'], widest['spread_sd_ci_high'])} standard deviations "
+             f"of a random player's score) and least under **{narrow['variant']}** "
+             f"({_ci(narrow['spread_sd'], narrow['spread_sd_ci_low'], narrow['spread_sd_ci_high'])})"
+             + (f"; the runner-up **{ws.iloc[1]['variant']}** ({ws.iloc[1]['spread_sd']:.2f}) is within the CIs of "
+                "the first, so the top two are not told apart" if tie_top else "")
+             + f". Under the published scoring {100 * seq_std:.0f}% of a skilled player's points come from sequences "
+             f"(numbers and names); scoring columns too lifts a random player from "
+             f"{std.loc['standard', 'mean_random']:.1f} to {std.loc['columns', 'mean_random']:.1f} points and a skilled "
+             f"one from {std.loc['standard', 'mean_skilled']:.1f} to {std.loc['columns', 'mean_skilled']:.1f}; scoring "
+             f"pairs narrows the gap between greedy and potential play to {gap_pairs:.2f} points (standard: "
+             f"{gap_std:.2f}).\n",
+             columns_line(dv),
+             ctx.table(dv, "shelf_variants", meta(what="scoring variants", games=g_var, skilled="potential")),
+             ctx.figure(fig_ci_bars(dv, "variant", "spread_sd",
+                                    f"Skill spread (potential - random) by scoring variant, 4 players\n{deck.label}",
+                                    "spread (SD of a random player's score)"),
+                        "shelf_variant_spread", "Skill spread by scoring variant"),
+             ctx.figure(fig_points_sources(dv, "Share of the potential policy's points by kind, per scoring variant, "
+                                           f"4 players\n{deck.label}",
+                                           "variant", "share_", "share of points"),
+                        "shelf_variant_sources", "Where the points come from under each variant")]
 
     ctx.say("shelf: deck sensitivity ...")
     dd = deck_table(4, "potential", g_deck, seed + 3)
     lo = dd.loc[dd["edge"].idxmin()]
     hi = dd.loc[dd["edge"].idxmax()]
     a90 = dd.iloc[0]
-    base = dd.loc[dd["deck"] == "corr 0 (generated)", "edge"].iloc[0]
-    shifts = ", ".join(f"{r['deck']} {r['edge'] - base:+.2f}" for _, r in dd.iloc[2:].iterrows())
+    b = dd.loc[dd["deck"] == "corr 0 (generated)"].iloc[0]
+
+    def shift(r):
+        noise = r["edge_ci_low"] <= b["edge_ci_high"] and b["edge_ci_low"] <= r["edge_ci_high"]
+        return f"{r['deck']} {r['edge'] - b['edge']:+.2f}" + (" (within the CIs)" if noise else "")
+
+    shifts = ", ".join(shift(r) for _, r in dd.iloc[2:].iterrows())
     n_beat = int((dd["skilled_win_share_ci_low"] > 0.25).sum())
-    md += ["## How much the deck matters\n",
-           f"{g_deck:,} deals per deck, four players. Each generated deck has 90 cards, 6 fields x 5 colours and "
-           "numbers 1-90 unless the row changes one thing (correlation = share of cards whose colour follows "
-           "their field). `edge` is potential minus random on the same deals (points, paired CI); "
-           "`skilled_win_share` is one potential player against three greedy ones (fair 0.25). "
-           f"The edge over random play ranges from {lo['edge']:.2f} points ({lo['deck']}) to {hi['edge']:.2f} "
-           f"({hi['deck']}), against {a90['edge']:.2f} with the assumed deck. Against the generated baseline "
-           f"(corr 0): {shifts}. One potential player beats three greedy ones (win share CI above 0.25) with "
-           f"{n_beat} of {len(dd)} decks, so which policy wins does not hang on the deck{'' if n_beat == len(dd) else ' everywhere'}; "
-           "how many points skill is worth does, so those numbers wait for the real deck.\n",
-           ctx.table(dd, "shelf_decks", meta(what="deck sensitivity", games=g_deck, skilled="potential")),
-           ctx.figure(fig_ci_bars(dd, "deck", "skilled_win_share",
-                                  "Win share of one potential player against three greedy ones, by deck",
-                                  "win share (ties shared)", fair=0.25),
-                      "shelf_deck_sensitivity", "Deck sensitivity of the best policy's edge")]
-    return "\n".join(md)
+    sv = std.loc["standard"]
+    win_agree = _agreement([("head-to-head table", po["hero_win_share"], po["hero_win_share_ci_low"],
+                             po["hero_win_share_ci_high"]),
+                            ("variant table (standard)", sv["skilled_win_share"], sv["skilled_win_share_ci_low"],
+                             sv["skilled_win_share_ci_high"]),
+                            ("here (assumed-90)", a90["skilled_win_share"], a90["skilled_win_share_ci_low"],
+                             a90["skilled_win_share_ci_high"])], ".3f")
+    edge_items = [("first table", pot_main["diff_vs_first"], pot_main["diff_vs_first_ci_low"],
+                   pot_main["diff_vs_first_ci_high"]),
+                  ("variant table (standard)", sv["spread"], sv["spread_ci_low"], sv["spread_ci_high"]),
+                  ("here (assumed-90)", a90["edge"], a90["edge_ci_low"], a90["edge_ci_high"])]
+    edge_overlap = max(i[2] for i in edge_items) <= min(i[3] for i in edge_items)
+    edge_agree = _agreement(edge_items)
+    body += ["## How much the deck matters\n",
+             f"{g_deck:,} deals per deck, four players. Each generated deck has 90 cards, 6 fields x 5 colours and "
+             "numbers 1-90 unless the row changes one thing (correlation = share of cards whose colour follows "
+             f"their field). The edge of potential over random play ranges from "
+             f"{_ci(lo['edge'], lo['edge_ci_low'], lo['edge_ci_high'])} points ({lo['deck']}) to "
+             f"{_ci(hi['edge'], hi['edge_ci_low'], hi['edge_ci_high'])} ({hi['deck']}), against "
+             f"{_ci(a90['edge'], a90['edge_ci_low'], a90['edge_ci_high'])} with the assumed deck. Against the "
+             f"generated baseline (corr 0): {shifts}. One potential player beats three greedy ones (win share CI "
+             f"above 0.25) with {n_beat} of {len(dd)} decks, so which policy wins does not hang on the "
+             f"deck{'' if n_beat == len(dd) else ' everywhere'}; how many points skill is worth does, so those numbers "
+             "wait for the real deck.\n",
+             f"The same quantities appear in several tables, each on its own deals. Skill's edge in points: "
+             f"{edge_agree}. One potential player's win share against three greedy ones: {win_agree}.\n",
+             columns_line(dd, {"deck": "the deck studied (assumed-90 is the assumed default; the others are "
+                                       "generated and change one parameter)"}),
+             ctx.table(dd, "shelf_decks", meta(what="deck sensitivity", games=g_deck, skilled="potential")),
+             ctx.figure(fig_ci_bars(dd, "deck", "skilled_win_share",
+                                    "Win share of one potential player against three greedy ones, by deck",
+                                    "win share (ties shared)", fair=0.25),
+                        "shelf_deck_sensitivity", "Deck sensitivity of the best policy's edge")]
+
+    # ---- findings first, from the numbers above
+    pol_desc = {"greedy": "takes the card that scores most right now",
+                "potential": "also values unfinished runs it can still extend",
+                "rollout": "plays out the rest of the game on samples of the unseen cards"}
+    best_desc = pol_desc.get(best["policy"], "")
+    top_tie = (f", tied within the CIs with **{ws.iloc[1]['variant']}** ({ws.iloc[1]['spread_sd']:.2f}),"
+               if tie_top else "")
+    findings = [
+        ("Play for unfinished runs, not only for points now: " if best["policy"] == "potential" else "")
+        + f"the `{best['policy']}` policy"
+        + (f" ({best_desc})" if best_desc else "")
+        + f" scores {_ci(best['mean_score'], best['mean_score_ci_low'], best['mean_score_ci_high'])} points per "
+        f"player in four-player games, against {grd['mean_score']:.2f} for greedy play and {rnd['mean_score']:.2f} "
+        f"for random play; skill is worth "
+        f"{_ci(best['diff_vs_first'], best['diff_vs_first_ci_low'], best['diff_vs_first_ci_high'])} points per "
+        "player over random play.",
+        ("Looking ahead pays most: " if ro["hero_win_share_ci_low"] > po["hero_win_share"] else "")
+        + f"one `rollout` player against three greedy ones wins "
+        f"{_ci(ro['hero_win_share'], ro['hero_win_share_ci_low'], ro['hero_win_share_ci_high'], '.3f')} of the "
+        f"games, one `potential` player "
+        f"{_ci(po['hero_win_share'], po['hero_win_share_ci_low'], po['hero_win_share_ci_high'], '.3f')} "
+        f"(a fair share is 0.25; {g_h2h:,} deals).",
+        ("Draw two blind only when no offer card gains a point: "
+         if never["diff_vs_potential_ci_high"] < 0 and always["diff_vs_potential_ci_high"] < 0 else
+         "Drawing blind only when no offer card gains a point against the alternatives: ")
+        + f"never drawing blind changes the score by "
+        f"{_ci(never['diff_vs_potential'], never['diff_vs_potential_ci_low'], never['diff_vs_potential_ci_high'], '+.2f')}"
+        f" points, drawing blind whenever allowed by "
+        f"{_ci(always['diff_vs_potential'], always['diff_vs_potential_ci_low'], always['diff_vs_potential_ci_high'], '+.2f')}.",
+        f"Going first {'does not measurably help' if first_fair else 'matters'}: the starting player of four wins "
+        f"{_ci(p1['win_share'], p1['win_share_ci_low'], p1['win_share_ci_high'], '.3f')} of the games against a "
+        "fair 0.25.",
+        ("Bigger tables score more: " if r5["mean_score_ci_low"] > r2["mean_score_ci_high"] else "")
+        + f"with `potential` play the mean goes from "
+        f"{_ci(r2['mean_score'], r2['mean_score_ci_low'], r2['mean_score_ci_high'])} points per player with 2 "
+        f"players to {_ci(r5['mean_score'], r5['mean_score_ci_low'], r5['mean_score_ci_high'])} with 5.",
+        f"For designers: skill counts most under the **{widest['variant']}** scoring "
+        f"(a spread of {_ci(widest['spread_sd'], widest['spread_sd_ci_low'], widest['spread_sd_ci_high'])} standard "
+        f"deviations of a random player's score){top_tie} and least under **{narrow['variant']}** "
+        f"(a spread of {_ci(narrow['spread_sd'], narrow['spread_sd_ci_low'], narrow['spread_sd_ci_high'])}); "
+        "scoring pairs "
+        f"shrinks the gap between greedy and potential play to {gap_pairs:.2f} points (standard: {gap_std:.2f}).",
+        ("The deck changes how much skill is worth, not who wins: " if n_beat == len(dd) else
+         "The deck changes how much skill is worth: ")
+        + f"the edge over random play runs from "
+        f"{lo['edge']:.2f} ({lo['deck']}) to {hi['edge']:.2f} ({hi['deck']}) points across {len(dd)} decks, and one "
+        f"potential player beats three greedy ones with {n_beat} of them.",
+        "Numbers repeated across tables differ a little because each table plays its own deals: skill's edge at "
+        f"four players reads {pot_main['diff_vs_first']:.2f}, {sv['spread']:.2f} and {a90['edge']:.2f} points in "
+        "three tables, "
+        + ("within each other's 95% CIs, so the differences are noise" if edge_overlap else
+           "not all within each other's 95% CIs")
+        + " (see the player-count and deck sections).",
+    ]
+
+    md = ["# Shelve the Book\n",
+          "**The deck is assumed** (the real deck list is unpublished): every number below depends on the "
+          "`assumed-90` deck.\n",
+          "## What a player should know\n",
+          "\n".join(f"- {f}" for f in findings) + "\n",
+          "## Rules, policies and method\n",
+          f"Rules: {rules.label()} (clauses in `seeds/shelve_the_book.md`). The assumed deck `assumed-90` has "
+          "6 fields x 5 colours x 3 cards, numbers 1-90 and real scholars' surnames, drawn once with a fixed seed. "
+          f"Monte Carlo with root seed {seed}; 95% confidence intervals; policies and variants are compared on the "
+          "same deals (common random numbers).\n",
+          "Policies: " + "; ".join(f"`{k}`: {v[2]}" for k, v in S.POLICIES.items()) + ".\n"]
+    return "\n".join(md + body)
 
 
 # ------------------------------------------------------------------ bench
