@@ -211,7 +211,7 @@ def variants(players, skilled, deck_file, games, seed, chunks, fmt, out_dir, tab
 @click.option("--size", type=int, default=90, show_default=True, help="Generated deck: number of cards.")
 @click.option("--deck-seed", type=click.IntRange(min=0), default=0, show_default=True, help="Generated deck: seed.")
 @click.option("--write", "write_file", type=click.Path(dir_okay=False), default=None,
-              help="Write the deck as CSV to this file.")
+              help="Write the deck as CSV to this file (a new file: an existing one is never overwritten).")
 @click.option("--sensitivity", is_flag=True, help="Run the deck sensitivity study (Monte Carlo).")
 @click.option("--players", type=int, default=4, show_default=True, help="Players for --sensitivity.")
 @seed_options(500)
@@ -227,6 +227,9 @@ def deck(deck_file, generate, fields, colours, numbers, correlation, size, deck_
     from ludolab.stdlib.shelf import generate_deck, load_deck
 
     out_dir = check_out(out_dir)
+    if write_file and Path(write_file).exists():
+        raise InputError(f"--write {write_file!r} exists already: give a new file name (a deck file is never "
+                         "overwritten)")
     if generate and deck_file:
         raise InputError("--generate and --deck exclude each other: describe a file or generate a deck")
     if generate:
@@ -237,7 +240,8 @@ def deck(deck_file, generate, fields, colours, numbers, correlation, size, deck_
     else:
         d = load_deck(deck_file)
     if write_file:
-        Path(write_file).write_text(d.to_csv(), encoding="utf-8")
+        with open(write_file, "x", encoding="utf-8") as fh:
+            fh.write(d.to_csv())
         click.echo(f"wrote {len(d)} cards to {write_file}", err=True)
     if not sensitivity:
         import pandas as pd

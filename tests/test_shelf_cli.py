@@ -99,6 +99,10 @@ def test_deck_describe_generate_write(tmp_path):
     sim = run("simulate", "--games", "5", "--players", "2", "--deck", str(out), "--chunks", "1", "--format", "json")
     assert sim.exit_code == 0, sim.output
     assert json.loads(sim.output)["deck"] == "g.csv"
+    before = out.read_bytes()
+    again = run("deck", "--generate", "--size", "40", "--write", str(out))
+    assert again.exit_code == 2 and "exists already" in again.output
+    assert out.read_bytes() == before  # a deck file is never overwritten
 
 
 @pytest.mark.parametrize("args, words", [
