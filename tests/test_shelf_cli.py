@@ -139,3 +139,12 @@ def test_deck_sensitivity_tiny(tmp_path):
 def test_variants_refuses_unknown_policy():
     res = run("variants", "--policy", "gready", "--games", "5")
     assert res.exit_code == 2 and "unknown policy 'gready'" in res.output
+
+
+def test_the_shipped_worked_example_scores_28():
+    """SHB-13: the worked example shipped for the README scores 8 + 9 + 11 = 28."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "stdlib" / "data" / "shelf_worked_example.json"
+    res = run("score", str(path), "--format", "json")
+    assert res.exit_code == 0 and json.loads(res.output)["total"] == 28
