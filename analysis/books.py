@@ -262,9 +262,99 @@ def _pct(x):
     return f"{100 * x:.1f}%"
 
 
+#: Plain-language definitions of the columns the section's tables show (``_ci_low``/``_ci_high``
+#: columns are covered by one shared definition, given only when the table shows such columns).
+COLUMN_DEFS = {
+    "forecast": "how the forecasts were made (`heuristic`: as many cards as the hand's estimated strength; "
+                "`zero`: never lays a prediction card; `random`: a random number of random cards; "
+                "`rollout(...)`: the rollout forecaster below)",
+    "play": "how the cards were played (`heuristic`: wins a trick with a card that closes one of its open "
+            "prediction cards, and loses it on purpose when winning would only add an extra trick; `random`: "
+            "any legal card)",
+    "player_hands": "how many player-hands were counted (one per seat and deal)",
+    "exact": "share of player-hands with off 0 (the forecast came out exactly)",
+    "off_by_1": "share of player-hands with off 1",
+    "mean_score": "mean points per player-hand",
+    "mae": "mean of |tricks won - prediction cards laid|, in tricks",
+    "mean_predictions": "mean number of prediction cards laid per player-hand",
+    "forecasts": "how many forecasts of the rollout forecaster were counted (one per seat using it and deal)",
+    "mean_stated_p_exact": "the rollout forecaster's own estimate, before play, of the chance that its "
+                           "forecast comes out exact, averaged over its forecasts",
+    "observed_exact": "share of those forecasts that did come out exact",
+    "brier": "Brier score: mean of (stated chance - outcome)^2, outcome 1 if exact and 0 if not; 0 is "
+             "perfect, always stating 0.5 scores 0.25",
+    "scoring": "the scoring rule (STK-8): `rulebook` (off 0: 4, off 1: 2, off k >= 2: -k), `exact-only` "
+               "(off 0: 10 + tricks won, else 0), `linear` (4 - 2 x off)",
+    "tuned_bias": "tricks the re-tuned heuristic forecaster adds to its hand-strength estimate before choosing "
+                  "how many cards to lay (negative: it lays fewer cards than the raw estimate)",
+    "tuned_keep_low": "`True` if the re-tuned heuristic player, when it loses a trick on purpose while it "
+                      "still has open prediction cards, does so with its lowest losing card (`False`: its "
+                      "highest)",
+    "skilled_mean_score": "mean points per player-hand with the re-tuned heuristic forecaster and player "
+                          "(`mean_predictions` and `exact` are theirs too)",
+    "random_mean_score": "mean points per player-hand with random forecasts and random play, same deals",
+    "skill_spread": "paired mean score difference, skilled minus random, same deals (points per hand)",
+    "skill_spread_sd": "`skill_spread` divided by the standard deviation of the skilled hand score, so "
+                       "scorings with other point scales compare",
+    "first_minus_others": "paired cost of forecasting first: the first forecaster's points minus the mean "
+                          "of the other players' points in the same hand (negative: forecasting first costs)",
+    "rollout_mean_predictions": "mean prediction cards laid by the rollout forecaster (judging prediction "
+                                "sets under this scoring), every seat using it, heuristic play",
+    "rollout_exact": "its share of exact forecasts",
+    "rollout_mean_score": "its mean points per player-hand",
+}
+_CI_DEF = "`_ci_low`/`_ci_high` are the 95% confidence limits of the column they extend"
+
+
+def _base_column(c: str) -> str:
+    for suf in ("_ci_low", "_ci_high"):
+        if c.endswith(suf):
+            return c[: -len(suf)]
+    return c
+
+
+def columns_line(cols) -> str:
+    """The "Columns:" line that defines every column of ``cols`` (and nothing else), in table order."""
+    parts, seen, ci = [], set(), False
+    for c in cols:
+        b = _base_column(c)
+        if b != c:
+            ci = True
+        if c == b and b not in seen:
+            seen.add(b)
+            parts.append(f"`{b}`: {COLUMN_DEFS[b]}")
+    if ci:
+        parts.append(_CI_DEF)
+    return "Columns: " + "; ".join(parts) + "."
+
+
+def _shown(ctx, df, name, meta) -> str:
+    """A table preceded by its "Columns:" line."""
+    return columns_line(df.columns) + "\n\n" + ctx.table(df, name, meta)
+
+
+def _overlap(lo1, hi1, lo2, hi2) -> bool:
+    return float(lo1) <= float(hi2) and float(lo2) <= float(hi1)
+
+
+def _ci(lo, hi, fmt="{:.2f}") -> str:
+    return f"95% CI {fmt.format(lo)} to {fmt.format(hi)}"
+
+
+def _sign_text(lo, hi, more="more", less="less") -> str:
+    """Whether a paired difference with 95% CI (lo, hi) is clearly positive, negative or neither."""
+    if lo > 0:
+        return f"clearly {more}"
+    if hi < 0:
+        return f"clearly {less}"
+    return "not clearly different, the CI includes 0"
+
+
 def report_section(ctx) -> str:
-    """The Shut The Books section of ``ludolab report``: forecast accuracy per policy, the cost of
-    seat order, and which scoring variant rewards skill most; numbers with 95% CIs and charts."""
+    """The Shut The Books section of ``ludolab report``: what a player or designer should know first,
+    then one sub-heading per question (forecast accuracy, the cost of forecasting first, the rollout
+    forecaster and its calibration, which scoring variant rewards skill most); numbers with 95% CIs,
+    every table's columns defined right before it, and charts."""
     from ludolab.analysis.results import provenance
 
     hands = 4_000 if ctx.quick else 40_000
@@ -276,43 +366,19 @@ def report_section(ctx) -> str:
     ov, fc = t["overall"], t["first_cost"]
     best = ov.loc[ov["mean_score"].astype(float).idxmax()]
     h0 = fc.iloc[0]
-    out = ["# Shut The Books", ""]
-    out.append(
-        f"Four players, rulebook scoring (rules: `seeds/shut_the_books.md`), {hands:,} deals, every policy pair "
-        f"playing the same deals. The best pair, {label(best['forecast'], best['play'])}, forecasts exactly "
-        f"(off 0) in {_pct(best['exact'])} of player-hands (95% CI {_pct(best['exact_ci_low'])} to "
-        f"{_pct(best['exact_ci_high'])}), misses by one in {_pct(best['off_by_1'])}, and scores "
-        f"{best['mean_score']:.2f} points per hand ({best['mean_score_ci_low']:.2f} to "
-        f"{best['mean_score_ci_high']:.2f}); its forecasts are off by {best['mae']:.2f} tricks on average "
-        f"(mean absolute error between tricks won and prediction cards laid).")
-    out.append("")
-    out.append(
-        f"Seat order costs: with heuristic forecasts and play, the first forecaster scores "
-        f"{h0['first_minus_others']:.2f} points per hand against the mean of the other three in the same hand "
-        f"(95% CI {h0['first_minus_others_ci_low']:.2f} to {h0['first_minus_others_ci_high']:.2f}).")
-    out.append("")
-    out.append("Columns: `exact`, `off_by_1`, `off_by_2_plus` are shares of player-hands by off (open prediction "
-               "cards left + extra tricks); `mean_score` is points per player-hand; `mae` is the mean of |tricks "
-               "won - prediction cards|; `mean_off` the mean off; `mean_predictions` the mean number of "
-               "prediction cards laid; `player_hands` counts one per seat and deal; `_ci_low`/`_ci_high` are "
-               "95% confidence limits.")
     cols = ["forecast", "play", "player_hands", "exact", "exact_ci_low", "exact_ci_high", "off_by_1", "mean_score",
             "mean_score_ci_low", "mean_score_ci_high", "mae", "mean_predictions"]
-    out.append(ctx.table(ov[cols], "books_accuracy_overall", meta))
-    out.append(ctx.figure(fig_by_seat(t["by_seat"], rules), "books_accuracy_by_seat",
-                          "Exact share and mean score by forecast position"))
-    out.append(ctx.figure(fig_by_predictions(t["by_predictions"], rules), "books_accuracy_by_predictions",
-                          "Exact share and mean score by number of prediction cards"))
-    out.append(ctx.figure(fig_off_distribution(t["off_distribution"], rules), "books_off_distribution",
-                          "Distribution of off"))
+    acc_table = _shown(ctx, ov[cols], "books_accuracy_overall", meta)
+    acc_figs = [ctx.figure(fig_by_seat(t["by_seat"], rules), "books_accuracy_by_seat",
+                           "Exact share and mean score by forecast position"),
+                ctx.figure(fig_by_predictions(t["by_predictions"], rules), "books_accuracy_by_predictions",
+                           "Exact share and mean score by number of prediction cards"),
+                ctx.figure(fig_off_distribution(t["off_distribution"], rules), "books_off_distribution",
+                           "Distribution of off")]
     ctx.table(t["by_seat"], "books_accuracy_by_seat", meta)
     ctx.table(t["by_predictions"], "books_accuracy_by_predictions", meta)
     ctx.table(t["first_cost"], "books_first_cost", meta)
     ctx.table(t["off_distribution"], "books_off_distribution", meta)
-    out.append("The same figures by forecast position, by number of prediction cards, the paired cost of "
-               "forecasting first and the distribution of off are in `tables/books_accuracy_by_seat.csv`, "
-               "`tables/books_accuracy_by_predictions.csv`, `tables/books_first_cost.csv` and "
-               "`tables/books_off_distribution.csv`.")
 
     rh = 60 if ctx.quick else 300
     ctx.say(f"books: rollout forecaster and its calibration, {rh:,} deals ...")
@@ -323,74 +389,218 @@ def report_section(ctx) -> str:
     rov, rpair = racc.overall(), racc.paired()
     bins, summ = racc.calibration()
     rmeta = provenance(GAME, **racc.provenance, configs=[list(c) for c in racc.configs])
-    r0 = rov.iloc[0]
+    r0, rh0 = rov.iloc[0], rov.iloc[1]
     d = rpair.iloc[1]
     sm = summ.iloc[0]
-    def verdict_of(row):
-        return ("over-confident" if row["mean_stated_p_exact"] > row["observed_exact_ci_high"] else
-                "under-confident" if row["mean_stated_p_exact"] < row["observed_exact_ci_low"] else
-                "calibrated on average")
-
-    verdict = verdict_of(sm)
-    sm2 = summ.iloc[1]
-    out.append("")
-    out.append(
-        f"A rollout forecaster (determinization: it samples the hidden hands consistent with what it knows and "
-        f"plays candidate prediction sets out under heuristic play; {rpol.label}), with every player using it, "
-        f"is exact in {_pct(r0['exact'])} of player-hands (95% CI {_pct(r0['exact_ci_low'])} to "
-        f"{_pct(r0['exact_ci_high'])}) and scores {r0['mean_score']:.2f} points per hand, "
-        f"{-d['diff_vs_first_config']:+.2f} points per hand against the hand-strength heuristic on the same "
-        f"{rh:,} deals (95% CI {-d['diff_vs_first_config_ci_high']:+.2f} to "
-        f"{-d['diff_vs_first_config_ci_low']:+.2f}). "
-        f"Its own stated P(exact) averages {sm['mean_stated_p_exact']:.2f} against {sm['observed_exact']:.2f} "
-        f"observed ({verdict}): Brier score {sm['brier']:.3f} (95% CI {sm['brier_ci_low']:.3f} to "
-        f"{sm['brier_ci_high']:.3f}; 0 is perfect, always saying 0.5 scores 0.25). Its rollouts assume that the "
-        "later players forecast, and everyone plays, by the heuristic; when that holds (it forecasts first "
-        f"among heuristic players) it states {sm2['mean_stated_p_exact']:.2f} against {sm2['observed_exact']:.2f} "
-        f"observed ({verdict_of(sm2)}), Brier score {sm2['brier']:.3f} (95% CI {sm2['brier_ci_low']:.3f} to "
-        f"{sm2['brier_ci_high']:.3f}).")
-    out.append(ctx.table(summ, "books_calibration", rmeta))
-    out.append(ctx.figure(fig_reliability(bins, summ, rules), "books_reliability",
-                          "Calibration of the rollout forecaster's P(exact)"))
+    cal_table = _shown(ctx, summ, "books_calibration", rmeta)
+    cal_fig = ctx.figure(fig_reliability(bins, summ, rules), "books_reliability",
+                         "Calibration of the rollout forecaster's P(exact)")
     ctx.table(bins, "books_reliability", rmeta)
     ctx.table(rov, "books_rollout_accuracy", rmeta)
-    out.append("The reliability bins and the rollout forecaster's accuracy next to the heuristic's are in "
-               "`tables/books_reliability.csv` and `tables/books_rollout_accuracy.csv`.")
 
     vh = 2_000 if ctx.quick else 20_000
     ctx.say(f"books: scoring variants, {vh:,} deals each ...")
     var = variants(4, vh, ctx.seed, rollout_hands=30 if ctx.quick else 120)
-    top = var.loc[var["skill_spread_sd"].astype(float).idxmax()]
-    out.append("")
-    out.append(
-        "Scoring variants (the heuristic forecaster and player re-tuned to each by a coordinate search on the "
-        "same deals: `tuned_bias` is the forecaster's bias, `tuned_keep_low` whether the player ducks with its "
-        f"lowest losing card while prediction cards are open): skill pays most under "
-        f"**{top['scoring']}** scoring, where skilled play beats random play by {top['skill_spread']:.2f} points "
-        f"per hand, {top['skill_spread_sd']:.2f} standard deviations of the hand score (95% CI "
-        f"{top['skill_spread_sd_ci_low']:.2f} to {top['skill_spread_sd_ci_high']:.2f}). `skill_spread` is the "
-        "paired mean score difference (skilled minus random, same deals); `_sd` divides it by the standard "
-        "deviation of the skilled hand score so variants with other point scales compare; "
-        "`first_minus_others` is the paired cost of forecasting first; `rollout_*` are the rollout forecaster "
-        "(which judges prediction sets under the variant's scoring) on "
-        f"{int(var['rollout_hands'].iloc[0])} deals.")
-    fewest = var.loc[var["rollout_mean_predictions"].astype(float).idxmin()]
-    most = var.loc[var["rollout_mean_predictions"].astype(float).idxmax()]
-    out.append("")
-    out.append(f"The rollout forecaster, judging prediction sets under each variant's own scoring, lays between "
-               f"{fewest['rollout_mean_predictions']:.2f} ({fewest['scoring']}) and "
-               f"{most['rollout_mean_predictions']:.2f} ({most['scoring']}) prediction cards on average, against "
-               f"{var['mean_predictions'].astype(float).mean():.2f} for the tuned hand-strength heuristic "
-               f"(means over {int(var['rollout_hands'].iloc[0])} deals; the per-variant tables give the exact "
-               "shares with their CIs).")
     vcols = ["scoring", "tuned_bias", "tuned_keep_low", "mean_predictions", "exact", "skilled_mean_score", "random_mean_score",
              "skill_spread", "skill_spread_sd", "skill_spread_sd_ci_low", "skill_spread_sd_ci_high",
              "first_minus_others", "first_minus_others_ci_low", "first_minus_others_ci_high",
              "rollout_mean_predictions", "rollout_exact", "rollout_exact_ci_low", "rollout_exact_ci_high",
              "rollout_mean_score"]
-    out.append(ctx.table(var[vcols], "books_variants", provenance(GAME, hands=vh, seed=ctx.seed, players=4)))
-    out.append(ctx.figure(fig_variants(var, 4), "books_variants", "Scoring variants"))
+    var_table = _shown(ctx, var[vcols], "books_variants", provenance(GAME, hands=vh, seed=ctx.seed, players=4))
+    var_fig = ctx.figure(fig_variants(var, 4), "books_variants", "Scoring variants")
+
+    # ---- numbers the findings and the sub-sections share
+    vsd = var["skill_spread_sd"].astype(float)
+    order = vsd.sort_values(ascending=False).index
+    top, second = var.loc[order[0]], var.loc[order[1]]
+    top_clear = not _overlap(top["skill_spread_sd_ci_low"], top["skill_spread_sd_ci_high"],
+                             second["skill_spread_sd_ci_low"], second["skill_spread_sd_ci_high"])
+    rb = var[var["scoring"] == "rulebook"]
+    rbv = rb.iloc[0] if len(rb) else var.iloc[0]
+    gain, glo, ghi = -d["diff_vs_first_config"], -d["diff_vs_first_config_ci_high"], -d["diff_vs_first_config_ci_low"]
+    hh = ov[(ov["forecast"] == "heuristic") & (ov["play"] == "heuristic")].iloc[0]
+    hr = ov[(ov["forecast"] == "heuristic") & (ov["play"] == "random")].iloc[0]
+    zh = ov[(ov["forecast"] == "zero") & (ov["play"] == "heuristic")].iloc[0]
+    bp = t["by_predictions"]
+    bp = bp[(bp["forecast"] == "heuristic") & (bp["play"] == "heuristic")].set_index("predictions")
+    k_few = 1 if 1 in bp.index else int(bp.index.min())
+    k_many = int(bp["share_of_hands"].astype(float).idxmax())
+    if k_many <= k_few:
+        k_many = int(bp.index.max())
+    keep_low = set(bool(x) for x in var["tuned_keep_low"])
+    tb = var["tuned_bias"].astype(float)
+    vfc = rbv
+    seat_agree = _overlap(h0["first_minus_others_ci_low"], h0["first_minus_others_ci_high"],
+                          vfc["first_minus_others_ci_low"], vfc["first_minus_others_ci_high"])
+    rdeals = int(var["rollout_hands"].iloc[0])
+    rexact_agree = _overlap(r0["exact_ci_low"], r0["exact_ci_high"], rbv["rollout_exact_ci_low"],
+                            rbv["rollout_exact_ci_high"])
+    rvlo = var["rollout_exact_ci_low"].astype(float)
+    rvhi = var["rollout_exact_ci_high"].astype(float)
+    rollout_variants_agree = bool(rvlo.max() <= rvhi.min())
+
+    out = ["# Shut The Books", ""]
+    out.append(
+        f"Four players, rulebook scoring unless said otherwise (rules: `seeds/shut_the_books.md`), {hands:,} deals "
+        "for the main study, every policy pair playing the same deals. A player's **off** is how far their "
+        "forecast missed: the prediction cards they laid that were never closed, plus the tricks they won that "
+        "closed none (extra tricks). Off 0 means the forecast came out exactly; rulebook scoring pays 4 points "
+        "for off 0, 2 for off 1 and -off for anything worse. A *player-hand* is one player's result in one deal.")
+    out.append("")
+    out.append("## What a player should know")
+    out.append("")
+    fewer = float(r0["mean_predictions"]) < float(rh0["mean_predictions"])
+    if tb.min() == tb.max():
+        bias_txt = f"a bias of {tb.min():+.1f} tricks under every scoring"
+    else:
+        bias_txt = f"a bias of {tb.min():+.1f} to {tb.max():+.1f} tricks"
+    bias_txt += (", i.e. it too does best laying fewer cards than its raw estimate" if tb.max() < 0 else
+                 ", i.e. it does best laying more cards than its raw estimate" if tb.min() > 0 else "")
+    out.append(
+        ("- **Lay fewer cards than your hand's strength suggests.**" if fewer else
+         "- **Lay at least as many cards as your hand's strength suggests.**")
+        + " The rollout forecaster (which plays "
+        f"candidate forecasts out before choosing) lays {r0['mean_predictions']:.2f} prediction cards per hand "
+        f"against {rh0['mean_predictions']:.2f} for the hand-strength heuristic on the same {rh:,} deals, and "
+        f"scores {gain:+.2f} points per hand against it ({_ci(glo, ghi, '{:+.2f}')}: "
+        f"{_sign_text(glo, ghi, 'better', 'worse')}). Re-tuning the heuristic to each scoring gives it "
+        f"{bias_txt}; it then lays {var['mean_predictions'].astype(float).mean():.2f} cards on average, the "
+        f"rollout forecaster {var['rollout_mean_predictions'].astype(float).mean():.2f} "
+        f"(over {rdeals} deals per scoring; no CI on these means).")
+    rarer = float(bp.loc[k_many, "exact"]) < float(bp.loc[k_few, "exact"])
+    out.append(
+        ("- **More prediction cards make an exact forecast rarer.**" if rarer else
+         "- **More prediction cards do not make an exact forecast rarer.**")
+        + f" With heuristic forecasts and play, "
+        f"hands with {k_few} prediction card{'s' if k_few != 1 else ''} come out exact in "
+        f"{_pct(bp.loc[k_few, 'exact'])} of cases ({_ci(bp.loc[k_few, 'exact_ci_low'], bp.loc[k_few, 'exact_ci_high'], '{:.1%}')}), "
+        f"hands with {k_many} in {_pct(bp.loc[k_many, 'exact'])} "
+        f"({_ci(bp.loc[k_many, 'exact_ci_low'], bp.loc[k_many, 'exact_ci_high'], '{:.1%}')}), and score "
+        f"{bp.loc[k_few, 'mean_score']:.2f} against {bp.loc[k_many, 'mean_score']:.2f} points per hand (the "
+        "heuristic lays more cards with stronger hands, so this compares hands as dealt, not a rule "
+        "for one hand).")
+    out.append(
+        f"- **Do lay cards.** Never forecasting (laying no card) scores {zh['mean_score']:.2f} points per hand "
+        f"({_ci(zh['mean_score_ci_low'], zh['mean_score_ci_high'])}) against {hh['mean_score']:.2f} "
+        f"({_ci(hh['mean_score_ci_low'], hh['mean_score_ci_high'])}) for heuristic forecasts, with the "
+        "same heuristic play.")
+    out.append(
+        f"- **Careful play matters.** The same heuristic forecasts score {hh['mean_score']:.2f} "
+        f"points per hand with heuristic play and {hr['mean_score']:.2f} "
+        f"({_ci(hr['mean_score_ci_low'], hr['mean_score_ci_high'])}) with random play. "
+        + (f"When you lose a trick on purpose while you still have open prediction cards, lose it with your "
+           f"{'lowest' if True in keep_low else 'highest'} losing card: the re-tuned player does so under every "
+           "scoring (`tuned_keep_low`, no CI)." if len(keep_low) == 1 else
+           "Whether to lose a trick with the lowest or the highest losing card depends on the scoring "
+           "(`tuned_keep_low`)."))
+    out.append(
+        f"- **Forecasting first costs points.** With heuristic forecasts and play, the first forecaster scores "
+        f"{h0['first_minus_others']:.2f} points per hand against the mean of the other three in the same hand "
+        f"({_ci(h0['first_minus_others_ci_low'], h0['first_minus_others_ci_high'])}); later forecasters see the "
+        "earlier prediction cards. Over a game every player forecasts first once, so it evens out.")
+    out.append(
+        f"- **For designers: {top['scoring']} scoring rewards skill most.** Skilled play beats random play by "
+        f"{top['skill_spread_sd']:.2f} standard deviations of the hand score "
+        f"({_ci(top['skill_spread_sd_ci_low'], top['skill_spread_sd_ci_high'])}) against "
+        f"{second['skill_spread_sd']:.2f} ({_ci(second['skill_spread_sd_ci_low'], second['skill_spread_sd_ci_high'])}) "
+        f"under {second['scoring']}"
+        + ("; the CIs do not overlap." if top_clear else
+           "; the difference is within the CIs, so the two reward skill about equally."))
+    out.append(
+        f"- **The rollout forecaster's confidence is only as good as its assumptions.** Among heuristic players "
+        f"it states a {summ.iloc[1]['mean_stated_p_exact']:.2f} chance of an exact forecast and gets "
+        f"{summ.iloc[1]['observed_exact']:.2f} ({_ci(summ.iloc[1]['observed_exact_ci_low'], summ.iloc[1]['observed_exact_ci_high'])}); "
+        f"when every player uses it, it states {sm['mean_stated_p_exact']:.2f} and gets "
+        f"{sm['observed_exact']:.2f} ({_ci(sm['observed_exact_ci_low'], sm['observed_exact_ci_high'])}).")
+    out.append("")
+
+    out.append("## How often do forecasts come out exact?")
+    out.append("")
+    out.append(
+        f"The best pair, {label(best['forecast'], best['play'])}, forecasts exactly (off 0) in "
+        f"{_pct(best['exact'])} of player-hands (95% CI {_pct(best['exact_ci_low'])} to "
+        f"{_pct(best['exact_ci_high'])}), misses by one in {_pct(best['off_by_1'])}, and scores "
+        f"{best['mean_score']:.2f} points per hand ({_ci(best['mean_score_ci_low'], best['mean_score_ci_high'])}); "
+        f"its forecasts are off by {best['mae']:.2f} tricks on average in absolute terms (`mae`).")
+    out.append("")
+    out.append(acc_table)
+    out.extend(acc_figs[1:])
+    out.append("The same figures by forecast position and by number of prediction cards, and the distribution "
+               "of off, are in `tables/books_accuracy_by_seat.csv`, `tables/books_accuracy_by_predictions.csv` "
+               "and `tables/books_off_distribution.csv`.")
+    out.append("")
+
+    out.append("## What does forecasting first cost?")
+    out.append("")
+    out.append(
+        f"Seat order costs: with heuristic forecasts and play, the first forecaster scores "
+        f"{h0['first_minus_others']:.2f} points per hand against the mean of the other three in the same hand "
+        f"({_ci(h0['first_minus_others_ci_low'], h0['first_minus_others_ci_high'])}); the paired costs for every "
+        "policy pair are in `tables/books_first_cost.csv`. The variants table below gives "
+        f"{vfc['first_minus_others']:.2f} ({_ci(vfc['first_minus_others_ci_low'], vfc['first_minus_others_ci_high'])}) "
+        f"under {vfc['scoring']} scoring for the re-tuned heuristic on other deals; "
+        + ("the difference is within the CIs." if seat_agree else
+           "the CIs do not overlap: the re-tuned heuristic pays less (or more) for forecasting first."))
+    out.append("")
+    out.append(acc_figs[0])
+
+    out.append("## Does searching ahead forecast better?")
+    out.append("")
+    verdict = _calibration_verdict(sm)
+    sm2 = summ.iloc[1]
+    out.append(
+        f"A rollout forecaster (it samples the hidden hands consistent with what it knows and plays candidate "
+        f"prediction sets out under heuristic play; {rpol.label}), with every player using it, is exact in "
+        f"{_pct(r0['exact'])} of player-hands (95% CI {_pct(r0['exact_ci_low'])} to {_pct(r0['exact_ci_high'])}) "
+        f"and scores {r0['mean_score']:.2f} points per hand, {gain:+.2f} points per hand against the "
+        f"hand-strength heuristic on the same {rh:,} deals ({_ci(glo, ghi, '{:+.2f}')}). "
+        f"Its own stated P(exact) averages {sm['mean_stated_p_exact']:.2f} against {sm['observed_exact']:.2f} "
+        f"observed ({verdict}): Brier score {sm['brier']:.3f} ({_ci(sm['brier_ci_low'], sm['brier_ci_high'], '{:.3f}')}). "
+        "Its rollouts assume that the later players forecast, and everyone plays, by the heuristic; when that "
+        f"holds (it forecasts first among heuristic players) it states {sm2['mean_stated_p_exact']:.2f} against "
+        f"{sm2['observed_exact']:.2f} observed ({_calibration_verdict(sm2)}), Brier score {sm2['brier']:.3f} "
+        f"({_ci(sm2['brier_ci_low'], sm2['brier_ci_high'], '{:.3f}')}).")
+    out.append("")
+    out.append(cal_table)
+    out.append(cal_fig)
+    out.append("The reliability bins and the rollout forecaster's accuracy next to the heuristic's are in "
+               "`tables/books_reliability.csv` and `tables/books_rollout_accuracy.csv`.")
+    out.append("")
+
+    out.append("## Which scoring rewards skill most?")
+    out.append("")
+    out.append(
+        "Each scoring variant is played with the heuristic forecaster and player re-tuned to it (a coordinate "
+        f"search on the same deals); skill pays most under **{top['scoring']}** scoring, where skilled play beats "
+        f"random play by {top['skill_spread']:.2f} points per hand, {top['skill_spread_sd']:.2f} standard "
+        f"deviations of the hand score ({_ci(top['skill_spread_sd_ci_low'], top['skill_spread_sd_ci_high'])}); "
+        f"next is {second['scoring']} with {second['skill_spread_sd']:.2f} "
+        f"({_ci(second['skill_spread_sd_ci_low'], second['skill_spread_sd_ci_high'])})"
+        + (", clearly less." if top_clear else ", a difference within the CIs."))
+    out.append("")
+    fewest = var.loc[var["rollout_mean_predictions"].astype(float).idxmin()]
+    most = var.loc[var["rollout_mean_predictions"].astype(float).idxmax()]
+    out.append(
+        f"The rollout forecaster, judging prediction sets under each variant's own scoring, lays between "
+        f"{fewest['rollout_mean_predictions']:.2f} ({fewest['scoring']}) and {most['rollout_mean_predictions']:.2f} "
+        f"({most['scoring']}) prediction cards on average over {rdeals} deals per scoring"
+        + ("; its exact shares under the variants are within each other's CIs, so the variants do not change it "
+           "beyond noise." if rollout_variants_agree else "; its exact shares under the variants differ beyond "
+           "their CIs.")
+        + f" Its rulebook row ({_pct(rbv['rollout_exact'])} exact, "
+        f"{_ci(rbv['rollout_exact_ci_low'], rbv['rollout_exact_ci_high'], '{:.1%}')}) comes from other, fewer "
+        f"deals than the {_pct(r0['exact'])} above; "
+        + ("the difference is within the CIs." if rexact_agree else "the CIs do not overlap."))
+    out.append("")
+    out.append(var_table)
+    out.append(var_fig)
     return "\n".join(out) + "\n"
+
+
+def _calibration_verdict(row) -> str:
+    return ("over-confident" if row["mean_stated_p_exact"] > row["observed_exact_ci_high"] else
+            "under-confident" if row["mean_stated_p_exact"] < row["observed_exact_ci_low"] else
+            "calibrated on average")
 
 
 # ------------------------------------------------------------------ bench

@@ -12,10 +12,7 @@ def test_report_section_quick(quick_report):
     """The section answers with numbers and CIs, references every table it writes, and draws its charts
     (read from the session's quick report)."""
     tmp_path, _ = quick_report
-    full = (tmp_path / "report.md").read_text()
-    start = full.index("\n# Shut The Books") + 1
-    end = full.find("\n# ", start)
-    md = full[start:] if end < 0 else full[start:end]
+    md = _section(quick_report)
     assert md.startswith("# Shut The Books")
     for phrase in ("forecasts exactly", "Seat order costs", "Brier score", "skill pays most under"):
         assert phrase in md, phrase
@@ -28,6 +25,66 @@ def test_report_section_quick(quick_report):
         assert meta["game"] == "books"
     for chart in re.findall(r"\((charts/[^)]+\.png)\)", md):
         assert (tmp_path / chart).read_bytes()[:4] == b"\x89PNG"
+
+
+def _section(quick_report) -> str:
+    tmp_path, _ = quick_report
+    full = (tmp_path / "report.md").read_text()
+    start = full.index("\n# Shut The Books") + 1
+    end = full.find("\n# ", start)
+    return full[start:] if end < 0 else full[start:end]
+
+
+def _defined_columns(line: str) -> set:
+    """Names defined at the top level of a "Columns: `a`: ...; `b`: ..." line (not inside parentheses)."""
+    parts, depth, cur = [], 0, ""
+    for ch in line[len("Columns: "):]:
+        depth += (ch == "(") - (ch == ")")
+        if ch == ";" and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    return {m.group(1) for p in parts if (m := re.match(r"\s*`([a-z_][a-z0-9_]*)`: ", p))}
+
+
+def test_report_section_findings_first_and_columns_defined(quick_report):
+    """The section opens with the plain-language findings, is split into sub-headings, and every table
+    is preceded by a "Columns:" line that defines each column it shows and no other."""
+    md = _section(quick_report)
+    lines = md.splitlines()
+    subs = [i for i, ln in enumerate(lines) if ln.startswith("## ")]
+    assert len(subs) >= 4
+    assert lines[subs[0]].startswith("## What a player should know")
+    findings = [ln for ln in lines[subs[0] + 1:subs[1]] if ln.startswith("- ")]
+    assert len(findings) >= 4
+    assert all(re.search(r"\d", f) for f in findings)
+    assert sum("95% CI" in f for f in findings) >= 3
+    first_table = next(i for i, ln in enumerate(lines) if ln.startswith("| "))
+    assert subs[0] < first_table and not any(ln.startswith("Columns:") for ln in lines[:subs[0]])
+    assert "**off**" in md.split("## ")[0]  # off is explained in plain words before the findings
+    tables = [i for i, ln in enumerate(lines) if ln.startswith("| ") and (i == 0 or not lines[i - 1].startswith("|"))]
+    assert len(tables) == 3
+    for i in tables:
+        header = [c.strip() for c in lines[i].strip("|").split("|")]
+        j = i - 1
+        while j >= 0 and not lines[j].strip():
+            j -= 1
+        assert lines[j].startswith("Columns:"), lines[i]
+        defined = _defined_columns(lines[j])
+        base = {re.sub(r"_ci_(low|high)$", "", c) for c in header}
+        assert base <= defined, base - defined
+        assert defined <= set(header), defined - set(header)
+        assert ("`_ci_low`/`_ci_high`" in lines[j]) == any(c.endswith(("_ci_low", "_ci_high")) for c in header)
+    assert "`off_by_2_plus`" not in md and "`mean_off`" not in md
+
+
+def test_columns_line_defines_exactly_the_columns_shown():
+    line = A.columns_line(["scoring", "exact", "exact_ci_low", "exact_ci_high"])
+    assert line.startswith("Columns: `scoring`: ") and "`exact`: " in line and "`_ci_low`/`_ci_high`" in line
+    assert "`tuned_bias`" not in line
+    assert "_ci_" not in A.columns_line(["forecast", "brier"])
 
 
 def test_bench_record():
