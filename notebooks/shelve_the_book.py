@@ -61,21 +61,9 @@ print(f"deals: {N_POLICY:,} for the policy study, {N_VARIANT:,} per scoring vari
 # 5 + 1 + 1 + 1, the middle 5 + 2 + 2 and the bottom 5 + 5 + 1.
 
 # %%
-def card(field, colour, author, number):
-    return {"field": field, "colour": colour, "author": author, "number": number}
+from importlib import resources
 
-
-example = {"shelves": [
-    [card("physics", "red", "Smith", 10), card("physics", "blue", "Greenspan", 12),
-     card("physics", "blue", "Marx", 15), card("history", "blue", "Nietzsche", 18),
-     card("economics", "green", "Adams", 30)],
-    [card("mathematics", "yellow", "Blackwell", 6), card("mathematics", "yellow", "Einstein", 7),
-     card("philosophy", "yellow", "Jung", 65), card("philosophy", "yellow", "Hegel", 33),
-     card("psychology", "yellow", "Austin", 20)],
-    [card("history", "red", "Weber", 40), card("history", "red", "Rousseau", 50),
-     card("history", "blue", "Locke", 60), card("history", "blue", "Kant", 55),
-     card("history", "red", "Durkheim", 58)],
-]}
+example = json.loads(resources.files("ludolab.stdlib").joinpath("data", "shelf_worked_example.json").read_text())
 sc = S.score_tableau(parse_tableau(example))
 display(pd.DataFrame(sc.combinations))
 print(f"total {sc.total} points")

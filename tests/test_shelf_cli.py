@@ -146,5 +146,8 @@ def test_the_shipped_worked_example_scores_28():
     from pathlib import Path
 
     path = Path(__file__).resolve().parents[1] / "stdlib" / "data" / "shelf_worked_example.json"
+    from test_shelf_rules import WORKED_EXAMPLE
+
+    assert json.loads(path.read_text()) == WORKED_EXAMPLE
     res = run("score", str(path), "--format", "json")
     assert res.exit_code == 0 and json.loads(res.output)["total"] == 28
