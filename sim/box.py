@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ludolab.stdlib.box import BoxRules, RulesError
 
-from .box_exact import (OBJECTIVES, Evaluation, Policy, Solution, evaluate, objective_label, solve,  # noqa: F401
+from .box_exact import (OBJECTIVES, Evaluation, Policy, Solution, evaluate, objective_label, rank_choices, solve,  # noqa: F401
                         solve_utility, terminal_utility)
 from .box_match import MAX_ROUNDS, MatchSolution, match_exact, simulate_rounds  # noqa: F401
 from .box_montecarlo import SimResult, compare, simulate  # noqa: F401
@@ -54,8 +54,6 @@ def advise(rules: BoxRules, open_tiles, roll=None, objective: str = "expected-sc
         one-die rule does not allow there, STB-6); LudolabError: a bad
         objective or target.
     """
-    import pandas as pd
-
     s = rules.mask_of(open_tiles)
     if s == 0:
         raise RulesError("the box is already shut: there is nothing to advise")
@@ -64,35 +62,10 @@ def advise(rules: BoxRules, open_tiles, roll=None, objective: str = "expected-sc
                          "the advice is the dice choice itself")
     sol = solve(rules, objective, target, ties_win)
     terminal, sense = terminal_utility(rules, objective, target, ties_win)
-    oc = rules.outcomes
-    if roll is None:
-        rows = []
-        for d in (2, 1):
-            if not rules.dice_allowed[s] & d:
-                continue
-            v = 0.0
-            for o in range(oc.n):
-                if oc.dice[o] != d:
-                    continue
-                m = int(sol.move[s, o])
-                v += oc.prob[o] * (terminal[s] if m < 0 else sol.value[s ^ m])
-            rows.append({"dice": d, "value": v})
-        df = pd.DataFrame(rows).sort_values("value", ascending=(sense < 0), kind="stable").reset_index(drop=True)
-        df["best"] = (df["value"] - df["value"].iloc[0]).abs() <= 1e-12
-        df.attrs["objective"] = sol.label
-        return df
-    o = rules.roll_index(roll, dice, state=s)
-    rows = []
-    for m in rules.legal_moves(s, o):
-        rows.append({"cover": rules.format_state(m), "tiles_left": rules.format_state(s ^ m),
-                     "value": float(sol.value[s ^ m]), "_mask": m})
-    df = pd.DataFrame(rows, columns=["cover", "tiles_left", "value", "_mask"])
-    if len(df):
-        df = df.sort_values(["value", "_mask"], ascending=[sense < 0, False], kind="stable").reset_index(drop=True)
-    df["best"] = (df["value"] - df["value"].iloc[0]).abs() <= 1e-12 if len(df) else []
-    df = df.drop(columns="_mask")
+    df = rank_choices(rules, s, roll, dice, sol.value, sol.move, float(terminal[s]), sense)
     df.attrs["objective"] = sol.label
-    df.attrs["stop_value"] = float(terminal[s])
+    if roll is not None:
+        df.attrs["stop_value"] = float(terminal[s])
     return df
 
 

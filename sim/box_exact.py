@@ -333,3 +333,52 @@ def evaluate(policy: Policy) -> Evaluation:
     K._evaluate_p(rules.full, oc.dice, oc.prob, oc.cand_start, oc.cand_masks, allowed,
                   policy.move, policy.dice, ties, final, visit)
     return Evaluation(policy, final, visit)
+
+
+def rank_choices(rules: BoxRules, s: int, roll, dice, value: np.ndarray, move: np.ndarray, stop: float,
+                 sense: float, column: str = "value"):
+    """Every choice in open-tiles state ``s`` with its value, best first (the advice tables).
+
+    Args:
+        s: the open tiles (bitmask, not 0); roll, dice: the roll and its dice
+            (see :meth:`BoxRules.roll_index`), or ``roll=None`` for the dice choice
+            before rolling; value: float64 (n_states,) value of every state and
+            move: int (n_states, n_outcomes) the move played there, from a solve;
+            stop: the value of ending the turn in ``s``; sense: +1.0 when higher is
+            better, -1.0 when lower is; column: name of the value column.
+
+    Returns:
+        With a roll: DataFrame of every legal move, columns ``cover``, ``tiles_left``,
+        ``column`` and ``best`` (True for every move as good as the first); ties go to
+        the move with the highest tiles.  Without: DataFrame of the dice counts the
+        one-die rule allows (STB-6), columns ``dice``, ``column``, ``best``.
+
+    Raises:
+        RulesError: a roll that cannot happen with these dice in this state.
+    """
+    import pandas as pd
+
+    if roll is None:
+        oc = rules.outcomes
+        rows = []
+        for d in (2, 1):
+            if not rules.dice_allowed[s] & d:
+                continue
+            v = 0.0
+            for o in range(oc.n):
+                if oc.dice[o] != d:
+                    continue
+                m = int(move[s, o])
+                v += oc.prob[o] * (stop if m < 0 else value[s ^ m])
+            rows.append({"dice": d, column: v})
+        df = pd.DataFrame(rows).sort_values(column, ascending=(sense < 0), kind="stable").reset_index(drop=True)
+    else:
+        o = rules.roll_index(roll, dice, state=s)
+        rows = [{"cover": rules.format_state(m), "tiles_left": rules.format_state(s ^ m),
+                 column: float(value[s ^ m]), "_mask": m} for m in rules.legal_moves(s, o)]
+        df = pd.DataFrame(rows, columns=["cover", "tiles_left", column, "_mask"])
+        if len(df):
+            df = df.sort_values([column, "_mask"], ascending=[sense < 0, False], kind="stable").reset_index(drop=True)
+        df = df.drop(columns="_mask")
+    df["best"] = (df[column] - df[column].iloc[0]).abs() <= 1e-12 if len(df) else []
+    return df

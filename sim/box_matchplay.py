@@ -43,7 +43,7 @@ import numpy as np
 from ludolab.stdlib.box import BoxRules
 from ludolab.stdlib.errors import LudolabError
 
-from .box_exact import Policy, evaluate, solve, solve_utility
+from .box_exact import Policy, evaluate, rank_choices, solve, solve_utility
 
 PLAYS = ("adaptive", "lowest")
 #: the largest number of situations (nodes) one exact match may hold; beyond it the
@@ -695,8 +695,6 @@ def advise_match(rules: BoxRules, open_tiles, roll=None, my_total: int = 0, thei
         RulesError: tiles, roll or dice as in :func:`ludolab.sim.box.advise`;
         MatchPlayError: a bad situation (totals, seat, rounds left, threshold).
     """
-    import pandas as pd
-
     from ludolab.stdlib.box import RulesError
 
     their = [their_totals] if isinstance(their_totals, (int, np.integer)) else list(their_totals)
@@ -728,32 +726,10 @@ def advise_match(rules: BoxRules, open_tiles, roll=None, my_total: int = 0, thei
             u = mp.turn_utility(node)
     value, move, dice_tab = solve_utility(rules, u[mp.idx], 1.0)
     label = "max P(win the match)" + (" (a tie counts)" if ties_win else "")
-    oc = rules.outcomes
-    if roll is None:
-        rows = []
-        for d in (2, 1):
-            if not rules.dice_allowed[s] & d:
-                continue
-            v = 0.0
-            for o in range(oc.n):
-                if oc.dice[o] != d:
-                    continue
-                m = int(move[s, o])
-                v += oc.prob[o] * (u[mp.idx[s]] if m < 0 else value[s ^ m])
-            rows.append({"dice": d, "p_win_match": v})
-        df = pd.DataFrame(rows).sort_values("p_win_match", ascending=False, kind="stable").reset_index(drop=True)
-        df["best"] = (df["p_win_match"] - df["p_win_match"].iloc[0]).abs() <= 1e-12
-        df.attrs.update(objective=label, p_win_now=float(value[s]))
-        return df
-    o = rules.roll_index(roll, dice, state=s)
-    rows = [{"cover": rules.format_state(m), "tiles_left": rules.format_state(s ^ m),
-             "p_win_match": float(value[s ^ m]), "_mask": m} for m in rules.legal_moves(s, o)]
-    df = pd.DataFrame(rows, columns=["cover", "tiles_left", "p_win_match", "_mask"])
-    if len(df):
-        df = df.sort_values(["p_win_match", "_mask"], ascending=[False, False], kind="stable").reset_index(drop=True)
-    df["best"] = (df["p_win_match"] - df["p_win_match"].iloc[0]).abs() <= 1e-12 if len(df) else []
-    df = df.drop(columns="_mask")
-    df.attrs.update(objective=label, p_win_now=float(value[s]), stop_value=float(u[mp.idx[s]]))
+    df = rank_choices(rules, s, roll, dice, value, move, float(u[mp.idx[s]]), 1.0, "p_win_match")
+    df.attrs.update(objective=label, p_win_now=float(value[s]))
+    if roll is not None:
+        df.attrs["stop_value"] = float(u[mp.idx[s]])
     return df
 
 
