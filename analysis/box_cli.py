@@ -346,16 +346,23 @@ def advise(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target
     if fmt == "json":
         rec["dice"] = int(rules.outcomes.dice[o])
     rec["objective"] = label
+    _emit_moves(fmt, rules, df, rec, "value", "the open tiles, roll, objective and advice",
+                "Legal moves, best first")
+
+
+def _emit_moves(fmt, rules, df, rec: dict, value_key: str, rest: str, title: str) -> None:
+    """Print the ranked legal moves of an advice (``df`` from ``rank_choices``) with the advice
+    line; with no legal move, the value of ending the turn under ``value_key``."""
     rows = _json_table(rules, df, tiles=("cover", "tiles_left")) if fmt == "json" else df
-    _csv_note(fmt, "the legal moves, best first", "the open tiles, roll, objective and advice")
+    _csv_note(fmt, "the legal moves, best first", rest)
     if len(df) == 0:
         rec["advice"] = "no legal move: the turn ends"
-        rec["value"] = df.attrs.get("stop_value")
+        rec[value_key] = df.attrs.get("stop_value")
         emit(fmt, rec, None if fmt == "table" else rows, title="No legal move")
         return
     best = df[df["best"]]["cover"].tolist()
     rec["advice"] = f"cover {best[0]}" + (f" (as good: {'; '.join(best[1:])})" if len(best) > 1 else "")
-    emit(fmt, rec, rows, title="Legal moves, best first")
+    emit(fmt, rec, rows, title=title)
 
 
 @group.command(short_help="Exact distribution of the final score under a policy.")
@@ -675,17 +682,8 @@ def _advise_in_match(rules, tiles_open, roll, dice, my_total, their_totals, seat
         _csv_note(fmt, "the dice counts with the chance to win the match", "the situation and advice")
         emit(fmt, rec, df, title="Before the roll, in a match (p_win_match: the chance to win the match)")
         return
-    rows = _json_table(rules, df, tiles=("cover", "tiles_left")) if fmt == "json" else df
-    _csv_note(fmt, "the legal moves, best first", "the situation and advice")
-    if len(df) == 0:
-        rec["advice"] = "no legal move: the turn ends"
-        rec["p_win_match"] = df.attrs.get("stop_value")
-        emit(fmt, rec, None if fmt == "table" else rows, title="No legal move")
-        return
-    best = df[df["best"]]["cover"].tolist()
-    rec["advice"] = f"cover {best[0]}" + (f" (as good: {'; '.join(best[1:])})" if len(best) > 1 else "")
-    emit(fmt, rec, rows, title="Legal moves in a match, best first (p_win_match: the chance to win the match "
-                               "after the move)")
+    _emit_moves(fmt, rules, df, rec, "p_win_match", "the situation and advice",
+                "Legal moves in a match, best first (p_win_match: the chance to win the match after the move)")
 
 
 # ------------------------------------------------- luck against skill, rules of thumb (STB-O6, STB-T2)
