@@ -640,7 +640,8 @@ def _close_heuristic(obs, options, n):
 @njit(cache=True, inline="always")
 def _choose_forecast_basic(obs, kind, params, r, rng, out, work, fwork):
     """Prediction set of the viewer under policy ``kind`` with parameters params[r] (params float64
-    (rows, N_PARAMS)): returns (k, rng), cards in out[:k]."""
+    (rows, N_PARAMS)): returns (k, rng), cards in out[:k]; fwork[FW_PEX] = -1 (no estimate)."""
+    fwork[FW_PEX] = -1.0
     if kind == F_HEURISTIC:
         return _forecast_heuristic(obs, params, r, out, work, fwork), rng
     if kind == F_RANDOM:
@@ -661,7 +662,7 @@ def _choose_play_basic(obs, kind, params, r, rng, buf, work):
 
 
 @njit(cache=True, inline="always")
-def _choose_close_basic(obs, kind, rng, buf):
+def _choose_close_basic(obs, kind, params, r, rng, buf):
     n = _pending_matches(obs, buf)
     if kind == P_RANDOM:
         j, rng = next_below(rng, n)
@@ -670,24 +671,37 @@ def _choose_close_basic(obs, kind, rng, buf):
 
 
 # ------------------------------------------------------------------ determinization and rollouts
-@njit(cache=True)
-def _continue_basic(state, obs, fk, fp, pk, pp, rng, work, fwork, notrace):
-    """Play the hand in ``state`` to its end from wherever it is, with basic (non-rollout) policies."""
+@njit(cache=True, inline="always")
+def _hand_loop(state, obs, fk, fp, pk, pp, rng, trace, tpos, work, fwork, choose_forecast, choose_play, choose_close):
+    """Play the hand in ``state`` to its end from wherever it is: each decision goes to the seat's
+    policy through ``_observe`` (what that seat knows) and the ``choose_*`` functions; returns
+    (rng, trace position).  fwork[FW_PEXS + seat] receives each forecast's P(exact) estimate."""
     buf = work[W_BUF:W_BUF + 16]
     while state[S_PHASE] == PH_FORECAST:
         s = state[S_TURN]
         _observe(state, s, obs)
-        k, rng = _choose_forecast_basic(obs, fk[s], fp, s, rng, buf, work, fwork)
-        _apply_forecast(state, s, buf, k, notrace, 0)
+        k, rng = choose_forecast(obs, fk[s], fp, s, rng, buf, work, fwork)
+        fwork[FW_PEXS + s] = fwork[FW_PEX]
+        tpos = _apply_forecast(state, s, buf, k, trace, tpos)
     while state[S_PHASE] != PH_DONE:
         s = state[S_TURN]
         _observe(state, s, obs)
         if state[S_PHASE] == PH_PLAY:
-            c, rng = _choose_play_basic(obs, pk[s], pp, s, rng, buf, work)
-            _play_card(state, c, notrace, 0, buf)
+            c, rng = choose_play(obs, pk[s], pp, s, rng, buf, work)
+            tpos = _play_card(state, c, trace, tpos, buf)
         else:
-            c, rng = _choose_close_basic(obs, pk[s], rng, buf)
-            _close_card(state, c, notrace, 0)
+            c, rng = choose_close(obs, pk[s], pp, s, rng, buf)
+            tpos = _close_card(state, c, trace, tpos)
+    return rng, tpos
+
+
+@njit(cache=True, _nrt=False)
+def _continue_basic(state, obs, fk, fp, pk, pp, rng, work, fwork, trace):
+    """Play the hand in ``state`` to its end with basic (non-rollout) policies; returns the stream
+    state.  Compiled without reference counting: nothing here allocates, and the hot loops run
+    faster without it."""
+    rng, _ = _hand_loop(state, obs, fk, fp, pk, pp, rng, trace, 0, work, fwork, _choose_forecast_basic,
+                        _choose_play_basic, _choose_close_basic)
     return rng
 
 
@@ -1070,13 +1084,26 @@ def _choose_close(obs, kind, params, r, rng, buf):
     if kind == P_ROLLOUT:
         n = _pending_matches(obs, buf)
         return _rollout_choice(obs, params[r], rng, buf, n, True)
-    return _choose_close_basic(obs, kind, rng, buf)
+    return _choose_close_basic(obs, kind, params, r, rng, buf)
 
 
 # ------------------------------------------------------------------ a hand, a game
+@njit(cache=True, inline="always")
+def _deal_hand(state, rules, start, rng, trace, tpos, work):
+    """Deal a hand (STK-1, STK-3) and trace it; returns (rng, trace position)."""
+    rng = _new_hand(state, rules, start, rng, work)
+    if trace.shape[0] > 0:
+        tpos = _trace(trace, tpos, A_HAND, -1, start)
+        for s in range(rules[0]):
+            for c in range(N_CARD_IDS):
+                if state[LOC + c] == L_HAND + s:
+                    tpos = _trace(trace, tpos, A_DEAL, s, c)
+    return rng, tpos
+
+
 @njit(cache=True)
 def _play_hand(state, obs, rules, start, fk, fp, pk, pp, rng, trace, tpos, work, fwork):
-    """Deal and play one hand with per-seat policies; returns (rng, trace position).
+    """Deal and play one hand with per-seat policies of any kind; returns (rng, trace position).
 
     Args:
         fk, pk: int64 (players,) forecast / play policy kinds; fp, pp: float64 (players, N_PARAMS).
@@ -1084,31 +1111,27 @@ def _play_hand(state, obs, rules, start, fk, fp, pk, pp, rng, trace, tpos, work,
         fwork: float64 scratch; on return fwork[FW_PEXS + seat] holds each seat's forecast P(exact)
             estimate (-1 if its forecaster makes none).
     """
-    rng = _new_hand(state, rules, start, rng, work)
-    P = rules[0]
-    buf = work[W_BUF:W_BUF + 16]
-    if trace.shape[0] > 0:
-        tpos = _trace(trace, tpos, A_HAND, -1, start)
-        for s in range(P):
-            for c in range(N_CARD_IDS):
-                if state[LOC + c] == L_HAND + s:
-                    tpos = _trace(trace, tpos, A_DEAL, s, c)
-    while state[S_PHASE] == PH_FORECAST:
-        s = state[S_TURN]
-        _observe(state, s, obs)
-        k, rng = _choose_forecast(obs, fk[s], fp, s, rng, buf, work, fwork)
-        fwork[FW_PEXS + s] = fwork[FW_PEX]
-        tpos = _apply_forecast(state, s, buf, k, trace, tpos)
-    while state[S_PHASE] != PH_DONE:
-        s = state[S_TURN]
-        _observe(state, s, obs)
-        if state[S_PHASE] == PH_PLAY:
-            c, rng = _choose_play(obs, pk[s], pp, s, rng, buf, work)
-            tpos = _play_card(state, c, trace, tpos, buf)
-        else:
-            c, rng = _choose_close(obs, pk[s], pp, s, rng, buf)
-            tpos = _close_card(state, c, trace, tpos)
-    return rng, tpos
+    rng, tpos = _deal_hand(state, rules, start, rng, trace, tpos, work)
+    return _hand_loop(state, obs, fk, fp, pk, pp, rng, trace, tpos, work, fwork, _choose_forecast, _choose_play,
+                      _choose_close)
+
+
+@njit(cache=True, _nrt=False)
+def _play_hand_basic(state, obs, rules, start, fk, fp, pk, pp, rng, trace, tpos, work, fwork):
+    """:func:`_play_hand` for basic policies only (no rollout kind), compiled without reference
+    counting (nothing allocates); the same hands, decisions and random numbers."""
+    rng, tpos = _deal_hand(state, rules, start, rng, trace, tpos, work)
+    return _hand_loop(state, obs, fk, fp, pk, pp, rng, trace, tpos, work, fwork, _choose_forecast_basic,
+                      _choose_play_basic, _choose_close_basic)
+
+
+@njit(cache=True)
+def _all_basic(fk, pk):
+    """True if no seat uses a rollout policy (the hand can run in :func:`_play_hand_basic`)."""
+    for s in range(fk.shape[0]):
+        if fk[s] == F_ROLLOUT or pk[s] == P_ROLLOUT:
+            return False
+    return True
 
 
 @njit(cache=True)
@@ -1184,9 +1207,13 @@ def _simulate_hands(keys, starts, stops, rules, scoring, fk, fp, pk, pp, out):
             pkc = _borrow(pk_a)[c]
             ppc = _borrow(pp_a)[c]
             oc = out[i, c]
+            basic = _all_basic(fkc, pkc)
             for g in range(starts[i], stops[i]):
                 rng = game_state(keys[i], g)
-                rng, _ = _play_hand(state, obs, rules_b, 0, fkc, fpc, pkc, ppc, rng, empty_b, 0, work, fwork)
+                if basic:
+                    rng, _ = _play_hand_basic(state, obs, rules_b, 0, fkc, fpc, pkc, ppc, rng, empty_b, 0, work, fwork)
+                else:
+                    rng, _ = _play_hand(state, obs, rules_b, 0, fkc, fpc, pkc, ppc, rng, empty_b, 0, work, fwork)
                 tot = 0.0
                 for s in range(P):
                     off = _off(state, s)
@@ -1264,12 +1291,16 @@ def _simulate_games(keys, starts, stops, rules, scoring, tie_break, fk, fp, pk, 
         pkb = _borrow(pk_a)
         ppb = _borrow(pp_a)
         totals = np.zeros(4, dtype=np.int64)
+        basic = _all_basic(fkb, pkb)
         for g in range(starts[i], stops[i]):
             rng = game_state(keys[i], g)
             for s in range(P):
                 totals[s] = 0
             for h in range(P):
-                rng, _ = _play_hand(state, obs, rules_b, h % P, fkb, fpb, pkb, ppb, rng, empty_b, 0, work, fwork)
+                if basic:
+                    rng, _ = _play_hand_basic(state, obs, rules_b, h % P, fkb, fpb, pkb, ppb, rng, empty_b, 0, work, fwork)
+                else:
+                    rng, _ = _play_hand(state, obs, rules_b, h % P, fkb, fpb, pkb, ppb, rng, empty_b, 0, work, fwork)
                 for s in range(P):
                     totals[s] += _score(_off(state, s), state[NWON + s], scoring)
             top = totals[0]
