@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import carray, njit, prange
 from numba.core import cgutils, types
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import intrinsic
 
 from ludolab.stdlib.books import (N_PARAMS, PREDS, ROLLOUT_HEURISTIC_AT, A_CLOSE, A_DEAL, A_EXTRA, A_FORECAST, A_HAND, A_PLAY, A_PREDICT, A_SCORE,
@@ -38,14 +38,15 @@ N_STATS = ST_HIST + MAX_OFF + 1
 #: Hand-level paired statistics (row ``players`` of the accumulator, k = 0).
 HP_N, HP_DFIRST, HP_DFIRST2, HP_MEAN, HP_MEAN2, HP_D0, HP_D02 = range(7)
 #: Scratch arrays passed down from a chunk (no allocation per hand): int64 ``work`` and float64 ``fwork``.
-W_BUF, W_PREDS, W_HAND, W_ORDER, W_USED, W_TAKEN, W_DECK = 0, 16, 24, 40, 48, 64, 80
+W_BUF, W_HAND, W_ORDER, W_RANK, W_DECK = 0, 24, 40, 48, 80
 W_SIZE = W_DECK + 64
 FW_ST, FW_PV = 0, 16
 FW_PEX = 32       #: P(exact) the last forecast expects (-1: the policy has no estimate)
 FW_PEXS = 36      #: + seat: the same, per seat, for the hand being played
 FW_SUMCOL = 40    #: + colour: scratch of the hand-strength forecaster
 FW_SUMNUM = 44    #: + number: scratch of the hand-strength forecaster
-FW_SIZE = 60
+FW_LEFT = 60      #: + k: strength left in hand after laying k cards (hand-strength forecaster)
+FW_SIZE = 66
 #: Calibration (row ``players``): k = 1 count, 2 sum of P(exact), 3 exact, per bin of P(exact);
 #: k = 4: [Brier sum, n, sum P(exact), exact, sum of squared Brier terms].
 N_CAL_BINS = 10
@@ -154,6 +155,83 @@ def _bits_to(m, out, n):
     return n
 
 
+@intrinsic
+def _popcount(typingctx, x):
+    sig = x(x)
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return sig, codegen
+
+
+@njit(cache=True, inline="always")
+def _nth_card(m, j):
+    """The j-th lowest card id (0-based) of set ``m``: the j-th entry of the ascending list."""
+    for _ in range(j):
+        m &= m - 1
+    return trailing_zeros(m)
+
+
+#: Cards of colours other than red in a card set.
+NON_RED_BITS = 0x7FFF << 15 | 0x7FFF << 30 | 0x7FFF << 45
+
+
+@njit(cache=True, inline="always")
+def _numbers(m):
+    """Bit n - 1 set for every number n present in the card set ``m`` (any colour)."""
+    return (m | (m >> np.int64(15)) | (m >> np.int64(30)) | (m >> np.int64(45))) & np.int64(COLOUR_BITS)
+
+
+@njit(cache=True, inline="always")
+def _first_non_red(m, nb):
+    """The non-red card of number bit ``nb`` in ``m`` with the lowest id (blue before yellow before purple)."""
+    x = m >> np.int64(15)
+    if (x >> np.int64(nb)) & 1:
+        return MAX_NUMBER + nb
+    if (x >> np.int64(15 + nb)) & 1:
+        return 2 * MAX_NUMBER + nb
+    return 3 * MAX_NUMBER + nb
+
+
+@njit(cache=True, inline="always")
+def _highest_rank(m):
+    """The card of the non-empty set ``m`` with the highest rank (:func:`_rank`: any red above any other
+    colour), among equal ranks the lowest id: the first maximum of the ascending list."""
+    red = m & np.int64(COLOUR_BITS)
+    if red != 0:
+        return 63 - leading_zeros(red)
+    return _first_non_red(m, 63 - leading_zeros(_numbers(m >> np.int64(15))))
+
+
+@njit(cache=True, inline="always")
+def _lowest_rank(m):
+    """The card of the non-empty set ``m`` with the lowest rank, among equal ranks the lowest id."""
+    other = m & np.int64(NON_RED_BITS)
+    if other != 0:
+        return _first_non_red(other, trailing_zeros(_numbers(other >> np.int64(15))))
+    return trailing_zeros(m)
+
+
+@njit(cache=True, inline="always")
+def _matching_set(opn):
+    """Cards sharing the colour or the number of a card in the set ``opn`` (STK-6)."""
+    m = _numbers(opn) * np.int64(NUMBER_BITS)  # every colour of each number present
+    for col in range(4):
+        if (opn >> np.int64(15 * col)) & np.int64(COLOUR_BITS):
+            m |= _colour_bits(col)
+    return m
+
+
+@njit(cache=True, inline="always")
+def _beating_set(cur, led):
+    """Cards that beat ``cur``, the winning card so far of a trick led in ``led`` (STK-5)."""
+    above = ~((np.int64(2) << np.int64(cur)) - 1)
+    if _colour(cur) == RED:
+        return np.int64(COLOUR_BITS) & above
+    return np.int64(COLOUR_BITS) | (_colour_bits(led) & above)
+
+
 @njit(cache=True)
 def _sync_masks(state):
     """Rebuild the card sets (HMASK, OMASK) from LOC, for a state set up by hand."""
@@ -209,14 +287,18 @@ def _new_hand(state, rules, start, rng, work):
 @njit(cache=True, inline="always")
 def _observe(state, seat, obs):
     """Fill ``obs`` with what ``seat`` knows: cards in other hands become L_HIDDEN."""
-    for i in range(STATE_SIZE):
+    for i in range(LOC):
         obs[i] = state[i]
     obs[S_VIEWER] = seat
     for c in range(N_CARD_IDS):  # branch-free select, so the loop vectorizes
         v = state[LOC + c]
         obs[LOC + c] = L_HIDDEN if (v >= L_HAND) & (v < L_HAND + 4) & (v != L_HAND + seat) else v
+    for i in range(NPRED, HMASK):
+        obs[i] = state[i]
     for i in range(16):  # other hands' card sets are hidden too
         obs[HMASK + i] = state[HMASK + i] if i // 4 == seat else 0
+    for i in range(OMASK, STATE_SIZE):
+        obs[i] = state[i]
 
 
 # -------------------------------------------------------------- forecast
@@ -270,15 +352,21 @@ def _led_colour(state):
 
 
 @njit(cache=True, inline="always")
-def _legal_plays(state, seat, out):
-    """Cards ``seat`` may play now, ascending, into ``out``; returns the count (STK-5)."""
+def _legal_set(state, seat):
+    """The card set ``seat`` may play now (STK-5): the led colour if the hand holds it, else the hand."""
     led = _led_colour(state)
     base = HMASK + 4 * seat
     if led >= 0:
         w = np.int64(state[base + led])
         if w != 0:
-            return _bits_to(w << np.int64(15 * led), out, 0)
-    return _bits_to(_mask(state, base), out, 0)
+            return w << np.int64(15 * led)
+    return _mask(state, base)
+
+
+@njit(cache=True, inline="always")
+def _legal_plays(state, seat, out):
+    """Cards ``seat`` may play now, ascending, into ``out``; returns the count (STK-5)."""
+    return _bits_to(_legal_set(state, seat), out, 0)
 
 
 @njit(cache=True, inline="always")
@@ -290,12 +378,18 @@ def _beats(c, best, led):
 
 
 @njit(cache=True, inline="always")
-def _matching_open(state, seat, win_card, led, out):
-    """Open prediction cards of ``seat`` matched by ``win_card`` (STK-6), ascending; returns the count."""
+def _matching_open_set(state, seat, win_card, led):
+    """The set of open prediction cards of ``seat`` matched by ``win_card`` in a trick led in ``led`` (STK-6)."""
     bits = _match_bits(win_card)
     if state[S_VOIDRULE] == 1 and _colour(win_card) == RED and led != RED:
         bits |= _colour_bits(led)
-    return _bits_to(_mask(state, OMASK + 4 * seat) & bits, out, 0)
+    return _mask(state, OMASK + 4 * seat) & bits
+
+
+@njit(cache=True, inline="always")
+def _matching_open(state, seat, win_card, led, out):
+    """Open prediction cards of ``seat`` matched by ``win_card`` (STK-6), ascending; returns the count."""
+    return _bits_to(_matching_open_set(state, seat, win_card, led), out, 0)
 
 
 @njit(cache=True, inline="always")
@@ -328,7 +422,7 @@ def _close_card(state, card, trace, tpos):
 
 
 @njit(cache=True, inline="always")
-def _play_card(state, card, trace, tpos, buf):
+def _play_card(state, card, trace, tpos):
     """The seat to act plays ``card`` (legal); resolves a complete trick (STK-5, STK-6)."""
     P = state[S_PLAYERS]
     seat = state[S_TURN]
@@ -354,18 +448,19 @@ def _play_card(state, card, trace, tpos, buf):
             w = s
     state[T_WIN + t] = w
     state[NWON + w] += 1
-    m = _matching_open(state, w, best, led, buf)
+    m = _matching_open_set(state, w, best, led)
     if m == 0:
         state[NEXTRA + w] += 1
         state[T_CLOSE + t] = -1
         tpos = _trace(trace, tpos, A_EXTRA, w, -1)
         _finish_trick(state)
-    elif m == 1:
-        state[LOC + buf[0]] = L_CLOSED + w
-        _mask_remove(state, OMASK + 4 * w, buf[0])
+    elif m & (m - 1) == 0:  # one matching card: closed at once
+        pc = trailing_zeros(m)
+        state[LOC + pc] = L_CLOSED + w
+        _mask_remove(state, OMASK + 4 * w, pc)
         state[NCLOSED + w] += 1
-        state[T_CLOSE + t] = buf[0]
-        tpos = _trace(trace, tpos, A_CLOSE, w, buf[0])
+        state[T_CLOSE + t] = pc
+        tpos = _trace(trace, tpos, A_CLOSE, w, pc)
         _finish_trick(state)
     else:
         state[S_PHASE] = PH_CLOSE
@@ -453,17 +548,47 @@ def _forecast_heuristic(obs, p, r, out, work, fwork):
         c = work[W_HAND + i]
         fwork[FW_PV + i] = fwork[FW_SUMCOL + _colour(c)] + fwork[FW_SUMNUM + _number(c)] - 3.0 * fwork[FW_ST + i]
     n_order = min(MAX_PREDICTIONS, nh)
-    used = 0  # bit i: hand card i is ranked already
-    for o in range(n_order):
-        bi = -1
-        for i in range(nh):
-            if not (used >> i) & 1 and (bi < 0 or fwork[FW_PV + i] > fwork[FW_PV + bi]):
-                bi = i
-        used |= 1 << bi
-        work[W_ORDER + o] = bi
+    # the n_order best prediction cards, best first: rank = cards rated higher, ties to the earlier
+    # card (the order a repeated pick of the strict maximum gives), counted without branches
+    for i in range(nh):
+        v = fwork[FW_PV + i]
+        rk = 0
+        for j in range(i):
+            rk += fwork[FW_PV + j] >= v
+        for j in range(i + 1, nh):
+            rk += fwork[FW_PV + j] > v
+        work[W_RANK + i] = rk
+        if rk < n_order:
+            work[W_ORDER + rk] = i
+    # the strength left in hand after laying the first k cards, for k = 0..5 in one pass: each sum
+    # runs in hand order, adding 0.0 for a laid card (the reference's sums, term by term)
+    e0 = 0.0
+    e1 = 0.0
+    e2 = 0.0
+    e3 = 0.0
+    e4 = 0.0
+    e5 = 0.0
+    for i in range(nh):
+        x = fwork[FW_ST + i]
+        rk = work[W_RANK + i]
+        e0 += x
+        e1 += 0.0 if rk < 1 else x
+        e2 += 0.0 if rk < 2 else x
+        e3 += 0.0 if rk < 3 else x
+        e4 += 0.0 if rk < 4 else x
+        e5 += 0.0 if rk < 5 else x
+    fwork[FW_LEFT] = e0
+    fwork[FW_LEFT + 1] = e1
+    fwork[FW_LEFT + 2] = e2
+    fwork[FW_LEFT + 3] = e3
+    fwork[FW_LEFT + 4] = e4
+    fwork[FW_LEFT + 5] = e5
+    p4 = p[r, 4]
+    p7 = p[r, 7]
+    p8 = p[r, 8]
+    earlier = p[r, 5] * (sum_earlier - n_earlier * p[r, 6])  # what the earlier forecasts take away
     best_k = 0
     best_err = 0.0
-    taken = 0
     cnt0 = 0
     cnt1 = 0
     cnt2 = 0
@@ -476,17 +601,12 @@ def _forecast_heuristic(obs, p, r, out, work, fwork):
         cnt3 += col == 3
     for k in range(n_order + 1):
         if k > 0:
-            j = work[W_ORDER + k - 1]
-            taken |= 1 << j
-            col = _colour(work[W_HAND + j])
+            col = _colour(work[W_HAND + work[W_ORDER + k - 1]])
             cnt0 -= col == 0
             cnt1 -= col == 1
             cnt2 -= col == 2
             cnt3 -= col == 3
-        # the strength left in hand, summed in hand order (adding 0.0 for a laid card changes nothing)
-        e = 0.0
-        for i in range(nh):
-            e += 0.0 if (taken >> i) & 1 else fwork[FW_ST + i]
+        e = fwork[FW_LEFT + k]
         nshort = 0
         if cnt1 <= 1:
             nshort += 1
@@ -495,9 +615,9 @@ def _forecast_heuristic(obs, p, r, out, work, fwork):
         if cnt3 <= 1:
             nshort += 1
         if cnt0 > 0:
-            e += p[r, 4] * min(nshort, cnt0)
+            e += p4 * min(nshort, cnt0)
         t = H - max(k, max_earlier)
-        e = e * (1.0 - p[r, 7] * (1.0 - t / H)) - p[r, 5] * (sum_earlier - n_earlier * p[r, 6]) + p[r, 8]
+        e = e * (1.0 - p7 * (1.0 - t / H)) - earlier + p8
         err = abs(e - k)
         if k == 0 or err < best_err:
             best_k = k
@@ -536,45 +656,27 @@ def _forecast_random(obs, rng, out, work):
 
 
 @njit(cache=True, inline="always")
-def _would_match(c, led, open_preds, voidrule):
-    """Would card ``c``, winning a trick led in ``led``, match one of the set ``open_preds`` (STK-6)?"""
-    bits = _match_bits(c)
-    if voidrule == 1 and _colour(c) == RED and led >= 0 and led != RED:
-        bits |= _colour_bits(led)
-    return (open_preds & bits) != 0
+def _play_heuristic(obs, p0):
+    """Heuristic card play (twin of ``books_reference.play_heuristic``); p0 is its parameter 0.
 
-
-@njit(cache=True, inline="always")
-def _play_heuristic(obs, p0, legal, nl, work):
-    """Heuristic card play (twin of ``books_reference.play_heuristic``); p0 is its parameter 0."""
+    Computed on card sets: the legal cards, those that would beat the trick so far, and those that
+    would close an open prediction card if they won.  Each choice of the reference ("the highest /
+    lowest rank, the first in ascending order among equals") is :func:`_highest_rank` or
+    :func:`_lowest_rank` of one set."""
     me = obs[S_VIEWER]
-    vr = obs[S_VOIDRULE]
     npreds = obs[NPRED + me] - obs[NCLOSED + me]
     opn = _mask(obs, OMASK + 4 * me)
+    legal = _legal_set(obs, me)
     if obs[S_NPLAYED] == 0:
-        best = -1
         if npreds > 0:
-            for i in range(nl):
-                c = legal[i]
-                if _would_match(c, -1, opn, vr) and (best < 0 or _rank(c) > _rank(best)):
-                    best = c
-            if best >= 0:
-                return best
-            for i in range(nl):
-                c = legal[i]
-                if best < 0 or _rank(c) < _rank(best):
-                    best = c
-            return best
-        for i in range(nl):
-            c = legal[i]
-            if _colour(c) != RED and (best < 0 or _rank(c) < _rank(best)):
-                best = c
-        if best < 0:
-            for i in range(nl):
-                c = legal[i]
-                if best < 0 or _rank(c) < _rank(best):
-                    best = c
-        return best
+            x = legal & _matching_set(opn)
+            if x != 0:
+                return _highest_rank(x)
+            return _lowest_rank(legal)
+        x = legal & np.int64(NON_RED_BITS)
+        if x != 0:
+            return _lowest_rank(x)
+        return _lowest_rank(legal)
     t = obs[S_TRICK]
     leader = obs[S_LEADER]
     P = obs[S_PLAYERS]
@@ -584,37 +686,33 @@ def _play_heuristic(obs, p0, legal, nl, work):
         c = np.int64(obs[T_CARDS + 4 * t + _seat_after(leader, k, P)])
         if _beats(c, cur, led):
             cur = c
-    last = obs[S_NPLAYED] == P - 1
-    keep_low = npreds > 0 and p0 > 0.5
-    win_match = -1
-    lose = -1
-    low_win = -1
-    for i in range(nl):
-        c = legal[i]
-        if _beats(c, cur, led):
-            if _would_match(c, led, opn, vr):
-                if win_match < 0:
-                    win_match = c
-                elif last:
-                    if _rank(c) < _rank(win_match):
-                        win_match = c
-                elif _rank(c) > _rank(win_match):
-                    win_match = c
-            if low_win < 0 or _rank(c) < _rank(low_win):
-                low_win = c
-        else:
-            if lose < 0:
-                lose = c
-            elif keep_low:
-                if _rank(c) < _rank(lose):
-                    lose = c
-            elif _rank(c) > _rank(lose):
-                lose = c
-    if win_match >= 0:
-        return win_match
-    if lose >= 0:
-        return lose
-    return low_win
+    beat = legal & _beating_set(cur, led)
+    would = _matching_set(opn)
+    if obs[S_VOIDRULE] == 1 and led != RED and (opn & _colour_bits(led)) != 0:
+        would |= np.int64(COLOUR_BITS)  # a red card played void in the led colour counts as it (STK-6)
+    win_match = beat & would
+    if win_match != 0:
+        if obs[S_NPLAYED] == P - 1:
+            return _lowest_rank(win_match)
+        return _highest_rank(win_match)
+    lose = legal & ~beat
+    if lose != 0:
+        if npreds > 0 and p0 > 0.5:
+            return _lowest_rank(lose)
+        return _highest_rank(lose)
+    return _lowest_rank(beat)
+
+
+#: _RANK_WEIGHTS[j]: the cards whose number has bit j set (in every colour), for :func:`_rank_sum`.
+_RANK_WEIGHTS = tuple(sum(1 << b for b in range(MAX_NUMBER) if (b + 1) >> j & 1) * NUMBER_BITS for j in range(4))
+
+
+@njit(cache=True, inline="always")
+def _rank_sum(m):
+    """Sum of :func:`_rank` over the card set ``m``: the numbers, bit by bit of the number, plus 16 per red card."""
+    return (_popcount(m & np.int64(_RANK_WEIGHTS[0])) + 2 * _popcount(m & np.int64(_RANK_WEIGHTS[1]))
+            + 4 * _popcount(m & np.int64(_RANK_WEIGHTS[2])) + 8 * _popcount(m & np.int64(_RANK_WEIGHTS[3]))
+            + 16 * _popcount(m & np.int64(COLOUR_BITS)))
 
 
 @njit(cache=True, inline="always")
@@ -626,11 +724,7 @@ def _close_heuristic(obs, options, n):
     best_v = 0
     for i in range(n):
         pc = options[i]
-        m = hand & _match_bits(pc)
-        v = 0
-        while m != 0:
-            v += _rank(trailing_zeros(m))
-            m &= m - 1
+        v = _rank_sum(hand & _match_bits(pc))
         if best < 0 or v < best_v:
             best = pc
             best_v = v
@@ -651,14 +745,16 @@ def _choose_forecast_basic(obs, kind, params, r, rng, out, work, fwork):
 
 @njit(cache=True, inline="always")
 def _choose_play_basic(obs, kind, params, r, rng, buf, work):
-    me = obs[S_VIEWER]
-    nl = _legal_plays(obs, me, buf)
+    """Card the viewer plays under a basic policy ``kind`` (heuristic, or uniform over the legal
+    cards in ascending order) with parameters params[r]; returns (card, rng)."""
     if kind == P_HEURISTIC:
-        return _play_heuristic(obs, params[r, 0], buf, nl, work), rng
+        return _play_heuristic(obs, params[r, 0]), rng
+    legal = _legal_set(obs, obs[S_VIEWER])
+    nl = _popcount(legal)
     if nl == 1:
-        return buf[0], rng
+        return trailing_zeros(legal), rng
     j, rng = next_below(rng, nl)
-    return buf[j], rng
+    return _nth_card(legal, j), rng
 
 
 @njit(cache=True, inline="always")
@@ -688,7 +784,7 @@ def _hand_loop(state, obs, fk, fp, pk, pp, rng, trace, tpos, work, fwork, choose
         _observe(state, s, obs)
         if state[S_PHASE] == PH_PLAY:
             c, rng = choose_play(obs, pk[s], pp, s, rng, buf, work)
-            tpos = _play_card(state, c, trace, tpos, buf)
+            tpos = _play_card(state, c, trace, tpos)
         else:
             c, rng = choose_close(obs, pk[s], pp, s, rng, buf)
             tpos = _close_card(state, c, trace, tpos)
@@ -843,7 +939,7 @@ def _rollout_choice(obs, params, rng, options, n, close_phase):
             if close_phase:
                 _close_card(sim, opts[i], notrace, 0)
             else:
-                _play_card(sim, opts[i], notrace, 0, work)
+                _play_card(sim, opts[i], notrace, 0)
             _continue_basic(sim, obs2, fk, fp, pk, pp, sub, work, fwork, notrace)
             total[i] += _score(_off(sim, me), sim[NWON + me], scoring)
     best = 0

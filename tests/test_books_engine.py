@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from numba import njit
 from hypothesis import strategies as st
 
 from ludolab.sim import books as S
@@ -244,3 +245,68 @@ def test_sampled_worlds_are_consistent_with_the_observation(seed):
                 assert void[4 * s + B.colour_of(c)] == 0  # voids respected
         for s in range(4):
             assert len(REF.hand_cards(w, s)) == st[B.NHAND + s]
+
+
+@njit
+def _popcount(m):
+    return K._popcount(m)
+
+
+@njit
+def _rank_sum(m):
+    return K._rank_sum(m)
+
+
+def _ranked(cards, highest):
+    """The reference's choice: the first card of the ascending list with the highest / lowest rank."""
+    best = None
+    for c in sorted(cards):
+        r = REF.rank(c)
+        if best is None or (r > best[0] if highest else r < best[0]):
+            best = (r, c)
+    return best[1]
+
+
+@settings(max_examples=300)
+@given(cards=st.sets(st.integers(0, B.N_CARD_IDS - 1), min_size=1, max_size=20))
+def test_card_set_choices_match_the_list_scan(cards):
+    """STK-5: the card-set picks of the heuristic player (highest / lowest rank, a red card above any
+    other, the lowest id among equal ranks) are the reference's scan of the ascending list."""
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    assert K._highest_rank(np.int64(m)) == _ranked(cards, True)
+    assert K._lowest_rank(np.int64(m)) == _ranked(cards, False)
+    assert _popcount(np.int64(m)) == len(cards)
+    ordered = sorted(cards)
+    for j in range(len(ordered)):
+        assert K._nth_card(np.int64(m), j) == ordered[j]
+
+
+@settings(max_examples=200)
+@given(opn=st.sets(st.integers(0, B.N_CARD_IDS - 1), max_size=5), cur=st.integers(0, B.N_CARD_IDS - 1),
+       led=st.integers(0, 3))
+def test_matching_and_beating_sets(opn, cur, led):
+    """STK-6: a card is in the matching set iff it shares colour or number with an open prediction card;
+    STK-5: a card is in the beating set iff it beats the current winner of a trick led in ``led``."""
+    if cur // 15 != B.RED:
+        cur = led * 15 + cur % 15  # a non-red winner is of the led colour
+    m = 0
+    for c in opn:
+        m |= 1 << c
+    match = int(K._matching_set(np.int64(m)))
+    beat = int(K._beating_set(np.int64(cur), led))
+    for c in range(B.N_CARD_IDS):
+        shares = any(c // 15 == o // 15 or c % 15 == o % 15 for o in opn)
+        assert bool(match >> c & 1) == shares
+        assert bool(beat >> c & 1) == bool(K._beats(c, cur, led))
+
+
+@settings(max_examples=200)
+@given(cards=st.sets(st.integers(0, B.N_CARD_IDS - 1), max_size=20))
+def test_rank_sum_of_a_card_set(cards):
+    """The close heuristic's card-set rank sum equals the sum of each card's rank (STK-5 ranks)."""
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    assert _rank_sum(np.int64(m)) == sum(REF.rank(c) for c in cards)
