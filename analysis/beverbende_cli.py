@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .cli_common import (InputError, check_out, emit, output_options, progress_flag, refuse, save_outputs,
+from .cli_common import (CommandGroup, InputError, check_out, emit, output_options, progress_flag, refuse, save_outputs,
                          seed_options, user_errors)
 
 SCORINGS = ("sum", "knocker-penalty", "win-count")
@@ -89,16 +89,16 @@ def _num_range(text: str, what: str) -> list[float]:
 
 
 def _players_list(text: str) -> list[int]:
-    vals = _num_range(text, "--players")
+    vals = _num_range(text, "--players-list")
     out = []
     for v in vals:
         if v != int(v) or not 2 <= v <= 6:
-            raise InputError(f"--players {text!r}: player counts are whole numbers 2..6")
+            raise InputError(f"--players-list {text!r}: player counts are whole numbers 2..6")
         out.append(int(v))
     return out
 
 
-@click.group(name="beverbende", short_help="Beverbende: simulate, compare, sweep knock thresholds, tune, variants.")
+@click.group(name="beverbende", cls=CommandGroup, short_help="Beverbende: simulate, compare, sweep knock thresholds, tune, variants.")
 def group():
     """Beverbende (Biberbande): the 66-card knock game with hidden cards and memory.
 

@@ -6,7 +6,8 @@ import json
 
 import click
 
-from .cli_common import check_out, emit, output_options, progress_flag, save_outputs, seed_options, user_errors
+from .cli_common import (CommandGroup, check_out, emit, output_options, progress_flag, save_outputs, seed_options,
+                         user_errors)
 
 FORECASTS = ("heuristic", "zero", "random", "rollout")
 PLAYS = ("heuristic", "random", "rollout")
@@ -83,8 +84,11 @@ def _emit_tables(fmt, title, record, tables: dict):
         click.echo(json.dumps(payload, indent=2, default=str))
         return
     if fmt == "csv":
-        name, df = next(iter(tables.items()))
-        click.echo(df.to_csv(index=False), nl=False)
+        names = list(tables)
+        click.echo(tables[names[0]].to_csv(index=False), nl=False)
+        if len(names) > 1:
+            click.echo(f"note: CSV holds one table ({names[0]}); the others ({', '.join(names[1:])}) come with "
+                       "--format json, or as files with --out DIR", err=True)
         return
     emit("table", record=record, title=title)
     for name, df in tables.items():
@@ -92,7 +96,7 @@ def _emit_tables(fmt, title, record, tables: dict):
         click.echo(df.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
 
 
-@click.group(name="books", short_help="Shut The Books: simulate, accuracy, compare, variants, score.")
+@click.group(name="books", cls=CommandGroup, short_help="Shut The Books: simulate, accuracy, compare, variants, score.")
 def group():
     """Shut The Books: forecasts laid as prediction cards, trick play, accuracy of forecasts."""
 

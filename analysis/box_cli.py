@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .cli_common import (FORMATS, InputError, check_out, emit, given, output_options, progress_flag, refuse,
+from .cli_common import (FORMATS, CommandGroup, InputError, check_out, emit, given, output_options, progress_flag, refuse,
                          save_outputs, seed_options, user_errors)
 
 ONE_DIE = ("never", "789-optional", "789-forced", "le6-optional", "le6-forced", "always-optional")
@@ -185,7 +185,7 @@ def _check_objective(objective, target, ties_win=False, policies=None):
                 "applies only to the policies optimal and worst, which play for an objective")
 
 
-@click.group(name="box", short_help="Shut the Box: solve, advise, evaluate, simulate, compare, variants, match.")
+@click.group(name="box", cls=CommandGroup, short_help="Shut the Box: solve, advise, evaluate, simulate, compare, variants, match.")
 def group():
     """Shut the Box: exact solver, policies, simulation, advice, variants, matches."""
 

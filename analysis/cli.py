@@ -15,22 +15,17 @@ import click
 
 from ludolab.stdlib import registry
 
-from .cli_common import InputError, check_out, user_errors
+from .cli_common import CommandGroup, InputError, check_out, user_errors
 
 
-class GameGroup(click.Group):
-    """The root group: the game subgroups are read from the registry on demand."""
+class GameGroup(CommandGroup):
+    """The root group: the game subgroups are read from the registry on demand; an unknown
+    command is refused with the list of valid ones (games and tools)."""
+
+    what = "command or game"
 
     def list_commands(self, ctx):
         return sorted(set(super().list_commands(ctx)) | {g.cli_name for g in registry.GAMES})
-
-    def resolve_command(self, ctx, args):
-        """An unknown command is refused with the list of valid ones (games and tools)."""
-        name = click.utils.make_str(args[0]) if args else None
-        if name is not None and not name.startswith("-") and self.get_command(ctx, name) is None:
-            raise click.UsageError(f"unknown command or game {name!r}: allowed are "
-                                   f"{', '.join(self.list_commands(ctx))}", ctx)
-        return super().resolve_command(ctx, args)
 
     def get_command(self, ctx, name):
         cmd = super().get_command(ctx, name)

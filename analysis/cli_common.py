@@ -21,6 +21,25 @@ from ludolab.stdlib.errors import LudolabError
 FORMATS = ("table", "json", "csv")
 
 
+class CommandGroup(click.Group):
+    """A command group that refuses an unknown command in one line: the closest name, if one is
+    close, and every command the group has."""
+
+    #: What a name in this group is, for the message.
+    what = "command"
+
+    def resolve_command(self, ctx, args):
+        name = click.utils.make_str(args[0]) if args else None
+        if name is not None and not name.startswith("-") and self.get_command(ctx, name) is None:
+            import difflib
+
+            allowed = self.list_commands(ctx)
+            close = difflib.get_close_matches(name, allowed, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise click.UsageError(f"unknown {self.what} {name!r}{hint}: allowed are {', '.join(allowed)}", ctx)
+        return super().resolve_command(ctx, args)
+
+
 class InputError(click.ClickException):
     """Bad input: shown as one ``Error:`` line, exit code 2."""
 

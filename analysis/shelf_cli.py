@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .cli_common import (FORMATS, InputError, check_out, emit, output_options, progress_flag, save_outputs,
+from .cli_common import (FORMATS, CommandGroup, InputError, check_out, emit, output_options, progress_flag, save_outputs,
                          seed_options, user_errors)
 
 VARIANT_NAMES = ("standard", "flat", "linear", "pairs", "columns")
@@ -35,7 +35,7 @@ def make_rules(players, variant, tiebreak, deck_file):
     return ShelfRules(players=players, variant=variant, tiebreak=tiebreak, deck=load_deck(deck_file))
 
 
-@click.group(name="shelf", short_help="Shelve the Book: simulate, score, compare, variants, deck.")
+@click.group(name="shelf", cls=CommandGroup, short_help="Shelve the Book: simulate, score, compare, variants, deck.")
 def group():
     """Shelve the Book: tableau scoring, drafting policies, scoring variants and deck studies.
 

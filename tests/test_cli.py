@@ -636,6 +636,7 @@ def test_table_output_keeps_tiles_as_text():
     (("box", "advise", "--open", "1,2,3", "--roll", "3"), "legal moves"),
     (("box", "match", "--tiles", "3"), "seats"),
     (("box", "compare", "--tiles", "4", "--games", "50", "--quiet"), "comparison"),
+    (("books", "accuracy", "--hands", "200", "--quiet"), "overall"),
 ])
 def test_csv_says_which_table_it_holds(args, holds):
     """A command with more than its CSV table says on stderr which table the CSV holds."""
@@ -644,6 +645,13 @@ def test_csv_says_which_table_it_holds(args, holds):
     assert holds in result.stderr and "note:" in result.stderr
     assert "note:" not in result.stdout
     assert len(pd.read_csv(io.StringIO(result.stdout))) > 0
+
+
+@pytest.mark.parametrize("group, allowed", [("books", "accuracy, advise, compare"), ("box", "advise, card, compare"),
+                                            ("shelf", "compare, deck, score"), ("beverbende", "compare, simulate, sweep")])
+def test_unknown_command_of_a_game_lists_its_commands(capsys, group, allowed):
+    line = run_error(capsys, group, "acuracy")
+    assert "unknown command 'acuracy'" in line and allowed in line
 
 
 def test_csv_of_one_record_has_no_note():
