@@ -526,7 +526,7 @@ def run(spec: RunSpec, progress: bool | None = False, slice_seconds: float = 0.5
     ex = sess.settings
     if ex.precision is not None and not spec.metric:
         raise LudolabError("--precision needs a main metric, and this command's runs have none: "
-                           "give --games instead")
+                           "set how many to run instead (--games, --hands or --rounds)")
     folder = sess.folder()
     store = folder.open(spec) if folder is not None else None
     bar = None

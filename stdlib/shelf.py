@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -23,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import LudolabError, unknown
+from .jsonfile import load_json
 
 #: Name of the default deck (ruling S1); it is an assumption, not the real deck.
 ASSUMED_DECK = "assumed-90"
@@ -448,10 +448,7 @@ def parse_tableau(obj, deck: Deck | None = None) -> Deck:
             number, a duplicate card, an unknown deck id; one line naming the card.
     """
     if isinstance(obj, str):
-        try:
-            obj = json.loads(obj)
-        except json.JSONDecodeError as e:
-            raise TableauError(f"the tableau is not valid JSON: {e.msg} at line {e.lineno}") from None
+        obj = load_json(obj, "tableau", TableauError)
     if not isinstance(obj, dict) or "shelves" not in obj:
         raise TableauError('a tableau is a JSON object {"shelves": [[5 cards], [5 cards], [5 cards]]}')
     shelves = obj["shelves"]

@@ -110,6 +110,7 @@ def test_tune_and_variants():  # BVB-15
     (("compare", "--seat", 3, "--players", 2), "seats are 0..1"),
     (("sweep", "--knock", "x"), "start:stop:step"),
     (("sweep", "--players-list", "7"), "2..6"),
+    (("sweep", "--players-list", "1,9"), "--players-list"),
     (("simulate", "--players", 9), "9"),
     (("simulate", "--knock-penalty", 3), "applies only with --scoring knocker-penalty"),
     (("sweep", "--players", 3, "--players-list", "2,4"), "conflicts with --players-list"),

@@ -296,3 +296,12 @@ def test_shb15_deck_ids_in_a_tableau():
 
 def test_kinds_are_six():
     assert KINDS == ("colour", "field", "number-up", "number-down", "author-up", "author-down")
+
+
+def test_tableau_text_with_a_byte_order_mark():
+    """A tableau given as JSON text may start with a byte-order mark; bad text is refused in plain words."""
+    tab = json.dumps(WORKED_EXAMPLE)
+    assert S.score_tableau(parse_tableau("\ufeff" + tab)).total == S.score_tableau(parse_tableau(tab)).total
+    with pytest.raises(LudolabError, match="not valid JSON") as exc:
+        parse_tableau("\ufeff{bad")
+    assert "BOM" not in str(exc.value) and "utf-8-sig" not in str(exc.value)
