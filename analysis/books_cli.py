@@ -6,8 +6,8 @@ import json
 
 import click
 
-from .cli_common import (CommandGroup, check_out, emit, output_options, progress_flag, save_outputs, seed_options,
-                         user_errors)
+from .cli_common import (CommandGroup, check_out, emit, output_options, progress_flag, refuse, save_outputs,
+                         seed_options, user_errors)
 
 FORECASTS = ("heuristic", "zero", "random", "rollout")
 PLAYS = ("heuristic", "random", "rollout")
@@ -57,6 +57,17 @@ def rollout_options(fn):
     return fn
 
 
+def refuse_unused(forecasts, plays, games: bool):
+    """Refuse the options that the chosen policies or the command do not use: the rollout budgets without a
+    rollout policy, and --tie-break where only hands are played."""
+    if "rollout" not in forecasts:
+        refuse(["rollout_pool", "rollout_worlds"], "applies only with --forecast-policy rollout")
+    if "rollout" not in plays:
+        refuse(["play_worlds"], "applies only with --play-policy rollout")
+    if not games:
+        refuse(["tie_break"], "applies only to whole games (ludolab books simulate): this command plays single hands")
+
+
 def policies(forecast, play, rollout_pool, rollout_worlds, play_worlds):
     """Policy objects for names, with the rollout budgets applied."""
     from ludolab.sim import books as S
@@ -96,7 +107,8 @@ def _emit_tables(fmt, title, record, tables: dict):
         click.echo(df.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
 
 
-@click.group(name="books", cls=CommandGroup, short_help="Shut The Books: simulate, accuracy, compare, variants, score.")
+@click.group(name="books", cls=CommandGroup,
+             short_help="Shut The Books: simulate, accuracy, advise, compare, variants, score.")
 def group():
     """Shut The Books: forecasts laid as prediction cards, trick play, accuracy of forecasts."""
 
@@ -112,6 +124,7 @@ def group():
 def simulate(players, scoring, void_trump, tie_break, forecast_policy, play_policy, rollout_pool, rollout_worlds,
              play_worlds, n, seed, chunks, fmt, out_dir, table_format, quiet):
     """Whole games (as many hands as players, rotating start, STK-9): win share and total per seat."""
+    refuse_unused([forecast_policy], [play_policy], games=True)
     out = check_out(out_dir)
     from ludolab.analysis.results import provenance
     from ludolab.sim import books as S
@@ -138,6 +151,7 @@ def accuracy(players, scoring, void_trump, tie_break, forecast_policy, play_poli
              play_worlds, n, seed, chunks, fmt, out_dir, table_format, quiet):
     """How accurate forecasts are: exact / off by 1 / off by 2+, mean score, MAE, by seat and by number of
     prediction cards, the cost of forecasting first; 95% CIs (seat 0 forecasts first in every hand)."""
+    refuse_unused([forecast_policy], [play_policy], games=False)
     out = check_out(out_dir)
     from ludolab.analysis import books as A
     from ludolab.analysis.results import provenance
@@ -180,6 +194,7 @@ def compare(players, scoring, void_trump, tie_break, forecasts, plays, rollout_p
             seed, chunks, fmt, out_dir, table_format, quiet):
     """Every forecast x play policy pair on the same deals (common random numbers): accuracy and the paired
     difference in mean hand score against the first pair, with 95% CIs."""
+    refuse_unused(forecasts, plays, games=False)
     out = check_out(out_dir)
     from ludolab.analysis import books as A
     from ludolab.analysis.results import provenance
@@ -265,12 +280,15 @@ def score(record_file, scoring, void_trump, fmt):
 @click.option("--worlds", type=click.IntRange(1, 10_000), default=32, show_default=True,
               help="Sampled deals per candidate in the first round of successive halving.")
 @click.option("--half-width", type=click.FloatRange(min=0.001), default=0.1, show_default=True,
-              help="Target 95%% CI half-width (points) of the expected score of the final candidates.")
+              help="Target 95% CI half-width (points) of the expected score of the final candidates.")
+@click.option("--max-worlds", type=click.IntRange(1, 1_000_000), default=40_000, show_default=True,
+              help="Most sampled deals per final candidate while narrowing its CI to --half-width.")
 @click.option("--top", type=click.IntRange(1, 500), default=10, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(("table", "json", "csv")), default="table", show_default=True)
 @user_errors
-def advise(players, scoring, void_trump, hand, position, earlier, pool, worlds, half_width, top, seed, fmt):
+def advise(players, scoring, void_trump, hand, position, earlier, pool, worlds, half_width, max_worlds, top, seed,
+           fmt):
     """Which prediction cards to lay: the top prediction sets by expected hand score, with P(exact) and
     P(off by 1), 95% CIs, from rollouts under heuristic play for everyone (STK-4)."""
     from ludolab.sim import books as S
@@ -278,12 +296,17 @@ def advise(players, scoring, void_trump, hand, position, earlier, pool, worlds, 
 
     rules = BooksRules(int(players), scoring=scoring, void_trump=void_trump)
     df = S.advise(rules, hand, position, list(earlier), pool=pool, worlds=worlds, half_width=half_width,
-                  seed=seed, top=top)
+                  max_worlds=max_worlds, seed=seed, top=top)
     best = df.iloc[0]
+    reached = (best["expected_score_ci_high"] - best["expected_score_ci_low"]) / 2
+    if reached > half_width:
+        click.echo(f"note: the best set's 95% CI half-width is {reached:.3g} points, above --half-width "
+                   f"{half_width:g}: each final candidate stopped at --max-worlds {max_worlds:,} sampled deals",
+                   err=True)
     rec = {"rules": rules.describe(), "position": position,
            "advice": "lay " + (" ".join(best["lay"]) if best["lay"] else "no prediction card"),
-           "expected_score": float(best["expected_score"]), "p_exact": float(best["p_exact"]),
-           "play_policy": "heuristic for everyone; later players forecast with the heuristic",
+           "expected_score": float(best["expected_score"]), "ci_half_width": float(reached),
+           "p_exact": float(best["p_exact"]), "play_policy": "heuristic for everyone; later players forecast with the heuristic",
            **{k: v for k, v in df.attrs["search"].items() if k in ("candidates", "rollouts", "seed")}}
     if fmt == "table":
         shown = df.copy()

@@ -187,9 +187,11 @@ def simulate(rules: BooksRules, forecast="heuristic", play="heuristic", games: i
         games: number of games (each of ``players`` hands).
 
     Returns:
-        DataFrame, one row per seat: forecast, play, games, win share (last-start
-        tie-break or shared, per ``rules.tie_break``) and mean game total, each with
-        its 95% CI.
+        DataFrame, one row per seat: forecast, play, games, win share and mean game
+        total, each with its 95% CI (Wilson for the win share).  The win share follows
+        ``rules.tie_break`` (STK-9): ``last-start`` gives every game one winner;
+        ``shared`` makes every tied player a winner, so the shares can add up to more
+        than 1.
 
     Raises:
         PolicyError, LudolabError: bad policies or counts.
@@ -204,11 +206,10 @@ def simulate(rules: BooksRules, forecast="heuristic", play="heuristic", games: i
     lo, hi = rules.score_bounds()
     for s in range(P):
         win = acc[s, K.G_WINS] / n
-        w = wilson_ci(int(round(acc[s, K.G_WINS])), n) if tb == 0 else None
+        w = wilson_ci(int(round(acc[s, K.G_WINS])), n)
         tot = mean_ci(n, acc[s, K.G_TOTAL], acc[s, K.G_TOTAL2], bounds=(lo * P, hi * P))
         rows.append({"seat": s, "forecast": fl[s].label, "play": pl[s].label, "games": n,
-                     "win_share": win, "win_share_ci_low": w.low if w else None,
-                     "win_share_ci_high": w.high if w else None,
+                     "win_share": win, "win_share_ci_low": w.low, "win_share_ci_high": w.high,
                      **tot.as_dict("mean_total")})
     df = pd.DataFrame(rows)
     df.attrs["provenance"] = {"rules": rules.as_dict(), **prov}
@@ -536,6 +537,11 @@ def _cards(rules: BooksRules, value, where: str) -> list[int]:
         raise _rerr(f"{where}: {e} (STK-2)") from None
 
 
+#: The fields of a hand record, and of each of its tricks.
+RECORD_KEYS = frozenset({"players", "start", "hands", "predictions", "tricks"})
+TRICK_KEYS = frozenset({"leader", "cards", "close"})
+
+
 def replay_hand(rules: BooksRules, record: dict, strict_close: bool = False) -> dict:
     """Replay a hand record and score it (STK-3..STK-8), refusing any illegal record.
 
@@ -552,8 +558,8 @@ def replay_hand(rules: BooksRules, record: dict, strict_close: bool = False) -> 
     """
     P = rules.players
     start = record.get("start")
-    if isinstance(start, bool) or not isinstance(start, int) or not 0 <= start < P:
-        raise _rerr(f"start must be a seat 0..{P - 1}, not {start!r} (STK-3)")
+    if type(start) is not int or not 0 <= start < P:
+        raise _rerr(f"start must be a seat number 0..{P - 1}, not {start!r} (STK-3)")
     hands = record.get("hands")
     if not isinstance(hands, list) or len(hands) != P:
         raise _rerr(f"hands must list the cards dealt to each of the {P} seats (STK-3)")
@@ -594,7 +600,12 @@ def replay_hand(rules: BooksRules, record: dict, strict_close: bool = False) -> 
         where = f"trick {t + 1}"
         if not isinstance(tr, dict):
             raise _rerr(f"{where}: expected an object with leader, cards and close (STK-5)")
+        extra = sorted(set(tr) - TRICK_KEYS)
+        if extra:
+            raise _rerr(f"{where}: unknown field {extra[0]!r}: a trick has leader, cards and close (STK-5)")
         leader = tr.get("leader")
+        if type(leader) is not int or not 0 <= leader < P:
+            raise _rerr(f"{where}: the leader must be a seat number 0..{P - 1}, not {leader!r} (STK-5)")
         if leader != state[B.S_LEADER]:
             who = "the starting player" if t == 0 else "the winner of the previous trick"
             raise _rerr(f"{where}: the leader is seat {leader!r}, but {who}, seat {state[B.S_LEADER]}, "
@@ -662,9 +673,13 @@ def score_record(record, scoring: str = "rulebook", void_trump: str = "counts") 
         record = load_json(record, "hand record", RecordError)
     if not isinstance(record, dict):
         raise _rerr("a hand record is a JSON object with players, start, hands, predictions and tricks")
+    unknown_keys = sorted(set(record) - RECORD_KEYS)
+    if unknown_keys:
+        raise _rerr(f"unknown field {unknown_keys[0]!r} in the hand record: allowed are "
+                    f"{', '.join(sorted(RECORD_KEYS))}")
     players = record.get("players")
-    if players not in B.PLAYER_COUNTS or isinstance(players, bool):
-        raise _rerr(f"players must be 3 or 4, not {players!r} (STK-1)")
+    if type(players) is not int or players not in B.PLAYER_COUNTS:
+        raise _rerr(f"players must be the whole number 3 or 4, not {players!r} (STK-1)")
     rules = BooksRules(players, scoring=scoring, void_trump=void_trump)
     return replay_hand(rules, record)
 
@@ -691,8 +706,11 @@ def advice_observation(rules: BooksRules, hand, position: int, earlier) -> np.nd
         raise LudolabError(f"the position in forecast order must be 1..{P} (1 = forecasts first), not {position!r}")
     earlier = list(earlier or [])
     if len(earlier) != position - 1:
-        raise LudolabError(f"position {position} needs the forecasts of the {position - 1} players before, "
-                           f"in order (an empty one for a player who laid nothing), not {len(earlier)}")
+        if position == 1:
+            raise LudolabError(f"position 1 forecasts first: no earlier forecast is allowed, not {len(earlier)}")
+        need = "the forecast of the 1 player" if position == 2 else f"the forecasts of the {position - 1} players"
+        raise LudolabError(f"position {position} needs {need} before, in order (an empty one for a player who laid "
+                           f"nothing), not {len(earlier)}")
     seen = {c: "your hand" for c in own}
     laid = []
     for i, e in enumerate(earlier):

@@ -1362,7 +1362,9 @@ def _simulate_hands(keys, starts, stops, rules, scoring, fk, fp, pk, pp, out):
 
 @njit(cache=True, parallel=True)
 def _simulate_games(keys, starts, stops, rules, scoring, tie_break, fk, fp, pk, pp, out):
-    """Whole games (STK-9) with per-seat policies; out float64 (n_chunks, players, N_GSTATS)."""
+    """Whole games (STK-9) with per-seat policies; out float64 (n_chunks, players, N_GSTATS): games won
+    (under ``tie_break`` 1, shared, every tied player wins one), 1/(number tied) summed over the games
+    the seat tops, sum and sum of squares of the game total."""
     P = rules[0]
     empty = np.zeros((0, 3), dtype=np.int64)
     for i in prange(keys.shape[0]):
@@ -1414,10 +1416,10 @@ def _simulate_games(keys, starts, stops, rules, scoring, tie_break, fk, fp, pk, 
                 out[i, s, G_TOTAL2] += x * x
                 if totals[s] == top:
                     out[i, s, G_SHARED] += 1.0 / nt
-            if tie_break == 1:
+            if tie_break == 1:  # shared: every tied player wins (STK-9)
                 for s in range(P):
                     if totals[s] == top:
-                        out[i, s, G_WINS] += 1.0 / nt
+                        out[i, s, G_WINS] += 1.0
             else:
                 out[i, w, G_WINS] += 1
         _keep(state_a) + _keep(obs_a) + _keep(work_a) + _keep(fwork_a) + _keep(rules_a) + _keep(empty_a)

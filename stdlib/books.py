@@ -192,7 +192,7 @@ def parse_card(text: str, max_number: int = MAX_NUMBER) -> int:
     Raises:
         CardError: naming the bad text and what is allowed.
     """
-    allowed = f"a colour letter R, B, Y or P and a number 1..{max_number}, e.g. R15 or Y3"
+    allowed = f"a colour letter R, B, Y or P and a number 1..{max_number}, e.g. R{max_number} or Y3"
     s = str(text).strip()
     m = _CARD_RE.fullmatch(s)
     if not m:

@@ -69,6 +69,10 @@ def _first_trick_follower_violation(rec):
     (lambda r: r.__setitem__("start", 7), "STK-3", "start"),
     (lambda r: r["predictions"].__setitem__(0, r["hands"][0][:6]), "STK-4", "at most 5"),
     (lambda r: r["predictions"].__setitem__(0, [r["hands"][1][0]]), "STK-4", "not dealt"),
+    (lambda r: r.__setitem__("players", 4.0), "STK-1", "whole number 3 or 4"),
+    (lambda r: r["tricks"][0].__setitem__("leader", float(r["tricks"][0]["leader"])), "STK-5", "seat number 0..3"),
+    (lambda r: r["tricks"][0].__setitem__("leader", "zero"), "STK-5", "seat number 0..3"),
+    (lambda r: r["tricks"][2].__setitem__("clsoe", "R1"), "STK-5", "trick 3: unknown field 'clsoe'"),
 ])
 def test_score_record_refuses_illegal_records(mutate, clause, words):
     """Illegal records are refused with one line naming the trick or field and the clause."""
@@ -78,6 +82,15 @@ def test_score_record_refuses_illegal_records(mutate, clause, words):
         S.score_record(rec)
     msg = str(ei.value)
     assert clause in msg and words in msg and "\n" not in msg
+
+
+def test_score_record_refuses_unknown_fields():
+    """A misspelt or unknown field is refused with the allowed ones, not ignored."""
+    rec, _ = recorded_hand()
+    rec["foo"] = 1
+    with pytest.raises(S.RecordError, match="unknown field 'foo'.*allowed are hands, players, predictions, start, "
+                                             "tricks"):
+        S.score_record(rec)
 
 
 def test_score_record_refuses_card_not_in_hand_and_no_follow():
@@ -188,6 +201,29 @@ def test_play_tuning_picks_the_better_parameter_on_the_same_deals():
 def test_cli_bad_choice_exit_2():
     res = run(["accuracy", "--players", "5"])
     assert res.exit_code == 2
+
+
+@pytest.mark.parametrize("args, words", [
+    (["simulate", "--games", "10", "--rollout-pool", "3"], "--rollout-pool applies only with --forecast-policy rollout"),
+    (["accuracy", "--hands", "10", "--rollout-worlds", "3"], "--rollout-worlds applies only"),
+    (["accuracy", "--hands", "10", "--play-worlds", "3"], "--play-worlds applies only with --play-policy rollout"),
+    (["compare", "--hands", "10", "--tie-break", "shared"], "--tie-break applies only to whole games"),
+    (["accuracy", "--hands", "10", "--tie-break", "shared"], "--tie-break applies only to whole games"),
+])
+def test_options_that_do_not_apply_are_refused(args, words):
+    """An option the chosen policies or the command do not use is refused, not ignored."""
+    res = run(args)
+    assert res.exit_code == 2 and words in res.output and "Traceback" not in res.output
+
+
+def test_advise_says_when_the_ci_target_is_not_reached():
+    """The advice reports the CI half-width reached; a target it cannot reach within --max-worlds is said."""
+    res = run(["advise", "--hand", HAND, "--position", "1", "--pool", "2", "--worlds", "2", "--half-width", "0.001",
+               "--max-worlds", "300", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    assert "above --half-width 0.001" in res.stderr and "--max-worlds 300" in res.stderr
+    rec = json.loads(res.stdout)
+    assert rec["ci_half_width"] > 0.001
 
 
 # ------------------------------------------------------------------ advice (STK-4)

@@ -335,6 +335,31 @@ def test_stk9_tie_break_last_start():
     assert K._winner(np.array([5, 9, 9, 2]), 2, 4) == 2
 
 
+@pytest.mark.parametrize("tie_break", [0, 1])
+def test_stk9_kernel_game_winners_match_the_reference(tie_break):
+    """STK-9: whole games in the kernel count the reference's winners, seat by seat, under both
+    tie-breaks (last-start: one winner; shared: every tied player wins)."""
+    from ludolab.sim.rng import py_game_state
+
+    rules = BooksRules(3)
+    P, n, key = 3, 80, 20261129
+    fk, pk = np.full(P, B.F_RANDOM), np.full(P, B.P_RANDOM)
+    fp, pp = np.zeros((P, B.N_PARAMS)), np.zeros((P, B.N_PARAMS))
+    out = np.zeros((1, P, K.N_GSTATS))
+    K._simulate_games(np.array([key], dtype=np.uint64), np.array([0]), np.array([n]), rules.as_array(), 0,
+                      tie_break, fk, fp, pk, pp, out)
+    wins, ties = [0] * P, 0
+    for g in range(n):
+        totals, _, _ = REF.play_game(rules.as_array(), 0, list(fk), fp.tolist(), list(pk), pp.tolist(),
+                                     py_game_state(key, g))
+        ties += totals.count(max(totals)) > 1
+        for s in REF.winners(totals, P - 1, tie_break):
+            wins[s] += 1
+    assert ties > 0, "no tied game: the test needs more games"
+    assert list(out[0, :, K.G_WINS]) == wins
+    assert sum(wins) == n if tie_break == 0 else sum(wins) > n
+
+
 def test_stk9_game_has_one_hand_per_player_and_rotating_start():
     """STK-9: as many hands as players; the start moves one seat clockwise each hand."""
     rules = BooksRules(3)
