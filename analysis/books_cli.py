@@ -243,6 +243,10 @@ def variants(players, rollout_hands, n, seed, chunks, fmt, out_dir, table_format
                      provenance("books", hands=n, seed=seed, players=int(players)), table_format)
 
 
+# the accuracy study tracks many figures at once and has no single main metric to stop on
+accuracy.no_precision = compare.no_precision = variants.no_precision = True
+
+
 @group.command()
 @click.argument("record_file", type=click.Path(dir_okay=False))
 @click.option("--scoring", type=click.Choice(SCORINGS), default="rulebook", show_default=True)

@@ -199,6 +199,18 @@ def show(file, rerun, rows):
         raise SystemExit(1)
 
 
+def _no_such_option(exc) -> str:
+    """An unknown option, the closest one if one is close, and every option the command takes."""
+    import difflib
+
+    cmd = exc.ctx.command if exc.ctx is not None else None
+    opts = sorted({o for p in (cmd.params if cmd else []) for o in p.opts if o.startswith("--")} | {"--help"})
+    close = difflib.get_close_matches(exc.option_name, opts, n=1, cutoff=0.7)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    allowed = f": this command takes {', '.join(opts)}"
+    return f"no such option {exc.option_name}{hint}{allowed}"
+
+
 def main(argv=None):
     """Console entry point: click usage errors become one ``Error:`` line, exit code 2."""
     try:
@@ -209,6 +221,9 @@ def main(argv=None):
     except click.exceptions.NoArgsIsHelpError as exc:
         click.echo(exc.ctx.get_help())
         sys.exit(0)
+    except click.exceptions.NoSuchOption as exc:
+        click.echo(f"Error: {_no_such_option(exc)}", err=True)
+        sys.exit(exc.exit_code)
     except click.ClickException as exc:
         msg = exc.format_message().strip().splitlines()
         click.echo(f"Error: {' '.join(m.strip() for m in msg)}", err=True)

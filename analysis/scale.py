@@ -51,7 +51,8 @@ def scale_options(fn):
                      help="Keep every finished chunk in this folder (continue later with --resume)."),
         click.option("--resume", is_flag=True, help="Continue the run kept in --run-dir."),
         click.option("--precision", type=float, default=None, metavar="E",
-                     help="Run until the main metric's 95% CI half-width is at most E (--games is the first block)."),
+                     help="Run until the main metric's 95% CI half-width is at most E (the count given, e.g. "
+                          "--games, is the first block)."),
     ]
     for o in reversed(opts):
         fn = o(fn)
@@ -117,7 +118,8 @@ def with_execution(callback):
 
 
 def add_scale_options(cmd: click.Command) -> click.Command:
-    """Give a Monte Carlo command (one that takes --chunks) the scale options, once."""
+    """Give a Monte Carlo command (one that takes --chunks) the scale options, once; --precision only
+    to a command without ``no_precision = True`` (one whose runs have a main metric)."""
     if getattr(cmd, "_ludolab_scale", False):
         return cmd
     if isinstance(cmd, click.Group):
@@ -128,7 +130,9 @@ def add_scale_options(cmd: click.Command) -> click.Command:
     names = {p.name for p in cmd.params}
     if "chunks" in names and "scheduler" not in names:
         holder = scale_options(lambda: None)
-        cmd.params.extend(reversed(holder.__click_params__))
+        # a command whose runs have no main metric (``no_precision``) gets no --precision
+        cmd.params.extend(p for p in reversed(holder.__click_params__)
+                          if not (p.name == "precision" and getattr(cmd, "no_precision", False)))
         cmd.callback = with_execution(cmd.callback)
     cmd._ludolab_scale = True
     return cmd

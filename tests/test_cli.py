@@ -654,6 +654,17 @@ def test_unknown_command_of_a_game_lists_its_commands(capsys, group, allowed):
     assert "unknown command 'acuracy'" in line and allowed in line
 
 
+def test_unknown_option_lists_the_options_of_the_command(capsys):
+    line = run_error(capsys, "books", "simulate", "--game", "5")
+    assert "no such option --game (did you mean --games?)" in line and "--seed" in line and "--games" in line
+
+
+def test_precision_only_where_a_run_has_a_main_metric(capsys):
+    """The accuracy study has no single main metric: it is not offered --precision at all."""
+    line = run_error(capsys, "books", "accuracy", "--precision", "0.1")
+    assert "no such option --precision" in line and "--hands" in line
+
+
 def test_csv_of_one_record_has_no_note():
     result = CliRunner().invoke(cli, ["box", "simulate", "--games", "100", "--quiet", "--format", "csv"])
     assert result.exit_code == 0 and result.stderr == ""
