@@ -268,7 +268,7 @@ def score(record_file, scoring, void_trump, fmt):
         click.echo(json.dumps({"seats": seats}, indent=2))
         return
     df = pd.DataFrame(seats)
-    emit(fmt, table=df, title=f"Shut The Books, hand scored ({scoring} scoring)")
+    emit(fmt, table=df, title=f"Shut The Books, hand scored ({scoring} scoring, void trump {void_trump})")
 
 
 @group.command()
