@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import math
 
 import click
 
-from .cli_common import (CommandGroup, check_out, emit, output_options, progress_flag, refuse, save_outputs,
+from .cli_common import (CommandGroup, InputError, check_out, emit, output_options, progress_flag, refuse, save_outputs,
                          seed_options, user_errors)
 
 FORECASTS = ("heuristic", "zero", "random", "rollout")
@@ -17,8 +18,17 @@ DEFAULT_PLAYS = ("heuristic", "random")
 SCORINGS = ("rulebook", "exact-only", "linear")
 
 
+def hand_rules_options(fn):
+    """--players, --scoring, --void-trump: the rules of a single hand (STK-1, STK-6, STK-8)."""
+    return _rules_options(fn, games=False)
+
+
 def rules_options(fn):
-    """--players, --scoring, --void-trump, --tie-break (STK-1, STK-6, STK-8, STK-9)."""
+    """--players, --scoring, --void-trump, --tie-break: the rules of whole games (STK-1, STK-6, STK-8, STK-9)."""
+    return _rules_options(fn, games=True)
+
+
+def _rules_options(fn, games: bool):
     opts = [
         click.option("--players", type=click.Choice(("3", "4")), default="4", show_default=True,
                      help="3 players (numbers 1-12, 16 cards each) or 4 (1-15, 15 each) (STK-1)."),
@@ -27,9 +37,10 @@ def rules_options(fn):
         click.option("--void-trump", type=click.Choice(("counts", "ignored")), default="counts", show_default=True,
                      help="Whether a red card that won while void in the colour led also matches that colour "
                           "(STK-6)."),
-        click.option("--tie-break", type=click.Choice(("last-start", "shared")), default="last-start",
-                     show_default=True, help="Who wins a tied game (STK-9)."),
     ]
+    if games:
+        opts.append(click.option("--tie-break", type=click.Choice(("last-start", "shared")), default="last-start",
+                                 show_default=True, help="Who wins a tied game (STK-9)."))
     for o in reversed(opts):
         fn = o(fn)
     return fn
@@ -57,15 +68,12 @@ def rollout_options(fn):
     return fn
 
 
-def refuse_unused(forecasts, plays, games: bool):
-    """Refuse the options that the chosen policies or the command do not use: the rollout budgets without a
-    rollout policy, and --tie-break where only hands are played."""
+def refuse_unused(forecasts, plays):
+    """Refuse the rollout budgets when no policy they tune is chosen (rather than ignore them)."""
     if "rollout" not in forecasts:
         refuse(["rollout_pool", "rollout_worlds"], "applies only with --forecast-policy rollout")
     if "rollout" not in plays:
         refuse(["play_worlds"], "applies only with --play-policy rollout")
-    if not games:
-        refuse(["tie_break"], "applies only to whole games (ludolab books simulate): this command plays single hands")
 
 
 def policies(forecast, play, rollout_pool, rollout_worlds, play_worlds):
@@ -78,7 +86,7 @@ def policies(forecast, play, rollout_pool, rollout_worlds, play_worlds):
     return f, p
 
 
-def make_rules(players, scoring, void_trump, tie_break):
+def make_rules(players, scoring, void_trump, tie_break="last-start"):
     from ludolab.stdlib.books import BooksRules
 
     return BooksRules(int(players), scoring=scoring, void_trump=void_trump, tie_break=tie_break)
@@ -124,7 +132,7 @@ def group():
 def simulate(players, scoring, void_trump, tie_break, forecast_policy, play_policy, rollout_pool, rollout_worlds,
              play_worlds, n, seed, chunks, fmt, out_dir, table_format, quiet):
     """Whole games (as many hands as players, rotating start, STK-9): win share and total per seat."""
-    refuse_unused([forecast_policy], [play_policy], games=True)
+    refuse_unused([forecast_policy], [play_policy])
     out = check_out(out_dir)
     from ludolab.analysis.results import provenance
     from ludolab.sim import books as S
@@ -140,24 +148,24 @@ def simulate(players, scoring, void_trump, tie_break, forecast_policy, play_poli
 
 
 @group.command()
-@rules_options
+@hand_rules_options
 @click.option("--forecast-policy", type=click.Choice(FORECASTS), default="heuristic", show_default=True)
 @click.option("--play-policy", type=click.Choice(PLAYS), default="heuristic", show_default=True)
 @rollout_options
 @run_options(20_000)
 @output_options
 @user_errors
-def accuracy(players, scoring, void_trump, tie_break, forecast_policy, play_policy, rollout_pool, rollout_worlds,
+def accuracy(players, scoring, void_trump, forecast_policy, play_policy, rollout_pool, rollout_worlds,
              play_worlds, n, seed, chunks, fmt, out_dir, table_format, quiet):
     """How accurate forecasts are: exact / off by 1 / off by 2+, mean score, MAE, by seat and by number of
     prediction cards, the cost of forecasting first; 95% CIs (seat 0 forecasts first in every hand)."""
-    refuse_unused([forecast_policy], [play_policy], games=False)
+    refuse_unused([forecast_policy], [play_policy])
     out = check_out(out_dir)
     from ludolab.analysis import books as A
     from ludolab.analysis.results import provenance
     from ludolab.sim import books as S
 
-    rules = make_rules(players, scoring, void_trump, tie_break)
+    rules = make_rules(players, scoring, void_trump)
     acc = S.accuracy(rules, [policies(forecast_policy, play_policy, rollout_pool, rollout_worlds, play_worlds)], n,
                      seed, chunks, progress_flag(quiet))
     t = A.accuracy_tables(acc)
@@ -181,7 +189,7 @@ def accuracy(players, scoring, void_trump, tie_break, forecast_policy, play_poli
 
 
 @group.command()
-@rules_options
+@hand_rules_options
 @click.option("--forecast-policy", "forecasts", type=click.Choice(FORECASTS), multiple=True,
               help="Forecast policies to compare (repeat; default heuristic, zero, random; rollout is slow).")
 @click.option("--play-policy", "plays", type=click.Choice(PLAYS), multiple=True,
@@ -190,17 +198,17 @@ def accuracy(players, scoring, void_trump, tie_break, forecast_policy, play_poli
 @run_options(20_000)
 @output_options
 @user_errors
-def compare(players, scoring, void_trump, tie_break, forecasts, plays, rollout_pool, rollout_worlds, play_worlds, n,
+def compare(players, scoring, void_trump, forecasts, plays, rollout_pool, rollout_worlds, play_worlds, n,
             seed, chunks, fmt, out_dir, table_format, quiet):
     """Every forecast x play policy pair on the same deals (common random numbers): accuracy and the paired
     difference in mean hand score against the first pair, with 95% CIs."""
-    refuse_unused(forecasts, plays, games=False)
+    refuse_unused(forecasts, plays)
     out = check_out(out_dir)
     from ludolab.analysis import books as A
     from ludolab.analysis.results import provenance
     from ludolab.sim import books as S
 
-    rules = make_rules(players, scoring, void_trump, tie_break)
+    rules = make_rules(players, scoring, void_trump)
     forecasts = forecasts or DEFAULT_FORECASTS
     plays = plays or DEFAULT_PLAYS
     configs = [(f, p) for f in dict.fromkeys(forecasts) for p in dict.fromkeys(plays)]
@@ -254,15 +262,18 @@ accuracy.no_precision = compare.no_precision = variants.no_precision = True
 @click.option("--format", "fmt", type=click.Choice(("table", "json", "csv")), default="table", show_default=True)
 @user_errors
 def score(record_file, scoring, void_trump, fmt):
-    """Replay and score a real hand written as JSON (players, start, hands, predictions, tricks); an illegal
-    record is refused naming the trick and the clause it breaks."""
+    """Replay and score a real hand written as JSON (players, start, hands, predictions, tricks; RECORD_FILE
+    "-" reads it from stdin); an illegal record is refused naming the trick and the clause it breaks."""
     import pandas as pd
 
     from ludolab.sim import books as S
 
     from pathlib import Path
 
-    res = S.score_record(Path(record_file), scoring=scoring, void_trump=void_trump)
+    import sys
+
+    source = sys.stdin.read() if record_file == "-" else Path(record_file)  # "-": the record on stdin
+    res = S.score_record(source, scoring=scoring, void_trump=void_trump)
     seats = [{k: s[k] for k in ("seat", "tricks_won", "closed", "off", "score")} for s in res["seats"]]
     if fmt == "json":
         click.echo(json.dumps({"seats": seats}, indent=2))
@@ -286,7 +297,8 @@ def score(record_file, scoring, void_trump, fmt):
 @click.option("--half-width", type=click.FloatRange(min=0.001), default=0.1, show_default=True,
               help="Target 95% CI half-width (points) of the expected score of the final candidates.")
 @click.option("--max-worlds", type=click.IntRange(1, 1_000_000), default=40_000, show_default=True,
-              help="Most sampled deals per final candidate while narrowing its CI to --half-width.")
+              help="Stop narrowing the final candidates' CIs once each has this many sampled deals (the halving "
+                   "rounds before may already have given them more).")
 @click.option("--top", type=click.IntRange(1, 500), default=10, show_default=True)
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(("table", "json", "csv")), default="table", show_default=True)
@@ -298,6 +310,8 @@ def advise(players, scoring, void_trump, hand, position, earlier, pool, worlds, 
     from ludolab.sim import books as S
     from ludolab.stdlib.books import BooksRules
 
+    if not math.isfinite(half_width):
+        raise InputError(f"--half-width must be a finite number of points >= 0.001, not {half_width}")
     rules = BooksRules(int(players), scoring=scoring, void_trump=void_trump)
     df = S.advise(rules, hand, position, list(earlier), pool=pool, worlds=worlds, half_width=half_width,
                   max_worlds=max_worlds, seed=seed, top=top)
@@ -305,8 +319,8 @@ def advise(players, scoring, void_trump, hand, position, earlier, pool, worlds, 
     reached = (best["expected_score_ci_high"] - best["expected_score_ci_low"]) / 2
     if reached > half_width:
         click.echo(f"note: the best set's 95% CI half-width is {reached:.3g} points, above --half-width "
-                   f"{half_width:g}: each final candidate stopped at --max-worlds {max_worlds:,} sampled deals",
-                   err=True)
+                   f"{half_width:g}: its {int(best['worlds']):,} sampled deals reach --max-worlds {max_worlds:,} "
+                   "(raise it for a narrower CI)", err=True)
     rec = {"rules": rules.describe(), "position": position,
            "advice": "lay " + (" ".join(best["lay"]) if best["lay"] else "no prediction card"),
            "expected_score": float(best["expected_score"]), "ci_half_width": float(reached),

