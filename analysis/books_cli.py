@@ -169,7 +169,8 @@ def accuracy(players, scoring, void_trump, forecast_policy, play_policy, rollout
     acc = S.accuracy(rules, [policies(forecast_policy, play_policy, rollout_pool, rollout_worlds, play_worlds)], n,
                      seed, chunks, progress_flag(quiet))
     t = A.accuracy_tables(acc)
-    rec = {"rules": rules.describe(), "forecast": forecast_policy, "play": play_policy, "hands": n, "seed": seed}
+    rec = {"rules": rules.describe(), "forecast": acc.configs[0][0], "play": acc.configs[0][1], "hands": n,
+           "seed": seed}
     tables = {k: t[k].drop(columns=["forecast", "play"]) for k in
               ("overall", "by_seat", "by_predictions", "first_cost", "off_distribution")}
     bins, summ = acc.calibration()

@@ -107,7 +107,7 @@ def forecast_policy(name: str = "heuristic", params=None, pool: int = 6, worlds:
                               f"not {pool}, {worlds}, {max_cards}")
         p[0], p[1], p[3] = float(pool), float(worlds), float(max_cards)
     kind = {"zero": B.F_ZERO, "heuristic": B.F_HEURISTIC, "random": B.F_RANDOM, "rollout": B.F_ROLLOUT}[name]
-    label = name if name != "rollout" else f"rollout(pool {pool}, {worlds} worlds)"
+    label = name if name != "rollout" else f"rollout(pool {pool}, {worlds} world{'s' if worlds != 1 else ''})"
     return Policy("forecast", label if name == "rollout" else name, kind, tuple(p))
 
 
@@ -140,7 +140,8 @@ def play_policy(name: str = "heuristic", keep_low: bool = True, worlds: int = 16
             raise PolicyError(f"the rollout player needs worlds 1..100000, not {worlds}")
         p[1] = float(worlds)
     kind = {"random": B.P_RANDOM, "heuristic": B.P_HEURISTIC, "rollout": B.P_ROLLOUT}[name]
-    return Policy("play", name if name != "rollout" else f"rollout({worlds} worlds)", kind, tuple(p))
+    return Policy("play", name if name != "rollout" else f"rollout({worlds} world{'s' if worlds != 1 else ''})",
+                  kind, tuple(p))
 
 
 def _as_forecast(p) -> Policy:
