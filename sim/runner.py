@@ -556,6 +556,9 @@ def _sequential(spec, plan, out, sess, store, bar, slice_seconds, first_step, ou
     games chosen from the results so far (enough for the precision by the normal
     approximation, plus a tenth, at least the first block's size and at most three times
     the games so far), so the result depends only on the seed, the spec and the precision.
+
+    Raises:
+        LudolabError: the first block shows the precision would need more than ``max_games``.
     """
     ex = sess.settings
     from .metrics import half_width
@@ -577,6 +580,10 @@ def _sequential(spec, plan, out, sess, store, bar, slice_seconds, first_step, ou
             break
         if math.isfinite(hw) and hw > 0:
             need = used * (hw / target) ** 2 * 1.1
+            if len(blocks) == 1 and need > ex.max_games:
+                floor = hw * math.sqrt(used * 1.1 / ex.max_games)
+                raise LudolabError(f"--precision {target:g} would need about {need:.2g} games (a run may use at most "
+                                   f"{ex.max_games:.0e}): ask for a half-width of at least {floor:.2g}")
         else:
             need = 2 * used
         add = int(min(max(need - used, plan.n_games), 3 * used, ex.max_games - used))

@@ -155,6 +155,13 @@ def test_precision_without_a_main_metric_is_one_line():
     assert res.output.strip().startswith("Error: --precision needs a main metric")
 
 
+def test_a_precision_out_of_reach_is_refused_after_the_first_block():
+    """A half-width that would need more games than a run may use is refused at once, naming a reachable one."""
+    res = invoke("box", "simulate", "--tiles", "4", "--games", "2000", "--precision", "1e-9", "--quiet")
+    assert res.exit_code == 2
+    assert "would need about" in res.output and "ask for a half-width of at least" in res.output
+
+
 def test_scale_options_on_every_monte_carlo_command():
     for args in (["box", "simulate"], ["box", "match"], ["books", "simulate"], ["beverbende", "simulate"],
                  ["shelf", "simulate"]):
