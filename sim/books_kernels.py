@@ -1017,6 +1017,30 @@ def _forecast_candidates(obs, pool_size, kmax, cands, params):
 
 
 @njit(cache=True)
+def _score_candidates(world, sim, obs2, me, cands, alive, na, stats, rnd, scoring, fk, fp, pk, pp, sub, work, fwork,
+                      cards, notrace):
+    """Play one sampled ``world`` out once per candidate prediction set ``cands[alive[:na]]`` of seat ``me``,
+    every one on the stream ``sub`` (common random numbers), adding each hand score to its row of ``stats``
+    (see :func:`_forecast_search`; column 5 records the round ``rnd``)."""
+    for a in range(na):
+        ci = alive[a]
+        sim[:] = world
+        k = _bits_to(cands[ci], cards, 0)
+        _apply_forecast(sim, me, cards, k, notrace, 0)
+        _continue_basic(sim, obs2, fk, fp, pk, pp, sub, work, fwork, notrace)
+        off = _off(sim, me)
+        x = float(_score(off, sim[NWON + me], scoring))
+        stats[ci, 0] += 1
+        stats[ci, 1] += x
+        stats[ci, 2] += x * x
+        if off == 0:
+            stats[ci, 3] += 1
+        elif off == 1:
+            stats[ci, 4] += 1
+        stats[ci, 5] = rnd
+
+
+@njit(cache=True)
 def _forecast_search(obs, params, rng, cands, nc, stats, final_n, half_width):
     """Successive halving over candidate prediction sets with rollouts (common worlds per round).
 
@@ -1053,28 +1077,9 @@ def _forecast_search(obs, params, rng, cands, nc, stats, final_n, half_width):
     while True:
         for w in range(n_round):
             rng = _sample_world(obs, rng, world, hidden, void)
-            sub = game_state(rng, wcount)
+            _score_candidates(world, sim, obs2, me, cands, alive, na, stats, r, scoring, fk, fp, pk, pp,
+                              game_state(rng, wcount), work, fwork, cards, notrace)
             wcount += 1
-            for a in range(na):
-                ci = alive[a]
-                sim[:] = world
-                k = 0
-                for c in range(N_CARD_IDS):
-                    if (cands[ci] >> np.int64(c)) & 1:
-                        cards[k] = c
-                        k += 1
-                _apply_forecast(sim, me, cards, k, notrace, 0)
-                _continue_basic(sim, obs2, fk, fp, pk, pp, sub, work, fwork, notrace)
-                off = _off(sim, me)
-                x = float(_score(off, sim[NWON + me], scoring))
-                stats[ci, 0] += 1
-                stats[ci, 1] += x
-                stats[ci, 2] += x * x
-                if off == 0:
-                    stats[ci, 3] += 1
-                elif off == 1:
-                    stats[ci, 4] += 1
-                stats[ci, 5] = r
         if na <= 1:
             break
         # keep the better half (stable: ties keep the earlier candidate)
@@ -1107,28 +1112,9 @@ def _forecast_search(obs, params, rng, cands, nc, stats, final_n, half_width):
                 break
             for w in range(256):
                 rng = _sample_world(obs, rng, world, hidden, void)
-                sub = game_state(rng, wcount)
+                _score_candidates(world, sim, obs2, me, cands, alive, na, stats, r + 1, scoring, fk, fp, pk, pp,
+                                  game_state(rng, wcount), work, fwork, cards, notrace)
                 wcount += 1
-                for a in range(na):
-                    ci = alive[a]
-                    sim[:] = world
-                    k = 0
-                    for c in range(N_CARD_IDS):
-                        if (cands[ci] >> np.int64(c)) & 1:
-                            cards[k] = c
-                            k += 1
-                    _apply_forecast(sim, me, cards, k, notrace, 0)
-                    _continue_basic(sim, obs2, fk, fp, pk, pp, sub, work, fwork, notrace)
-                    off = _off(sim, me)
-                    x = float(_score(off, sim[NWON + me], scoring))
-                    stats[ci, 0] += 1
-                    stats[ci, 1] += x
-                    stats[ci, 2] += x * x
-                    if off == 0:
-                        stats[ci, 3] += 1
-                    elif off == 1:
-                        stats[ci, 4] += 1
-                    stats[ci, 5] = r + 1
     best = alive[0]
     for a in range(na):
         ci = alive[a]
