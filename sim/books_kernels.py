@@ -19,7 +19,7 @@ allocates).  ``ludolab bench --game books`` measures it.
 from __future__ import annotations
 
 import numpy as np
-from numba import carray, njit, prange
+from numba import carray, literal_unroll, njit, prange
 from numba.core import cgutils, types
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import intrinsic
@@ -1216,6 +1216,42 @@ def _all_basic(fk, pk):
     return True
 
 
+@njit(cache=True, inline="always")
+def _untraced_hand(basic, state, obs, rules, start, fk, fp, pk, pp, rng, empty, work, fwork):
+    """Deal and play one hand without a trace, in :func:`_play_hand_basic` when ``basic`` (no rollout
+    policy at the table, see :func:`_all_basic`), else in :func:`_play_hand`; returns the stream state."""
+    if basic:
+        rng, _ = _play_hand_basic(state, obs, rules, start, fk, fp, pk, pp, rng, empty, 0, work, fwork)
+    else:
+        rng, _ = _play_hand(state, obs, rules, start, fk, fp, pk, pp, rng, empty, 0, work, fwork)
+    return rng
+
+
+@njit(cache=True, inline="always")
+def _chunk_scratch(rules, fk, fp, pk, pp):
+    """What one chunk of a simulation owns: state, observation, int and float scratch, an empty trace,
+    and private copies of the rules and policy arrays."""
+    return (np.zeros(STATE_SIZE, dtype=np.int16), np.zeros(STATE_SIZE, dtype=np.int16),
+            np.zeros(W_SIZE, dtype=np.int64), np.zeros(FW_SIZE), np.zeros((0, 3), dtype=np.int64),
+            rules.copy(), fk.copy(), fp.copy(), pk.copy(), pp.copy())
+
+
+@njit(cache=True, inline="always")
+def _borrow_all(owners):
+    """:func:`_borrow` of each array of :func:`_chunk_scratch` (keep ``owners`` alive: :func:`_keep_all`)."""
+    return (_borrow(owners[0]), _borrow(owners[1]), _borrow(owners[2]), _borrow(owners[3]), _borrow(owners[4]),
+            _borrow(owners[5]), _borrow(owners[6]), _borrow(owners[7]), _borrow(owners[8]), _borrow(owners[9]))
+
+
+@njit(cache=True)
+def _keep_all(owners):
+    """:func:`_keep` of every array of :func:`_chunk_scratch`, after the loops that borrow them."""
+    n = 0
+    for k in literal_unroll(owners):
+        n += _keep(k)
+    return n
+
+
 @njit(cache=True)
 def _winner(totals, last_start, P):
     """Winning seat under the last-start tie-break (STK-9)."""
@@ -1262,40 +1298,22 @@ def _simulate_hands(keys, starts, stops, rules, scoring, fk, fp, pk, pp, out):
     """
     P = rules[0]
     C = fk.shape[0]
-    empty = np.zeros((0, 3), dtype=np.int64)
     for i in prange(keys.shape[0]):
-        state_a = np.zeros(STATE_SIZE, dtype=np.int16)
-        obs_a = np.zeros(STATE_SIZE, dtype=np.int16)
-        work_a = np.zeros(W_SIZE, dtype=np.int64)
-        fwork_a = np.zeros(FW_SIZE)
-        rules_a = rules.copy()
-        empty_a = np.zeros((0, 3), dtype=np.int64)
-        fk_a = fk.copy()
-        fp_a = fp.copy()
-        pk_a = pk.copy()
-        pp_a = pp.copy()
-        state = _borrow(state_a)
-        obs = _borrow(obs_a)
-        work = _borrow(work_a)
-        fwork = _borrow(fwork_a)
-        rules_b = _borrow(rules_a)
-        empty_b = _borrow(empty_a)
+        owners = _chunk_scratch(rules, fk, fp, pk, pp)
+        state, obs, work, fwork, empty_b, rules_b, fkb, fpb, pkb, ppb = _borrow_all(owners)
         sc = np.zeros(4)
         mean0 = np.zeros(stops[i] - starts[i])
         # configs outside, hands inside: each accumulator still sees the hands in order
         for c in range(C):
-            fkc = _borrow(fk_a)[c]
-            fpc = _borrow(fp_a)[c]
-            pkc = _borrow(pk_a)[c]
-            ppc = _borrow(pp_a)[c]
+            fkc = fkb[c]
+            fpc = fpb[c]
+            pkc = pkb[c]
+            ppc = ppb[c]
             oc = out[i, c]
             basic = _all_basic(fkc, pkc)
             for g in range(starts[i], stops[i]):
-                rng = game_state(keys[i], g)
-                if basic:
-                    rng, _ = _play_hand_basic(state, obs, rules_b, 0, fkc, fpc, pkc, ppc, rng, empty_b, 0, work, fwork)
-                else:
-                    rng, _ = _play_hand(state, obs, rules_b, 0, fkc, fpc, pkc, ppc, rng, empty_b, 0, work, fwork)
+                rng = _untraced_hand(basic, state, obs, rules_b, 0, fkc, fpc, pkc, ppc, game_state(keys[i], g),
+                                     empty_b, work, fwork)
                 tot = 0.0
                 for s in range(P):
                     off = _off(state, s)
@@ -1342,8 +1360,7 @@ def _simulate_hands(keys, starts, stops, rules, scoring, fk, fp, pk, pp, out):
                 oc[P, 0, HP_MEAN2] += mean * mean
                 oc[P, 0, HP_D0] += mean - m0
                 oc[P, 0, HP_D02] += (mean - m0) * (mean - m0)
-        _keep(state_a) + _keep(obs_a) + _keep(work_a) + _keep(fwork_a) + _keep(rules_a) + _keep(empty_a)
-        _keep(fk_a) + _keep(fp_a) + _keep(pk_a) + _keep(pp_a)
+        _keep_all(owners)
 
 
 @njit(cache=True, parallel=True)
@@ -1352,28 +1369,9 @@ def _simulate_games(keys, starts, stops, rules, scoring, tie_break, fk, fp, pk, 
     (under ``tie_break`` 1, shared, every tied player wins one), 1/(number tied) summed over the games
     the seat tops, sum and sum of squares of the game total."""
     P = rules[0]
-    empty = np.zeros((0, 3), dtype=np.int64)
     for i in prange(keys.shape[0]):
-        state_a = np.zeros(STATE_SIZE, dtype=np.int16)
-        obs_a = np.zeros(STATE_SIZE, dtype=np.int16)
-        work_a = np.zeros(W_SIZE, dtype=np.int64)
-        fwork_a = np.zeros(FW_SIZE)
-        rules_a = rules.copy()
-        empty_a = np.zeros((0, 3), dtype=np.int64)
-        fk_a = fk.copy()
-        fp_a = fp.copy()
-        pk_a = pk.copy()
-        pp_a = pp.copy()
-        state = _borrow(state_a)
-        obs = _borrow(obs_a)
-        work = _borrow(work_a)
-        fwork = _borrow(fwork_a)
-        rules_b = _borrow(rules_a)
-        empty_b = _borrow(empty_a)
-        fkb = _borrow(fk_a)
-        fpb = _borrow(fp_a)
-        pkb = _borrow(pk_a)
-        ppb = _borrow(pp_a)
+        owners = _chunk_scratch(rules, fk, fp, pk, pp)
+        state, obs, work, fwork, empty_b, rules_b, fkb, fpb, pkb, ppb = _borrow_all(owners)
         totals = np.zeros(4, dtype=np.int64)
         basic = _all_basic(fkb, pkb)
         for g in range(starts[i], stops[i]):
@@ -1381,10 +1379,7 @@ def _simulate_games(keys, starts, stops, rules, scoring, tie_break, fk, fp, pk, 
             for s in range(P):
                 totals[s] = 0
             for h in range(P):
-                if basic:
-                    rng, _ = _play_hand_basic(state, obs, rules_b, h % P, fkb, fpb, pkb, ppb, rng, empty_b, 0, work, fwork)
-                else:
-                    rng, _ = _play_hand(state, obs, rules_b, h % P, fkb, fpb, pkb, ppb, rng, empty_b, 0, work, fwork)
+                rng = _untraced_hand(basic, state, obs, rules_b, h % P, fkb, fpb, pkb, ppb, rng, empty_b, work, fwork)
                 for s in range(P):
                     totals[s] += _score(_off(state, s), state[NWON + s], scoring)
             top = totals[0]
@@ -1408,5 +1403,4 @@ def _simulate_games(keys, starts, stops, rules, scoring, tie_break, fk, fp, pk, 
                         out[i, s, G_WINS] += 1.0
             else:
                 out[i, w, G_WINS] += 1
-        _keep(state_a) + _keep(obs_a) + _keep(work_a) + _keep(fwork_a) + _keep(rules_a) + _keep(empty_a)
-        _keep(fk_a) + _keep(fp_a) + _keep(pk_a) + _keep(pp_a)
+        _keep_all(owners)
