@@ -543,16 +543,24 @@ def _line_gain(obs, base, fixed, cell_of_pos, pos, npos, card, attrs, points, pa
     return g
 
 
-@njit(cache=True)
-def _row_gain_fast(obs, base, r, c, card, aux, nd):
-    """Points gained along the shelf by putting card on (r, c): table lookups only (no potential)."""
-    row = base + r * GW
+@njit(cache=True, inline="always")
+def _shelf_block(obs, row, c):
+    """(first, last) position of the run of occupied cells that a card put at position ``c`` of the
+    shelf starting at ``row`` joins (``c`` itself included)."""
     l0 = c
     while l0 > 0 and obs[row + l0 - 1] >= 0:
         l0 -= 1
     r1 = c
     while r1 < GW - 1 and obs[row + r1 + 1] >= 0:
         r1 += 1
+    return l0, r1
+
+
+@njit(cache=True)
+def _row_gain_fast(obs, base, r, c, card, aux, nd):
+    """Points gained along the shelf by putting card on (r, c): table lookups only (no potential)."""
+    row = base + r * GW
+    l0, r1 = _shelf_block(obs, row, c)
     n = r1 - l0 + 1
     if n == 1:
         return 0.0
@@ -636,12 +644,7 @@ def _prep_cells(obs, seat, cells, ncell, aux, nd, pre):
         r = cell // GW
         c = cell % GW
         row = base + r * GW
-        l0 = c
-        while l0 > 0 and obs[row + l0 - 1] >= 0:
-            l0 -= 1
-        r1 = c
-        while r1 < GW - 1 and obs[row + r1 + 1] >= 0:
-            r1 += 1
+        l0, r1 = _shelf_block(obs, row, c)
         nl = c - l0
         nr = r1 - c
         pre[j, 0] = nl
