@@ -663,6 +663,13 @@ def _build_outcomes(rules: BoxRules) -> Outcomes:
     def thai_moves(values) -> list[int]:
         return sorted({1 << tiles.index(v) for v in values if v in tiles})
 
+    def add(n_used, w, d, t, face, lab, moves) -> int:
+        """One outcome: dice used, weight over the denominator d, total, faces, label, candidate moves;
+        returns its index."""
+        for column, value in zip((dice, weight, den, total, faces, label, cands), (n_used, w, d, t, face, lab, moves)):
+            column.append(value)
+        return len(dice) - 1
+
     if rules.moves == "subset":
         # totals of every ordered result: digits in base S, first die most significant
         draws = np.arange(n_draw, dtype=np.int64)
@@ -673,51 +680,20 @@ def _build_outcomes(rules: BoxRules) -> Outcomes:
             rest //= sides
         counts = np.bincount(tot, minlength=n_dice * sides + 1)
         for t in range(n_dice, n_dice * sides + 1):
-            k = len(dice)
-            dice.append(2)
-            weight.append(int(counts[t]))
-            den.append(n_draw)
-            total.append(t)
-            faces.append((0, 0))
-            label.append(str(t))
-            cands.append(subset_moves(t))
-            draw_map2[tot == t] = k
+            draw_map2[tot == t] = add(2, int(counts[t]), n_draw, t, (0, 0), str(t), subset_moves(t))
         if n_dice > 1:
             for f in range(1, sides + 1):
-                k = len(dice)
-                dice.append(1)
-                weight.append(1)
-                den.append(sides)
-                total.append(f)
-                faces.append((f, 0))
-                label.append(str(f))
-                cands.append(subset_moves(f))
-                draw_map1[f - 1] = k
+                draw_map1[f - 1] = add(1, 1, sides, f, (f, 0), str(f), subset_moves(f))
         else:
             draw_map1[:] = draw_map2
     else:
         for a in range(1, sides + 1):
             for b in range(a, sides + 1):
-                k = len(dice)
-                dice.append(2)
-                weight.append(1 if a == b else 2)
-                den.append(n_draw)
-                total.append(a + b)
-                faces.append((a, b))
-                label.append(f"{a}+{b}")
-                cands.append(thai_moves((a, b, a + b)))
+                k = add(2, 1 if a == b else 2, n_draw, a + b, (a, b), f"{a}+{b}", thai_moves((a, b, a + b)))
                 draw_map2[sides * (a - 1) + (b - 1)] = k
                 draw_map2[sides * (b - 1) + (a - 1)] = k
         for f in range(1, sides + 1):
-            k = len(dice)
-            dice.append(1)
-            weight.append(1)
-            den.append(sides)
-            total.append(f)
-            faces.append((f, 0))
-            label.append(str(f))
-            cands.append(thai_moves((f,)))
-            draw_map1[f - 1] = k
+            draw_map1[f - 1] = add(1, 1, sides, f, (f, 0), str(f), thai_moves((f,)))
     cand_start = np.zeros(len(cands) + 1, dtype=np.int64)
     for k, c in enumerate(cands):
         cand_start[k + 1] = cand_start[k] + len(c)
