@@ -306,28 +306,6 @@ def _simulate(keys, starts, stops, full, dice_allowed, draw_map1, draw_map2,
 
 
 @njit(cache=True, parallel=True)
-def _simulate_paired(keys, starts, stops, full, dice_allowed, draw_map1, draw_map2,
-                     cand_start, cand_masks, pol_moves, pol_dices, scores, sums):
-    """Common random numbers: game g of a chunk is played by every policy with
-    the same stream.  sums[c, a, b] accumulates score_a * score_b, and
-    sums[c, a, K] accumulates score_a (K = number of policies)."""
-    n_pol = pol_moves.shape[0]
-    for c in prange(keys.shape[0]):
-        x = np.empty(n_pol)
-        no_trace = np.empty((0, 4), dtype=np.int64)
-        for g in range(starts[c], stops[c]):
-            for a in range(n_pol):
-                st = game_state(keys[c], g)
-                s, st, _ = _play_turn(st, full, dice_allowed, draw_map1, draw_map2,
-                                      cand_start, cand_masks, pol_moves[a], pol_dices[a], no_trace)
-                x[a] = scores[s]
-            for a in range(n_pol):
-                sums[c, a, n_pol] += x[a]
-                for b in range(n_pol):
-                    sums[c, a, b] += x[a] * x[b]
-
-
-@njit(cache=True, parallel=True)
 def _simulate_match(keys, starts, stops, full, dice_allowed, draw_map1, draw_map2,
                     cand_start, cand_masks, pol_moves, pol_dices, score_rank,
                     n_rounds, threshold, max_rounds, out):
@@ -457,7 +435,9 @@ def _simulate_t(keys, starts, stops, full, dice_allowed, draw_map1, draw_map2,
 @njit(cache=True, parallel=True)
 def _simulate_paired_t(keys, starts, stops, full, dice_allowed, draw_map1, draw_map2,
                        cand_start, cand_masks, pol_moves, pol_dices, ties, tie_start, scores, sums):
-    """:func:`_simulate_paired` for any policies; policy a reads its tie groups from
+    """Common random numbers: game g of a chunk is played by every policy with the same
+    stream; sums[c, a, b] accumulates score_a * score_b and sums[c, a, K] accumulates
+    score_a (K = number of policies).  Any policies: policy a reads its tie groups from
     ``ties[tie_start[a]:tie_start[a+1]]``."""
     n_pol = pol_moves.shape[0]
     for c in prange(keys.shape[0]):
@@ -574,7 +554,7 @@ def _fast_turn(st, full, bfull, n1, n2, trans):
 
 @njit(cache=True, parallel=True)
 def _simulate_paired_fast(keys, starts, stops, full, bounds, transs, scores, sums):
-    """:func:`_simulate_paired` for policies without random choices, on their
+    """:func:`_simulate_paired_t` for policies without random choices, on their
     transition tables bounds (P, n_states) and transs (P, n_states, n_draws)."""
     n_pol = bounds.shape[0]
     n2 = transs.shape[2]

@@ -94,6 +94,16 @@ def _ties(policy: Policy) -> np.ndarray:
     return np.zeros(1, dtype=np.int64) if ties is None else np.ascontiguousarray(ties, dtype=np.int64)
 
 
+def paired_args(rules, policies, scores: np.ndarray) -> tuple:
+    """The arguments of ``box_kernels._simulate_paired_t`` after the chunk keys and game ranges:
+    the rules' outcome tables, every policy's moves, dice choices and tie groups, and the score
+    (float64, one per state) that the paired sums accumulate."""
+    ties = [_ties(p) for p in policies]
+    tie_start = np.concatenate([[0], np.cumsum([len(t) for t in ties])]).astype(np.int64)
+    return (*_sim_args(rules), np.stack([p.move for p in policies]), np.stack([p.dice for p in policies]),
+            np.concatenate(ties), tie_start, scores)
+
+
 def is_deterministic(policy: Policy) -> bool:
     """True when the policy makes no random choice: every move a fixed move or none, every dice count fixed."""
     return bool(policy.move.min(initial=0) >= -1 and policy.dice.min(initial=1) >= 1)
@@ -184,10 +194,7 @@ def compare(policies: list[Policy], games: int, seed: int = 0, chunks: int = DEF
         args = (rules.full, np.stack([b for b, _ in tables]), np.stack([t for _, t in tables]), scores)
         kernel = "ludolab.sim.box_kernels:_simulate_paired_fast"
     else:
-        ties = [_ties(p) for p in policies]
-        tie_start = np.concatenate([[0], np.cumsum([len(t) for t in ties])]).astype(np.int64)
-        args = (*_sim_args(rules), np.stack([p.move for p in policies]), np.stack([p.dice for p in policies]),
-                np.concatenate(ties), tie_start, scores)
+        args = paired_args(rules, policies, scores)
         kernel = "ludolab.sim.box_kernels:_simulate_paired_t"
     spec = RunSpec("box", kernel, args, (k, k + 1), "float64", games, seed, chunks, label="compare")
     sums = run(spec, progress).sum(axis=0)

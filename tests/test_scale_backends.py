@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from ludolab.sim import box as B
-from ludolab.sim.box_montecarlo import _sim_args
+from ludolab.sim.box_montecarlo import _sim_args, paired_args
 from ludolab.sim.runner import Execution, RunSpec, execution, outcomes, run, run_chunk
 from ludolab.stdlib.box import BoxRules
 from ludolab.stdlib.errors import LudolabError
@@ -34,11 +34,9 @@ def paired_spec(games=6_000, seed=9, chunks=10):
     """A float accumulator (sums of products of scores): rounding would show any change of order."""
     rules = BoxRules()
     pols = [B.make_policy(rules, p) for p in ("random", "greedy-high")]
-    moves = np.stack([p.move for p in pols])
-    dices = np.stack([p.dice for p in pols])
-    return RunSpec("box", "ludolab.sim.box_kernels:_simulate_paired",
-                   (*_sim_args(rules), moves, dices, rules.scores.astype(np.float64) + 0.1),
-                   (2, 3), "float64", games, seed, chunks)
+    return RunSpec("box", "ludolab.sim.box_kernels:_simulate_paired_t",
+                   paired_args(rules, pols, rules.scores.astype(np.float64) + 0.1), (2, 3), "float64", games, seed,
+                   chunks)
 
 
 @pytest.fixture(scope="module")
