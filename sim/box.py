@@ -13,10 +13,10 @@ Clause ids (``STB-n``, ``STB-On``) refer to ``seeds/shut_the_box.md``.
 
 from __future__ import annotations
 
-from ludolab.stdlib.box import BoxRules, RulesError
+from ludolab.stdlib.box import BoxRules, RulesError  # noqa: F401
 
-from .box_exact import (OBJECTIVES, Evaluation, Policy, Solution, evaluate, objective_label, rank_choices, solve,  # noqa: F401
-                        solve_utility, terminal_utility)
+from .box_exact import (OBJECTIVES, Evaluation, Policy, Solution, advice_state, evaluate, objective_label,  # noqa: F401
+                        rank_choices, solve, solve_utility, terminal_utility)
 from .box_match import MAX_ROUNDS, MatchSolution, match_exact, simulate_rounds  # noqa: F401
 from .box_montecarlo import SimResult, compare, simulate  # noqa: F401
 from .box_policies import POLICY_NAMES, PolicyError, make_policy  # noqa: F401
@@ -54,12 +54,7 @@ def advise(rules: BoxRules, open_tiles, roll=None, objective: str = "expected-sc
         one-die rule does not allow there, STB-6); LudolabError: a bad
         objective or target.
     """
-    s = rules.mask_of(open_tiles)
-    if s == 0:
-        raise RulesError("the box is already shut: there is nothing to advise")
-    if roll is None and dice is not None:
-        raise RulesError("a dice count goes with a roll (the dice the roll was made with); before the roll "
-                         "the advice is the dice choice itself")
+    s = advice_state(rules, open_tiles, roll, dice)
     sol = solve(rules, objective, target, ties_win)
     terminal, sense = terminal_utility(rules, objective, target, ties_win)
     df = rank_choices(rules, s, roll, dice, sol.value, sol.move, float(terminal[s]), sense)

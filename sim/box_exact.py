@@ -335,6 +335,24 @@ def evaluate(policy: Policy) -> Evaluation:
     return Evaluation(policy, final, visit)
 
 
+def advice_state(rules: BoxRules, open_tiles, roll, dice) -> int:
+    """The open-tiles bitmask an advice starts from, after the checks every advice makes.
+
+    Raises:
+        RulesError: tiles not in the box or repeated, a shut box, or a dice count
+            without a roll (the dice count goes with the roll it was made with).
+    """
+    from ludolab.stdlib.box import RulesError
+
+    s = rules.mask_of(open_tiles)
+    if s == 0:
+        raise RulesError("the box is already shut: there is nothing to advise")
+    if roll is None and dice is not None:
+        raise RulesError("a dice count goes with a roll (the dice the roll was made with); before the roll "
+                         "the advice is the dice choice itself")
+    return s
+
+
 def rank_choices(rules: BoxRules, s: int, roll, dice, value: np.ndarray, move: np.ndarray, stop: float,
                  sense: float, column: str = "value"):
     """Every choice in open-tiles state ``s`` with its value, best first (the advice tables).

@@ -43,7 +43,7 @@ import numpy as np
 from ludolab.stdlib.box import BoxRules
 from ludolab.stdlib.errors import LudolabError
 
-from .box_exact import Policy, evaluate, rank_choices, solve, solve_utility
+from .box_exact import Policy, advice_state, evaluate, rank_choices, solve, solve_utility
 
 PLAYS = ("adaptive", "lowest")
 #: the largest number of situations (nodes) one exact match may hold; beyond it the
@@ -695,8 +695,6 @@ def advise_match(rules: BoxRules, open_tiles, roll=None, my_total: int = 0, thei
         RulesError: tiles, roll or dice as in :func:`ludolab.sim.box.advise`;
         MatchPlayError: a bad situation (totals, seat, rounds left, threshold).
     """
-    from ludolab.stdlib.box import RulesError
-
     their = [their_totals] if isinstance(their_totals, (int, np.integer)) else list(their_totals)
     players = 1 + len(their)
     if not 2 <= players <= 3:
@@ -712,12 +710,7 @@ def advise_match(rules: BoxRules, open_tiles, roll=None, my_total: int = 0, thei
                              "give one of them")
     totals = their[:seat - 1] + [int(my_total)] + their[seat - 1:]
     mp = match_play(rules, players, rounds_left, threshold, ties_win, "adaptive")
-    s = rules.mask_of(open_tiles)
-    if s == 0:
-        raise RulesError("the box is already shut: there is nothing to advise")
-    if roll is None and dice is not None:
-        raise RulesError("a dice count goes with a roll (the dice the roll was made with); before the roll "
-                         "the advice is the dice choice itself")
+    s = advice_state(rules, open_tiles, roll, dice)
     with _deep_recursion():
         node = mp.start(seat - 1, totals, rounds_left)
         if isinstance(node, np.ndarray):  # already decided
