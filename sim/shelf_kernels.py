@@ -856,6 +856,19 @@ def _grid_points(sim, seat, attrs, points, columns, line, kinds):
     return total
 
 
+@njit(cache=True, inline="always")
+def _kept(gains, cards, n, placed):
+    """The card kept in hand after placing cards[placed]: among the others of cards[:n], the first whose
+    gain beats every earlier one by more than 1e-9 (the greedy rule's tie tolerance); -1 if none."""
+    keep = -1
+    kg = -1e300
+    for i in range(n):
+        if i != placed and gains[i] > kg + 1e-9:
+            kg = gains[i]
+            keep = cards[i]
+    return keep
+
+
 @njit(cache=True)
 def _playout(sim, seat, hand, seq, n, k, attrs, points, columns, aux, buf, geom, cells, line, kinds):
     """Finish seat's tableau: each turn the kept card and seq[k], seq[k + 1]; greedy."""
@@ -894,12 +907,7 @@ def _playout(sim, seat, hand, seq, n, k, attrs, points, columns, aux, buf, geom,
                 bi = i
                 bc = c
         _place(sim, seat, cand[bi], bc)
-        hand = -1
-        kg = -1e300
-        for i in range(m):
-            if i != bi and gains[i] > kg + 1e-9:
-                kg = gains[i]
-                hand = cand[i]
+        hand = _kept(gains, cand, m, bi)
     return _grid_points(sim, seat, attrs, points, columns, line, kinds)
 
 
@@ -922,12 +930,7 @@ def _turn_then_playout(obs, sim, seat, held, nh, seq, n, k, attrs, points, colum
             bi = i
             bc = c
     _place(sim, seat, held[bi], bc)
-    keep = -1
-    kg = -1e300
-    for i in range(nh):
-        if i != bi and gains[i] > kg + 1e-9:
-            kg = gains[i]
-            keep = held[i]
+    keep = _kept(gains, held, nh, bi)
     return _playout(sim, seat, keep, seq, n, k, attrs, points, columns, aux, buf, geom, cells, line, kinds)
 
 
