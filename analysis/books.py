@@ -540,7 +540,8 @@ def report_section(ctx) -> str:
         f"{vfc['first_minus_others']:.2f} ({_ci(vfc['first_minus_others_ci_low'], vfc['first_minus_others_ci_high'])}) "
         f"under {vfc['scoring']} scoring for the re-tuned heuristic on other deals; "
         + ("the difference is within the CIs." if seat_agree else
-           "the CIs do not overlap: the re-tuned heuristic pays less (or more) for forecasting first."))
+           "the CIs do not overlap: the re-tuned heuristic pays "
+           f"{'less' if vfc['first_minus_others'] > h0['first_minus_others'] else 'more'} for forecasting first."))
     out.append("")
     out.append(acc_figs[0])
 

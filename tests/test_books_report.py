@@ -27,6 +27,17 @@ def test_report_section_quick(quick_report):
         assert (tmp_path / chart).read_bytes()[:4] == b"\x89PNG"
 
 
+def test_seat_cost_comparison_says_which_way(quick_report):
+    """The comparison of the two seat costs says in which direction they differ, from the numbers."""
+    md = _section(quick_report)
+    para = next(ln for ln in md.splitlines() if ln.startswith("Seat order costs"))
+    assert "(or more)" not in para
+    if "the CIs do not overlap" in para:
+        costs = [float(m) for m in re.findall(r"(?:scores|gives) (-?\d+\.\d+)", para)]
+        assert len(costs) == 2
+        assert ("pays less" in para) == (costs[1] > costs[0])
+
+
 def _section(quick_report) -> str:
     tmp_path, _ = quick_report
     full = (tmp_path / "report.md").read_text()
