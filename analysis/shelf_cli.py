@@ -109,6 +109,8 @@ def score(file, variant, deck_file, fmt):
     from ludolab.stdlib.jsonfile import load_json
 
     obj = load_json(Path(file) if file != "-" else click.get_text_stream("stdin").read(), "tableau", TableauError)
+    if not isinstance(obj, dict):  # parsed JSON (a JSON string is not a tableau, nor JSON text to read again)
+        raise TableauError('a tableau is a JSON object {"shelves": [[5 cards], [5 cards], [5 cards]]}')
     tab = parse_tableau(obj, deck)
     sc = S.score_tableau(tab, ShelfRules(players=2, variant=variant, deck=deck if len(deck) >= 32 else None))
     combos = []

@@ -433,6 +433,15 @@ class ShelfRules:
 
 
 # ------------------------------------------------------------------ tableaus
+def _json_kind(v) -> str:
+    """What a JSON value is, in JSON's words (for messages)."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return {dict: "an object", str: "a string", int: "a number", float: "a number"}.get(type(v), "a value")
+
+
 def parse_tableau(obj, deck: Deck | None = None) -> Deck:
     """Read a tableau ``{"shelves": [[card x5] x3]}`` (top shelf first, SHB-15).
 
@@ -453,13 +462,14 @@ def parse_tableau(obj, deck: Deck | None = None) -> Deck:
         raise TableauError('a tableau is a JSON object {"shelves": [[5 cards], [5 cards], [5 cards]]}')
     shelves = obj["shelves"]
     if not isinstance(shelves, list) or len(shelves) != ROWS:
-        n = len(shelves) if isinstance(shelves, list) else "no list of"
-        raise TableauError(f"a tableau has exactly {ROWS} shelves of {COLS} cards, not {n} shelves")
+        got = f"{len(shelves)} shelves" if isinstance(shelves, list) else _json_kind(shelves)
+        raise TableauError(f'a tableau has exactly {ROWS} shelves of {COLS} cards ("shelves": a list of {ROWS} '
+                           f"lists), not {got}")
     rows = []
     for r, shelf in enumerate(shelves, start=1):
         if not isinstance(shelf, list) or len(shelf) != COLS:
-            n = len(shelf) if isinstance(shelf, list) else "no list of"
-            raise TableauError(f"shelf {r} must hold exactly {COLS} cards, not {n}")
+            got = len(shelf) if isinstance(shelf, list) else _json_kind(shelf)
+            raise TableauError(f"shelf {r} must hold exactly {COLS} cards, not {got}")
         for c, card in enumerate(shelf, start=1):
             where = f"shelf {r} position {c}"
             if isinstance(card, str):

@@ -47,6 +47,9 @@ def test_score_deck_ids(tmp_path):
 @pytest.mark.parametrize("content, words", [
     ("{", "not valid JSON"),
     ('{"shelves": [[], [], []]}', "shelf 1 must hold exactly 5 cards"),
+    ('"hello"', 'a tableau is a JSON object {"shelves"'),
+    ('{"shelves": {"a": 1}}', "3 shelves of 5 cards (\"shelves\": a list of 3 lists), not an object"),
+    ('{"shelves": [1, 2, 3]}', "shelf 1 must hold exactly 5 cards, not a number"),
     (json.dumps({"shelves": [["PHI-R-6"] * 5] * 3}), "duplicate card"),
     (json.dumps({"shelves": [["NOPE"] * 5] * 3}), "unknown card id 'NOPE'"),
 ])
