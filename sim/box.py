@@ -166,3 +166,10 @@ def conformance():
     from .conformance import Conformance
 
     return Conformance(_conformance_play, _conformance_check, _conformance_playthrough)
+
+
+def step_game():
+    """Shut the Box for the step-interface harness: see :func:`ludolab.sim.box_step.step_game`."""
+    from .box_step import step_game as _step_game
+
+    return _step_game()

@@ -573,3 +573,339 @@ def _simulate_paired_fast(keys, starts, stops, full, bounds, transs, scores, sum
                 sums[c, a, n_pol] += x[a]
                 for b in range(n_pol):
                     sums[c, a, b] += x[a] * x[b]
+
+
+# ------------------------------------------------------------ the step interface
+# A step game is a match (STB-9, STB-11, STB-12) as :func:`_match_chunk` plays
+# it: the seats take whole turns in seat order, one stream for the whole match.
+# Actions: in the dice phase (only where both counts are allowed, STB-6) 1 for
+# one die and 2 for the full roll; in the move phase the bitmask of the tiles
+# to cover (STB-4).  Rolls and the end of a turn that cannot be covered
+# (STB-7) are chance, inside ``new_game`` and ``apply_action``.
+
+# rules array: header, then the tables at the offsets the header names
+R_NSEATS = 0      #: seats 1..6
+R_ROUNDS = 1      #: rounds (STB-11); 0: elimination (STB-12)
+R_THRESHOLD = 2   #: elimination threshold
+R_MAXROUNDS = 3   #: an elimination game still running after this many rounds ends
+R_FULL = 4        #: bitmask of every tile
+R_NOUT = 5        #: roll outcomes
+R_N1 = 6          #: length of the one-die draw map
+R_N2 = 7          #: length of the full-roll draw map
+R_DICE_AT = 8     #: dice_allowed (n_states,)
+R_MAP1_AT = 9
+R_MAP2_AT = 10
+R_CSTART_AT = 11  #: cand_start (n_out + 1,)
+R_CMASK_AT = 12
+R_SCORE_AT = 13   #: the score of each final state (n_states,)
+R_HDR = 16
+
+# state array
+S_RNG = 0
+S_SEAT = 1        #: seat to act, -1 once the match is over
+S_PHASE = 2
+S_OPEN = 3        #: the acting seat's open tiles
+S_OUT = 4         #: outcome index of the roll to cover (move phase), else -1
+S_DICE = 5        #: dice of that roll
+S_ROUND = 6       #: 1-based
+S_CAPPED = 7      #: 1 when an elimination match ended at R_MAXROUNDS
+S_TOTAL = 8       #: + seat: running totals (STB-11)
+S_ALIVE = 14      #: + seat: 1 while the seat is in the match
+S_DROPPED = 20    #: + seat: 1 when the seat reached the threshold this round
+S_LAST = 26       #: + seat: open tiles at the end of the seat's latest turn (-1 before it)
+STATE_SIZE = 32
+MAXSEATS = 6
+
+PH_DICE = 0
+PH_MOVE = 1
+PH_OVER = 2
+
+# observation: everything is public in Shut the Box but the dice to come
+O_SEAT = 0
+O_PHASE = 1
+O_OPEN = 2
+O_OUT = 3
+O_DICE = 4
+O_ROUND = 5
+O_ACTING = 6
+O_TOTAL = 8
+O_ALIVE = 14
+O_LAST = 20
+O_CAPPED = 26
+O_DROPPED = 27
+OBS_SIZE = 33
+#: at most this many legal moves for one roll (the face refuses rules with more)
+MAX_ACTIONS = 1024
+
+# policies: kind 0 plays a table (params as :func:`policy_params` packs them)
+K_TABLE = 0
+P_NSTATES = 0
+P_NOUT = 1
+P_NTIES = 2
+P_HDR = 3
+
+
+@njit(cache=True, inline="always")
+def _r(rules, at, i):
+    return rules[rules[at] + i]
+
+
+@njit(cache=True)
+def _box_count_legal(rules, s, o):
+    k = 0
+    base = rules[R_CMASK_AT]
+    for c in range(_r(rules, R_CSTART_AT, o), _r(rules, R_CSTART_AT, o + 1)):
+        m = rules[base + c]
+        if (m & s) == m:
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def _box_roll(rules, state, d):
+    """Roll d dice for the acting seat (the seam of chance); True when the roll can be
+    covered, False when the turn ends (STB-7)."""
+    st = np.uint64(state[S_RNG])
+    if d == 2:
+        u, st = next_below(st, rules[R_N2])
+        o = _r(rules, R_MAP2_AT, u)
+    else:
+        u, st = next_below(st, rules[R_N1])
+        o = _r(rules, R_MAP1_AT, u)
+    state[S_RNG] = np.int64(st)
+    state[S_DICE] = d
+    state[S_OUT] = o
+    state[S_PHASE] = PH_MOVE
+    return _box_count_legal(rules, state[S_OPEN], o) > 0
+
+
+@njit(cache=True)
+def _box_next_roll(rules, state):
+    """Bring the match to its next decision: the acting seat's dice choice or a roll to
+    cover; turns that end (shut, or a roll that cannot be covered) pass to the next seat."""
+    while state[S_SEAT] >= 0:
+        s = state[S_OPEN]
+        if s == 0:
+            _box_end_turn(rules, state)
+            continue
+        a = _r(rules, R_DICE_AT, s)
+        if a == 3:
+            state[S_PHASE] = PH_DICE
+            state[S_OUT] = -1
+            state[S_DICE] = 0
+            return
+        if _box_roll(rules, state, a):
+            return
+        _box_end_turn(rules, state)
+
+
+@njit(cache=True)
+def _box_end_turn(rules, state):
+    """Score the acting seat's turn and pass to the next seat, round or the end (as
+    :func:`_match_chunk`)."""
+    p = state[S_SEAT]
+    n = rules[R_NSEATS]
+    s = state[S_OPEN]
+    state[S_LAST + p] = s
+    state[S_TOTAL + p] += _r(rules, R_SCORE_AT, s)
+    if rules[R_ROUNDS] == 0 and state[S_TOTAL + p] >= rules[R_THRESHOLD]:
+        state[S_DROPPED + p] = 1
+    state[S_OUT] = -1
+    state[S_DICE] = 0
+    q = p + 1
+    while q < n and state[S_ALIVE + q] == 0:
+        q += 1
+    if q < n:
+        _box_start_turn(rules, state, q)
+        return
+    # the round is over
+    over = False
+    if rules[R_ROUNDS] > 0:
+        over = state[S_ROUND] >= rules[R_ROUNDS]
+    else:
+        n_alive = 0
+        for i in range(n):
+            if state[S_ALIVE + i] == 1 and state[S_DROPPED + i] == 0:
+                n_alive += 1
+        if n_alive >= 2 and state[S_ROUND] >= rules[R_MAXROUNDS]:
+            state[S_CAPPED] = 1
+        if n_alive >= 1:
+            for i in range(n):
+                if state[S_DROPPED + i] == 1:
+                    state[S_ALIVE + i] = 0
+        over = n_alive <= 1 or state[S_CAPPED] == 1
+    if over:
+        state[S_SEAT] = -1
+        state[S_PHASE] = PH_OVER
+        return
+    state[S_ROUND] += 1
+    for i in range(n):
+        state[S_DROPPED + i] = 0
+    q = 0
+    while state[S_ALIVE + q] == 0:
+        q += 1
+    _box_start_turn(rules, state, q)
+
+
+@njit(cache=True, inline="always")
+def _box_start_turn(rules, state, q):
+    state[S_SEAT] = q
+    state[S_OPEN] = rules[R_FULL]
+    state[S_PHASE] = PH_DICE
+
+
+@njit(cache=True)
+def new_game(rules, key, state):
+    """Set up match ``key`` (the stream start ``game_state(chunk_key, g)``) in ``state``
+    (int64 (STATE_SIZE,)) and roll for seat 0 up to its first decision (STB-3, STB-9)."""
+    state[:] = 0
+    state[S_RNG] = np.int64(np.uint64(key))
+    state[S_ROUND] = 1
+    for i in range(MAXSEATS):
+        state[S_LAST + i] = -1
+    for i in range(rules[R_NSEATS]):
+        state[S_ALIVE + i] = 1
+    _box_start_turn(rules, state, 0)
+    _box_next_roll(rules, state)
+
+
+@njit(cache=True)
+def current_player(state):
+    """The seat to act, or -1 once the match is over."""
+    return state[S_SEAT]
+
+
+@njit(cache=True)
+def is_terminal(state):
+    """True once the match is over."""
+    return state[S_SEAT] < 0
+
+
+@njit(cache=True)
+def legal_actions(rules, state, out):
+    """The legal actions, ascending, into out[:n]: (1, 2) in the dice phase (STB-6), the
+    coverable tile sets of the roll in the move phase (STB-4); returns n (0 when over)."""
+    if state[S_SEAT] < 0:
+        return 0
+    if state[S_PHASE] == PH_DICE:
+        out[0] = 1
+        out[1] = 2
+        return 2
+    s = state[S_OPEN]
+    o = state[S_OUT]
+    base = rules[R_CMASK_AT]
+    n = 0
+    for c in range(_r(rules, R_CSTART_AT, o), _r(rules, R_CSTART_AT, o + 1)):
+        m = rules[base + c]
+        if (m & s) == m and n < out.shape[0]:
+            j = n
+            while j > 0 and out[j - 1] > m:  # insertion: ascending
+                out[j] = out[j - 1]
+                j -= 1
+            out[j] = m
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def apply_action(rules, state, action):
+    """Play ``action`` of the acting seat: roll the dice chosen, or cover the tiles; then
+    chance up to the next decision."""
+    if state[S_PHASE] == PH_DICE:
+        if _box_roll(rules, state, action):
+            return
+        _box_end_turn(rules, state)
+    else:
+        state[S_OPEN] ^= action
+    _box_next_roll(rules, state)
+
+
+@njit(cache=True)
+def observe(rules, state, seat, obs):
+    """Everything ``seat`` knows, int64 (OBS_SIZE,): the whole table (nothing is hidden but the
+    dice to come)."""
+    obs[:] = 0
+    obs[O_SEAT] = seat
+    obs[O_PHASE] = state[S_PHASE]
+    obs[O_OPEN] = state[S_OPEN]
+    obs[O_OUT] = state[S_OUT]
+    obs[O_DICE] = state[S_DICE]
+    obs[O_ROUND] = state[S_ROUND]
+    obs[O_ACTING] = state[S_SEAT]
+    obs[O_CAPPED] = state[S_CAPPED]
+    for i in range(MAXSEATS):
+        obs[O_TOTAL + i] = state[S_TOTAL + i]
+        obs[O_ALIVE + i] = state[S_ALIVE + i]
+        obs[O_LAST + i] = state[S_LAST + i]
+        obs[O_DROPPED + i] = state[S_DROPPED + i]
+
+
+@njit(cache=True)
+def determinize(rules, obs, seat, key, state):
+    """The state of an observation (nothing is hidden), with its stream started from ``key``."""
+    state[:] = 0
+    state[S_RNG] = np.int64(np.uint64(key))
+    state[S_SEAT] = obs[O_ACTING]
+    state[S_PHASE] = obs[O_PHASE]
+    state[S_OPEN] = obs[O_OPEN]
+    state[S_OUT] = obs[O_OUT]
+    state[S_DICE] = obs[O_DICE]
+    state[S_ROUND] = obs[O_ROUND]
+    state[S_CAPPED] = obs[O_CAPPED]
+    for i in range(MAXSEATS):
+        state[S_TOTAL + i] = obs[O_TOTAL + i]
+        state[S_ALIVE + i] = obs[O_ALIVE + i]
+        state[S_LAST + i] = obs[O_LAST + i]
+        state[S_DROPPED + i] = obs[O_DROPPED + i]
+
+
+@njit(cache=True)
+def returns(rules, state, out):
+    """Each seat's total (STB-8, STB-11) into out[:n_seats]; lower is better."""
+    for i in range(rules[R_NSEATS]):
+        out[i] = state[S_TOTAL + i]
+
+
+@njit(cache=True)
+def act(kind, params, obs, state):
+    """A policy table (kind K_TABLE, params packed by ``policy_params``) at the decision of
+    ``obs``; random dice, random moves and tie groups draw from ``state[S_RNG]`` as
+    :func:`_play_turn_t` draws them."""
+    ns = np.int64(params[P_NSTATES])
+    nout = np.int64(params[P_NOUT])
+    s = obs[O_OPEN]
+    st = np.uint64(state[S_RNG])
+    if obs[O_PHASE] == PH_DICE:
+        d = np.int64(params[P_HDR + ns * nout + s])
+        if d == 0:
+            u, st = next_below(st, 2)
+            d = 1 + u
+            state[S_RNG] = np.int64(st)
+        return d
+    o = obs[O_OUT]
+    m = np.int64(params[P_HDR + s * nout + o])
+    tie0 = P_HDR + ns * nout + ns
+    if m <= TIE_BASE:
+        j0 = TIE_BASE - m
+        k = np.int64(params[tie0 + j0])
+        j, st = next_below(st, k)
+        m = np.int64(params[tie0 + j0 + 1 + j])
+    elif m == RANDOM_MOVE:
+        # the j-th legal move in the order of the outcome's candidates, as _nth_legal counts
+        cs = tie0 + np.int64(params[P_NTIES])
+        cm = cs + nout + 1
+        k = 0
+        for c in range(np.int64(params[cs + o]), np.int64(params[cs + o + 1])):
+            mm = np.int64(params[cm + c])
+            if (mm & s) == mm:
+                k += 1
+        j, st = next_below(st, k)
+        for c in range(np.int64(params[cs + o]), np.int64(params[cs + o + 1])):
+            mm = np.int64(params[cm + c])
+            if (mm & s) == mm:
+                if j == 0:
+                    m = mm
+                    break
+                j -= 1
+    state[S_RNG] = np.int64(st)
+    return m

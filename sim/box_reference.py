@@ -185,3 +185,211 @@ def simulate(policy, keys, games) -> np.ndarray:
             s, _ = play_turn(rules, policy, py_game_state(int(key), g))
             counts[c, s] += 1
     return counts
+
+
+# ------------------------------------------------------------ the step interface
+# The pure-Python twin of the step functions of :mod:`ludolab.sim.box_kernels`:
+# the same arrays, the same random numbers (see there for the layouts).
+from . import box_kernels as _K  # noqa: E402  (the layouts' named offsets)
+
+_MASK64 = (1 << 64) - 1
+
+
+def _u(x) -> int:
+    return int(x) & _MASK64
+
+
+def _i(x: int) -> int:
+    x &= _MASK64
+    return x - (1 << 64) if x >> 63 else x
+
+
+def _r(rules, at, i):
+    return int(rules[int(rules[at]) + i])
+
+
+def _cands(rules, o):
+    base = int(rules[_K.R_CMASK_AT])
+    return [int(rules[base + c]) for c in range(_r(rules, _K.R_CSTART_AT, o), _r(rules, _K.R_CSTART_AT, o + 1))]
+
+
+def _roll(rules, state, d) -> bool:
+    st = _u(state[_K.S_RNG])
+    if d == 2:
+        u, st = py_next_below(st, int(rules[_K.R_N2]))
+        o = _r(rules, _K.R_MAP2_AT, u)
+    else:
+        u, st = py_next_below(st, int(rules[_K.R_N1]))
+        o = _r(rules, _K.R_MAP1_AT, u)
+    state[_K.S_RNG] = _i(st)
+    state[_K.S_DICE] = d
+    state[_K.S_OUT] = o
+    state[_K.S_PHASE] = _K.PH_MOVE
+    s = int(state[_K.S_OPEN])
+    return any((m & s) == m for m in _cands(rules, o))
+
+
+def _start_turn(rules, state, q):
+    state[_K.S_SEAT] = q
+    state[_K.S_OPEN] = int(rules[_K.R_FULL])
+    state[_K.S_PHASE] = _K.PH_DICE
+
+
+def _end_turn(rules, state):
+    p = int(state[_K.S_SEAT])
+    n = int(rules[_K.R_NSEATS])
+    s = int(state[_K.S_OPEN])
+    state[_K.S_LAST + p] = s
+    state[_K.S_TOTAL + p] += _r(rules, _K.R_SCORE_AT, s)
+    if int(rules[_K.R_ROUNDS]) == 0 and state[_K.S_TOTAL + p] >= int(rules[_K.R_THRESHOLD]):
+        state[_K.S_DROPPED + p] = 1
+    state[_K.S_OUT] = -1
+    state[_K.S_DICE] = 0
+    later = [q for q in range(p + 1, n) if state[_K.S_ALIVE + q]]
+    if later:
+        _start_turn(rules, state, later[0])
+        return
+    if int(rules[_K.R_ROUNDS]) > 0:
+        over = state[_K.S_ROUND] >= int(rules[_K.R_ROUNDS])
+    else:
+        n_alive = sum(1 for i in range(n) if state[_K.S_ALIVE + i] and not state[_K.S_DROPPED + i])
+        if n_alive >= 2 and state[_K.S_ROUND] >= int(rules[_K.R_MAXROUNDS]):
+            state[_K.S_CAPPED] = 1
+        if n_alive >= 1:
+            for i in range(n):
+                if state[_K.S_DROPPED + i]:
+                    state[_K.S_ALIVE + i] = 0
+        over = n_alive <= 1 or state[_K.S_CAPPED] == 1
+    if over:
+        state[_K.S_SEAT] = -1
+        state[_K.S_PHASE] = _K.PH_OVER
+        return
+    state[_K.S_ROUND] += 1
+    for i in range(n):
+        state[_K.S_DROPPED + i] = 0
+    _start_turn(rules, state, next(q for q in range(n) if state[_K.S_ALIVE + q]))
+
+
+def _next_roll(rules, state):
+    while state[_K.S_SEAT] >= 0:
+        s = int(state[_K.S_OPEN])
+        if s == 0:
+            _end_turn(rules, state)
+            continue
+        a = _r(rules, _K.R_DICE_AT, s)
+        if a == 3:
+            state[_K.S_PHASE] = _K.PH_DICE
+            state[_K.S_OUT] = -1
+            state[_K.S_DICE] = 0
+            return
+        if _roll(rules, state, a):
+            return
+        _end_turn(rules, state)
+
+
+def new_game(rules, key, state):
+    """Twin of :func:`ludolab.sim.box_kernels.new_game`."""
+    state[:] = 0
+    state[_K.S_RNG] = _i(int(key))
+    state[_K.S_ROUND] = 1
+    state[_K.S_LAST:_K.S_LAST + _K.MAXSEATS] = -1
+    for i in range(int(rules[_K.R_NSEATS])):
+        state[_K.S_ALIVE + i] = 1
+    _start_turn(rules, state, 0)
+    _next_roll(rules, state)
+
+
+def current_player(state):
+    """Twin of :func:`ludolab.sim.box_kernels.current_player`."""
+    return int(state[_K.S_SEAT])
+
+
+def is_terminal(state):
+    """Twin of :func:`ludolab.sim.box_kernels.is_terminal`."""
+    return int(state[_K.S_SEAT]) < 0
+
+
+def legal_actions(rules, state, out):
+    """Twin of :func:`ludolab.sim.box_kernels.legal_actions`."""
+    if state[_K.S_SEAT] < 0:
+        return 0
+    if state[_K.S_PHASE] == _K.PH_DICE:
+        out[0], out[1] = 1, 2
+        return 2
+    s = int(state[_K.S_OPEN])
+    legal = sorted(m for m in _cands(rules, int(state[_K.S_OUT])) if (m & s) == m)
+    out[:len(legal)] = legal
+    return len(legal)
+
+
+def apply_action(rules, state, action):
+    """Twin of :func:`ludolab.sim.box_kernels.apply_action`."""
+    if state[_K.S_PHASE] == _K.PH_DICE:
+        if _roll(rules, state, int(action)):
+            return
+        _end_turn(rules, state)
+    else:
+        state[_K.S_OPEN] ^= int(action)
+    _next_roll(rules, state)
+
+
+_PUBLIC = ((_K.O_PHASE, _K.S_PHASE), (_K.O_OPEN, _K.S_OPEN), (_K.O_OUT, _K.S_OUT), (_K.O_DICE, _K.S_DICE),
+           (_K.O_ROUND, _K.S_ROUND), (_K.O_ACTING, _K.S_SEAT), (_K.O_CAPPED, _K.S_CAPPED))
+_PER_SEAT = ((_K.O_TOTAL, _K.S_TOTAL), (_K.O_ALIVE, _K.S_ALIVE), (_K.O_LAST, _K.S_LAST),
+             (_K.O_DROPPED, _K.S_DROPPED))
+
+
+def observe(rules, state, seat, obs):
+    """Twin of :func:`ludolab.sim.box_kernels.observe`."""
+    obs[:] = 0
+    obs[_K.O_SEAT] = seat
+    for o, s in _PUBLIC:
+        obs[o] = state[s]
+    for o, s in _PER_SEAT:
+        obs[o:o + _K.MAXSEATS] = state[s:s + _K.MAXSEATS]
+
+
+def determinize(rules, obs, seat, key, state):
+    """Twin of :func:`ludolab.sim.box_kernels.determinize`."""
+    state[:] = 0
+    state[_K.S_RNG] = _i(int(key))
+    for o, s in _PUBLIC:
+        state[s] = obs[o]
+    for o, s in _PER_SEAT:
+        state[s:s + _K.MAXSEATS] = obs[o:o + _K.MAXSEATS]
+
+
+def returns(rules, state, out):
+    """Twin of :func:`ludolab.sim.box_kernels.returns`."""
+    n = int(rules[_K.R_NSEATS])
+    out[:n] = state[_K.S_TOTAL:_K.S_TOTAL + n]
+
+
+def act(kind, params, obs, state):
+    """Twin of :func:`ludolab.sim.box_kernels.act`."""
+    ns, nout, nties = int(params[_K.P_NSTATES]), int(params[_K.P_NOUT]), int(params[_K.P_NTIES])
+    s = int(obs[_K.O_OPEN])
+    st = _u(state[_K.S_RNG])
+    if obs[_K.O_PHASE] == _K.PH_DICE:
+        d = int(params[_K.P_HDR + ns * nout + s])
+        if d == 0:
+            u, st = py_next_below(st, 2)
+            d = 1 + u
+            state[_K.S_RNG] = _i(st)
+        return d
+    o = int(obs[_K.O_OUT])
+    m = int(params[_K.P_HDR + s * nout + o])
+    tie0 = _K.P_HDR + ns * nout + ns
+    if m <= TIE_BASE:
+        j0 = TIE_BASE - m
+        j, st = py_next_below(st, int(params[tie0 + j0]))
+        m = int(params[tie0 + j0 + 1 + j])
+    elif m == RANDOM_MOVE:
+        cs = tie0 + nties
+        cm = cs + nout + 1
+        legal = [int(params[cm + c]) for c in range(int(params[cs + o]), int(params[cs + o + 1]))]
+        legal = [mm for mm in legal if (mm & s) == mm]
+        j, st = py_next_below(st, len(legal))
+        m = legal[j]
+    state[_K.S_RNG] = _i(st)
+    return m

@@ -121,12 +121,16 @@ class RulesCase:
         n_players: seats at the table.
         policies: one ``(kind, params)`` per seat for the accumulator and
             whole-game checks (any named policies of the game).
+        named: name -> ``(kind, params)`` of every named policy under these
+            rules, where a policy's parameters depend on the rules (a Shut the
+            Box policy table); None: the game's ``StepGame.policies``.
     """
 
     label: str
     rules: np.ndarray
     n_players: int
     policies: tuple
+    named: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -173,6 +177,11 @@ class StepGame:
     winner: Callable | None = None
     hidden_perturbations: Callable | None = None
     extra: dict = field(default_factory=dict)
+
+
+def named_policies(game: "StepGame", case: RulesCase) -> dict:
+    """Every named policy of ``game`` under the rules of ``case``: name -> ``(kind, params)``."""
+    return game.policies if case.named is None else case.named
 
 
 def stream_bits(state: np.ndarray, s_rng: int) -> int:
