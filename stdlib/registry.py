@@ -2,22 +2,24 @@
 
 Everything that loops over games reads :data:`GAMES`: the command line (one
 subgroup per game, ``ludolab games``), the report (one section per game), the
-benchmark, the provenance of every table and the conformance tests.  A game
-``module = "m"`` provides the same file set as every other game:
+benchmark, the provenance of every table, the conformance and step-interface
+harnesses.  Each entry names the game's modules (:data:`LAYERS`) and its entry
+points (:data:`ENTRY_POINTS`, ``"module:attribute"``) outright:
 
-* ``ludolab.stdlib.m``: rules as data and their validation;
-* ``ludolab.sim.m_kernels`` / ``ludolab.sim.m_reference``: the numba kernels
-  and their pure-Python twin;
-* ``ludolab.sim.m``: the validated face, with ``conformance()``;
-* ``ludolab.analysis.m``: tables, charts, ``report_section(ctx)`` and
-  ``bench(games, reference_seconds, say)``;
-* ``ludolab.analysis.m_cli``: ``group``, the click subgroup.
+* ``stdlib``: rules as data and their validation;
+* ``kernels`` / ``reference``: the numba kernels (the step interface of
+  :mod:`ludolab.sim.step` among them) and their pure-Python twin;
+* ``sim``: the validated face;
+* ``analysis``: tables and charts; ``cli``: the click subgroup;
+* entry points ``step_game`` (the step-interface harness), ``conformance``
+  (the record harness), ``report_section(ctx)``, ``bench(games,
+  reference_seconds, say)`` and ``cli_group``.
 """
 
 from __future__ import annotations
 
 import importlib
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 from .errors import unknown
 
@@ -43,29 +45,84 @@ class GameInfo:
     rules_file: str
     rules_version: str
     status: str
+    modules: dict = field(default_factory=dict)
+    entry_points: dict = field(default_factory=dict)
+
+    def module_name(self, layer: str) -> str:
+        """The module of one layer (:data:`LAYERS`), as the entry names it.
+
+        Raises:
+            UnknownNameError: a layer not in :data:`LAYERS`.
+        """
+        if layer not in LAYERS:
+            raise unknown("module layer", layer, LAYERS)
+        return self.modules.get(layer) or _default_modules(self.module)[layer]
 
     def load(self, layer: str):
-        """Import one of the game's modules: ``layer`` is ``stdlib``, ``sim``,
-        ``kernels``, ``reference``, ``analysis`` or ``cli``."""
-        names = {"stdlib": f"ludolab.stdlib.{self.module}", "sim": f"ludolab.sim.{self.module}",
-                 "kernels": f"ludolab.sim.{self.module}_kernels",
-                 "reference": f"ludolab.sim.{self.module}_reference",
-                 "analysis": f"ludolab.analysis.{self.module}", "cli": f"ludolab.analysis.{self.module}_cli"}
-        if layer not in names:
-            raise unknown("module layer", layer, names)
-        return importlib.import_module(names[layer])
+        """Import one of the game's modules: ``layer`` is one of :data:`LAYERS`."""
+        return importlib.import_module(self.module_name(layer))
+
+    def entry(self, name: str):
+        """One of the game's entry points (:data:`ENTRY_POINTS`), imported.
+
+        Raises:
+            UnknownNameError: a name not in :data:`ENTRY_POINTS`.
+        """
+        if name not in ENTRY_POINTS:
+            raise unknown("entry point", name, ENTRY_POINTS)
+        target = self.entry_points.get(name) or _default_entries(self)[name]
+        mod, _, attr = target.partition(":")
+        return getattr(importlib.import_module(mod), attr)
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        d.pop("modules")
+        d.pop("entry_points")
+        return d
+
+
+#: The module layers of a game.
+LAYERS = ("stdlib", "kernels", "reference", "sim", "analysis", "cli")
+#: The entry points of a game.
+ENTRY_POINTS = ("step_game", "conformance", "report_section", "bench", "cli_group")
+
+
+def _default_modules(stem: str) -> dict:
+    """The modules of a game laid out as ``m``, ``m_kernels``, ... (a game made for a test)."""
+    return {"stdlib": f"ludolab.stdlib.{stem}", "sim": f"ludolab.sim.{stem}",
+            "kernels": f"ludolab.sim.{stem}_kernels", "reference": f"ludolab.sim.{stem}_reference",
+            "analysis": f"ludolab.analysis.{stem}", "cli": f"ludolab.analysis.{stem}_cli"}
+
+
+def _default_entries(g: "GameInfo") -> dict:
+    m = {layer: g.module_name(layer) for layer in LAYERS}
+    return {"step_game": f"{m['sim']}:step_game", "conformance": f"{m['sim']}:conformance",
+            "report_section": f"{m['analysis']}:report_section", "bench": f"{m['analysis']}:bench",
+            "cli_group": f"{m['cli']}:group"}
+
+
+def _entry(stem: str, report: str | None = None) -> dict:
+    """The modules and entry points of a registered game, written out."""
+    mods = _default_modules(stem)
+    return {"modules": mods,
+            "entry_points": {"step_game": f"{mods['sim']}:step_game", "conformance": f"{mods['sim']}:conformance",
+                             "report_section": f"{report or mods['analysis']}:report_section",
+                             "bench": f"{mods['analysis']}:bench", "cli_group": f"{mods['cli']}:group"}}
 
 
 #: The registered games, in the order of the report and of ``ludolab games``.
 GAMES: tuple[GameInfo, ...] = (
     GameInfo("box", "Shut the Box", "box", "box", "seeds/shut_the_box.md", "1",
-             "complete: exact solver, policies, Monte Carlo, matches"),
-    GameInfo(id="books", title="Shut The Books", module="books", cli_name="books", rules_file="seeds/shut_the_books.md", rules_version="1", status="engine, heuristic and rollout policies, accuracy study with calibration, forecast advice, variants, hand records"),
-    GameInfo(id="beverbende", title="Beverbende", module="beverbende", cli_name="beverbende", rules_file="seeds/beverbende.md", rules_version="1", status="engine with hidden information and memory, reference twin, policies, knock/memory/special-card/variant studies, tuner"),
-    GameInfo(id="shelf", title="Shelve the Book", module="shelf", cli_name="shelf", rules_file="seeds/shelve_the_book.md", rules_version="1", status="deck model (assumed deck), drafting and placement engine, tableau scoring, policies, variant and deck studies"),
+             "complete: exact solver, policies, Monte Carlo, matches", **_entry("box")),
+    GameInfo("books", "Shut The Books", "books", "books", "seeds/shut_the_books.md", "1",
+             "engine, heuristic and rollout policies, accuracy study with calibration, forecast advice, "
+             "variants, hand records", **_entry("books")),
+    GameInfo("beverbende", "Beverbende", "beverbende", "beverbende", "seeds/beverbende.md", "1",
+             "engine with hidden information and memory, reference twin, policies, "
+             "knock/memory/special-card/variant studies, tuner", **_entry("beverbende")),
+    GameInfo("shelf", "Shelve the Book", "shelf", "shelf", "seeds/shelve_the_book.md", "1",
+             "deck model (assumed deck), drafting and placement engine, tableau scoring, policies, "
+             "variant and deck studies", **_entry("shelf")),
 )
 
 

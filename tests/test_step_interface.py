@@ -34,7 +34,7 @@ _CACHE: dict = {}
 
 def _game(game_id) -> S.StepGame:
     if game_id not in _CACHE:
-        _CACHE[game_id] = registry.get(game_id).load("sim").step_game()
+        _CACHE[game_id] = registry.get(game_id).entry("step_game")()
     return _CACHE[game_id]
 
 
