@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from . import search as _search
 from .rng import game_state, next_below
 
 NO_MOVE = -1
@@ -909,3 +910,10 @@ def act(kind, params, obs, state):
                 j -= 1
     state[S_RNG] = np.int64(st)
     return m
+
+
+@njit(cache=True)
+def search(rules, inp, work):
+    """Determinized search at one decision (:func:`ludolab.sim.search.pimc`) on these rules."""
+    return _search.pimc(current_player, legal_actions, apply_action, observe, determinize, returns, act,
+                        rules, inp, work)
