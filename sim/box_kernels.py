@@ -917,3 +917,10 @@ def search(rules, inp, work):
     """Determinized search at one decision (:func:`ludolab.sim.search.pimc`) on these rules."""
     return _search.pimc(current_player, legal_actions, apply_action, observe, determinize, returns, act,
                         rules, inp, work)
+
+
+@njit(cache=True)
+def search_tree(rules, inp, work):
+    """Information-set MCTS at one decision (:func:`ludolab.sim.search.ismcts`) on these rules."""
+    return _search.ismcts(current_player, legal_actions, apply_action, observe, determinize, returns, act,
+                          rules, inp, work)

@@ -41,7 +41,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .rng import game_state, py_game_state
+from .rng import game_state, next_below, py_game_state, py_next_below
 
 C_SEAT = 0
 C_WORLDS = 1
@@ -128,6 +128,149 @@ def best_index(sums, n):
     return b
 
 
+# ------------------------------------------------------------------ ISMCTS
+#: per-node columns of the ISMCTS tree (float64 (capacity, N_COLS))
+T_ACTION = 0     #: the action into the node
+T_PARENT = 1
+T_CHILD = 2      #: first child, -1 when none
+T_SIBLING = 3    #: next sibling, -1 when none
+T_PLAYER = 4     #: the seat whose action led to the node
+T_VISITS = 5
+T_REWARD = 6     #: sum of that seat's normalised returns
+T_AVAIL = 7      #: times the node's action was legal when its parent was visited
+N_COLS = 8
+#: float settings of ISMCTS (float64 (F_SIZE,))
+F_LOW = 0        #: lowest return a seat can get
+F_HIGH = 1       #: highest
+F_UCT = 2        #: exploration constant on returns normalised to [0, 1]
+F_SIZE = 4
+#: the stream of ISMCTS's own choices is keyed apart from the worlds'
+_TREE_SALT = np.uint64(0x5EED5EED5EED5EED)
+
+
+@njit(inline="always")
+def _child_with(tree, node, a):
+    c = np.int64(tree[node, T_CHILD])
+    while c >= 0:
+        if np.int64(tree[c, T_ACTION]) == a:
+            return c
+        c = np.int64(tree[c, T_SIBLING])
+    return -1
+
+
+@njit(inline="always")
+def _reward(ret, p, fcfg, lower):
+    x = (ret[p] - fcfg[F_LOW]) / (fcfg[F_HIGH] - fcfg[F_LOW])
+    return 1.0 - x if lower == 1 else x
+
+
+@njit(inline="always")
+def ismcts(current_player, legal_actions, apply_action, observe, determinize, returns, act, rules, inp, work):
+    """Single-observer information-set MCTS (Cowling, Powley and Whitehouse 2012) at one decision.
+
+    Each of ``cfg[C_WORLDS]`` iterations samples a world from the observation, descends
+    the tree of action histories by UCB1 with availability counts (only children legal in
+    this world compete), expands one untried legal action, plays out with the rollout
+    policies and backs up each seat's normalised return to the nodes of its actions.
+
+    Args:
+        inp: ``(cfg, params, obs, truth, fcfg)``; ``fcfg`` float64 (F_SIZE,).
+        work: ``(actions, stats, world, sim, obs2, ret, tree, path, legal)``: ``stats``
+            float64 (MAX_ACTIONS, 2) gets each root action's visits and mean normalised
+            return; ``tree`` float64 (iterations + 1, N_COLS); ``path`` int64 (max_steps + 1,);
+            ``legal`` int64 (MAX_ACTIONS,) scratch.
+
+    Returns:
+        n, the number of legal actions at the root.
+    """
+    cfg, params, obs, truth, fcfg = inp
+    actions, stats, world, sim, obs2, ret, tree, path, legal = work
+    seat = cfg[C_SEAT]
+    key = np.uint64(cfg[C_KEY])
+    lower = cfg[C_LOWER]
+    tree[0, T_CHILD] = -1
+    tree[0, T_SIBLING] = -1
+    tree[0, T_VISITS] = 0.0
+    size = 1
+    n_root = 0
+    rs = game_state(key ^ _TREE_SALT, 0)
+    for it in range(cfg[C_WORLDS]):
+        if cfg[C_MODE] == ALL_SEEING:
+            world[:] = truth
+            world[cfg[C_SRNG]] = np.int64(game_state(key, it))
+        else:
+            determinize(rules, obs, seat, game_state(key, it), world)
+        if it == 0:
+            n_root = legal_actions(rules, world, actions)
+        sim[:] = world
+        node = 0
+        depth = 0
+        path[0] = 0
+        while True:
+            p = current_player(sim)
+            if p < 0:
+                break
+            n = legal_actions(rules, sim, legal)
+            untried = 0
+            a = np.int64(-1)
+            for i in range(n):
+                c = _child_with(tree, node, legal[i])
+                if c < 0:
+                    untried += 1
+                else:
+                    tree[c, T_AVAIL] += 1.0
+            if untried > 0 and size < tree.shape[0]:
+                j, rs = next_below(rs, untried)
+                for i in range(n):
+                    if _child_with(tree, node, legal[i]) < 0:
+                        if j == 0:
+                            a = legal[i]
+                            break
+                        j -= 1
+                c = size
+                size += 1
+                tree[c, T_ACTION] = a
+                tree[c, T_PARENT] = node
+                tree[c, T_CHILD] = -1
+                tree[c, T_SIBLING] = tree[node, T_CHILD]
+                tree[node, T_CHILD] = c
+                tree[c, T_PLAYER] = p
+                tree[c, T_VISITS] = 0.0
+                tree[c, T_REWARD] = 0.0
+                tree[c, T_AVAIL] = 1.0
+                apply_action(rules, sim, a)
+                depth += 1
+                path[depth] = c
+                break
+            if untried > 0:  # the tree is full: play on without growing it
+                break
+            best = -1
+            bv = -1.0
+            for i in range(n):
+                c = _child_with(tree, node, legal[i])
+                v = tree[c, T_REWARD] / tree[c, T_VISITS] + fcfg[F_UCT] * np.sqrt(
+                    np.log(tree[c, T_AVAIL]) / tree[c, T_VISITS])
+                if v > bv:
+                    bv = v
+                    best = c
+            apply_action(rules, sim, np.int64(tree[best, T_ACTION]))
+            node = best
+            depth += 1
+            path[depth] = node
+        playout(current_player, legal_actions, apply_action, observe, act, rules, sim, cfg, params, obs2)
+        returns(rules, sim, ret)
+        for d in range(1, depth + 1):
+            c = path[d]
+            tree[c, T_VISITS] += 1.0
+            tree[c, T_REWARD] += _reward(ret, np.int64(tree[c, T_PLAYER]), fcfg, lower)
+        tree[0, T_VISITS] += 1.0
+    for i in range(n_root):
+        c = _child_with(tree, 0, actions[i])
+        stats[i, 0] = 0.0 if c < 0 else tree[c, T_VISITS]
+        stats[i, 1] = 0.0 if c < 0 or tree[c, T_VISITS] == 0 else tree[c, T_REWARD] / tree[c, T_VISITS]
+    return n_root
+
+
 # ----------------------------------------------------------------- pure Python
 _MASK64 = (1 << 64) - 1
 
@@ -179,6 +322,70 @@ def py_pimc(m, rules, inp, work) -> int:
     return n
 
 
+def py_ismcts(m, rules, inp, work) -> int:
+    """Twin of :func:`ismcts` over the twin module ``m`` (the same arrays, the same draws)."""
+    cfg, params, obs, truth, fcfg = inp
+    actions, stats, world, sim, obs2, ret, tree, path, legal = work
+    seat, key, lower = int(cfg[C_SEAT]), int(cfg[C_KEY]) & _MASK64, int(cfg[C_LOWER])
+    children: dict = {0: {}}  # node -> {action: child}
+    info = {0: {"player": -1, "visits": 0.0, "reward": 0.0, "avail": 0.0, "action": -1}}
+    rs = py_game_state(key ^ int(_TREE_SALT), 0)
+    n_root = 0
+    cap = tree.shape[0]
+    for it in range(int(cfg[C_WORLDS])):
+        if cfg[C_MODE] == ALL_SEEING:
+            world[:] = truth
+            world[int(cfg[C_SRNG])] = _i64(py_game_state(key, it))
+        else:
+            m.determinize(rules, obs, seat, py_game_state(key, it), world)
+        if it == 0:
+            n_root = int(m.legal_actions(rules, world, actions))
+        sim[:] = world
+        node, trail = 0, []
+        while m.current_player(sim) >= 0:
+            p = m.current_player(sim)
+            n = int(m.legal_actions(rules, sim, legal))
+            acts = [int(x) for x in legal[:n]]
+            kids = children[node]
+            untried = [a for a in acts if a not in kids]
+            for a in acts:
+                if a in kids:
+                    info[kids[a]]["avail"] += 1.0
+            if untried and len(info) < cap:
+                j, rs = py_next_below(rs, len(untried))
+                a = untried[j]
+                c = len(info)
+                info[c] = {"player": p, "visits": 0.0, "reward": 0.0, "avail": 1.0, "action": a}
+                children[c] = {}
+                kids[a] = c
+                m.apply_action(rules, sim, a)
+                trail.append(c)
+                break
+            if untried:
+                break
+            best, bv = -1, -1.0
+            for a in acts:
+                c = kids[a]
+                v = info[c]["reward"] / info[c]["visits"] + fcfg[F_UCT] * np.sqrt(
+                    np.log(info[c]["avail"]) / info[c]["visits"])
+                if v > bv:
+                    best, bv = c, v
+            m.apply_action(rules, sim, info[best]["action"])
+            node = best
+            trail.append(node)
+        py_playout(m, rules, sim, cfg, params, obs2)
+        m.returns(rules, sim, ret)
+        for c in trail:
+            x = (float(ret[info[c]["player"]]) - fcfg[F_LOW]) / (fcfg[F_HIGH] - fcfg[F_LOW])
+            info[c]["visits"] += 1.0
+            info[c]["reward"] += 1.0 - x if lower == 1 else x
+    for i in range(n_root):
+        c = children[0].get(int(actions[i]))
+        stats[i, 0] = 0.0 if c is None else info[c]["visits"]
+        stats[i, 1] = 0.0 if c is None or info[c]["visits"] == 0 else info[c]["reward"] / info[c]["visits"]
+    return n_root
+
+
 # ------------------------------------------------------------------ the face
 def work_arrays(kernels, n_players: int) -> tuple:
     """Fresh output and scratch arrays for :func:`pimc` on a game's kernels module."""
@@ -212,6 +419,25 @@ def config(kernels, seat: int, worlds: int, n_players: int, lower_wins: bool, ke
         cfg[C_KINDS + p] = int(kind)
         params[p, :len(par)] = par
     return cfg, params
+
+
+def ismcts_work(kernels, n_players: int, iterations: int, max_steps: int) -> tuple:
+    """Fresh output and scratch arrays for :func:`ismcts`."""
+    return (*work_arrays(kernels, n_players), np.zeros((int(iterations) + 1, N_COLS)),
+            np.zeros(int(max_steps) + 2, dtype=np.int64), np.zeros(kernels.MAX_ACTIONS, dtype=np.int64))
+
+
+def ismcts_settings(low: float, high: float, uct: float = 0.7) -> np.ndarray:
+    """``fcfg`` for :func:`ismcts`: the return bounds and the exploration constant.
+
+    Raises:
+        ValueError: high not above low, or a negative constant.
+    """
+    if not high > low or uct < 0:
+        raise ValueError(f"need low < high and uct >= 0, not {low}, {high}, {uct}")
+    f = np.zeros(F_SIZE)
+    f[F_LOW], f[F_HIGH], f[F_UCT] = low, high, uct
+    return f
 
 
 def action_values(sums: np.ndarray, n: int, worlds: int) -> tuple[np.ndarray, np.ndarray]:

@@ -97,3 +97,36 @@ def test_config_refuses_bad_arguments():
         S.config(K, 0, 0, 1, True, 1, [(0, np.zeros(1))], 10)
     with pytest.raises(ValueError, match="seat"):
         S.config(K, 2, 5, 2, True, 1, [(0, np.zeros(1))] * 2, 10)
+
+
+def _tree(m, rules_arr, obs, iterations, rollout, key, engine="kernel"):
+    cfg, params = S.config(K, 0, iterations, 1, True, key, [rollout], 64)
+    work = S.ismcts_work(K, 1, iterations, 64)
+    inp = (cfg, params, obs, np.zeros(K.STATE_SIZE, dtype=np.int64), S.ismcts_settings(0.0, 45.0))
+    n = K.search_tree(rules_arr, inp, work) if engine == "kernel" else S.py_ismcts(R, rules_arr, inp, work)
+    return work[0][:n].copy(), work[1][:n].copy()
+
+
+def test_ismcts_kernel_equals_its_twin(box):
+    rules, sol, arr, opt = box
+    rnd = policy_params(B.make_policy(rules, "random"))
+    s = rules.full
+    o = rules.roll_index("8", 2, state=s)
+    for rollout in (opt, rnd):
+        a, v = _tree(K, arr, _obs_at(s, o, 2), 40, rollout, 5)
+        b, w = _tree(R, arr, _obs_at(s, o, 2), 40, rollout, 5, engine="twin")
+        assert np.array_equal(a, b)
+        assert np.allclose(v, w, rtol=0, atol=1e-12), (v, w)
+        assert v[:, 0].sum() == 40, "every iteration visits one root action"
+
+
+def test_ismcts_finds_the_exact_best_move(box):
+    """With optimal playouts and a large budget the most visited move is the exact best one
+    (STB-O1) where the exact values are far apart."""
+    rules, sol, arr, opt = box
+    for tiles, roll in [([1, 2, 3, 4, 6, 7], "7"), ([1, 3, 4, 5, 9], "9")]:
+        s = rules.mask_of(tiles)
+        o = rules.roll_index(roll, 2, state=s)
+        actions, stats = _tree(K, arr, _obs_at(s, o, 2), 4000, opt, 3)
+        exact = np.array([-sol.value[s ^ int(m)] for m in actions])
+        assert actions[int(np.argmax(stats[:, 0]))] == actions[int(np.argmax(exact))], (tiles, roll, stats, exact)
