@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from . import play as _play
 from . import search as _search
 from .rng import game_state, next_below
 
@@ -924,3 +925,9 @@ def search_tree(rules, inp, work):
     """Information-set MCTS at one decision (:func:`ludolab.sim.search.ismcts`) on these rules."""
     return _search.ismcts(current_player, legal_actions, apply_action, observe, determinize, returns, act,
                           rules, inp, work)
+
+
+@njit(cache=True)
+def play_many(rules, inp, out):
+    """Whole matches of named policies (:func:`ludolab.sim.play.play_games`) on these rules."""
+    _play.play_games(new_game, current_player, legal_actions, apply_action, observe, returns, act, rules, inp, out)

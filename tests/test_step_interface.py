@@ -314,3 +314,18 @@ def test_no_peeking_and_determinize(game_id, ci):
     assert checked > 0
     if g.extra.get("hidden_information", True):
         assert differed > 0, "determinize never changed a hidden card: is anything hidden?"
+
+
+@pytest.mark.parametrize("game_id,ci", _cases())
+def test_compiled_playouts_equal_step_playouts(game_id, ci):
+    """The compiled whole-game loop (``play_many``) plays the games the step functions play."""
+    from ludolab.sim import play
+
+    g, case = _case(game_id, ci)
+    keys = _keys(23, 10)
+    ret, steps = play.run(g.kernels, case.rules, np.array(keys, dtype=np.uint64), case.policies)
+    drv = _Driver(g, case, "kernel")
+    for i, k in enumerate(keys):
+        trace, _, r = drv.play(k, _policy_chooser, check=False)
+        assert np.array_equal(ret[i], r), f"game {k}: returns differ"
+        assert steps[i].sum() == len(trace)

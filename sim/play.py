@@ -1,0 +1,73 @@
+"""Whole games through the step interface, written once for every game.
+
+:func:`play_games` plays a batch of games, each seat by a named policy
+(``act``), from the games' keys; each game's kernels module calls it from a
+small ``@njit(cache=True)`` wrapper ``play_many(rules, inp, out)``, so the
+loop runs compiled at kernel speed for every game alike.  It is what the
+strength ladder, the balance metrics and the tests use to play many games of
+fixed policies; :mod:`ludolab.sim.ladder` drives search players decision by
+decision.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(inline="always")
+def play_games(new_game, current_player, legal_actions, apply_action, observe, returns, act, rules, inp, out):
+    """Play one game per key with one named policy per seat.
+
+    Args:
+        inp: ``(keys, kinds, params)``: uint64 (G,) the games' stream starts
+            (``game_state(chunk_key, g)``), int64 (P,) each seat's policy kind,
+            float64 (P, n) its parameters.
+        out: ``(ret, steps, state, obs)``: float64 (G, P) each seat's return,
+            int64 (G, P) the actions each seat took; scratch int64 (STATE_SIZE,)
+            and (OBS_SIZE,).
+    """
+    keys, kinds, params = inp
+    ret, steps, state, obs = out
+    for g in range(keys.shape[0]):
+        new_game(rules, keys[g], state)
+        while True:
+            p = current_player(state)
+            if p < 0:
+                break
+            observe(rules, state, p, obs)
+            a = act(kinds[p], params[p], obs, state)
+            apply_action(rules, state, a)
+            steps[g, p] += 1
+        returns(rules, state, ret[g])
+
+
+def run(kernels, rules: np.ndarray, keys, policies) -> tuple[np.ndarray, np.ndarray]:
+    """Games of named policies through a kernels module's ``play_many``.
+
+    Args:
+        kernels: a game's kernels module.
+        rules: its int64 rules array.
+        keys: the games' stream starts (uint64 (G,)).
+        policies: one ``(kind, params)`` per seat.
+
+    Returns:
+        ``(ret, steps)``: float64 (G, P) the returns, int64 (G, P) the actions per seat.
+
+    Raises:
+        ValueError: no policies.
+    """
+    if not policies:
+        raise ValueError("one policy per seat is needed, not none")
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    n = len(policies)
+    width = max(max(len(p) for _, p in policies), 1)
+    kinds = np.array([int(k) for k, _ in policies], dtype=np.int64)
+    params = np.zeros((n, width))
+    for i, (_, p) in enumerate(policies):
+        params[i, :len(p)] = p
+    ret = np.zeros((len(keys), n))
+    steps = np.zeros((len(keys), n), dtype=np.int64)
+    out = (ret, steps, np.zeros(kernels.STATE_SIZE, dtype=np.int64), np.zeros(kernels.OBS_SIZE, dtype=np.int64))
+    kernels.play_many(rules, (keys, kinds, params), out)
+    return ret, steps
