@@ -1,0 +1,251 @@
+"""A strength ladder on duplicate deals, over the step interface of any game.
+
+Every contender plays the same deals (the same keys, so the same cards or dice
+and, for the same decisions, the same random numbers) in every seat in turn,
+with the other seats played by the baseline; the baseline itself plays the
+same deals in every seat.  So each contender's result in a seat is paired with
+the baseline's in that seat on that deal, and the comparison's 95% confidence
+interval comes from the per-deal differences averaged over the seats (the
+deals are independent, the seats of one deal are not).
+
+Contenders are named policies (compiled ``act``), determinized search
+(:mod:`ludolab.sim.search`: ``search`` for perfect-information Monte Carlo,
+``tree`` for information-set MCTS) at a budget of playouts per decision, the
+all-seeing bound (``all-seeing``: the same search given every hidden card, an
+estimate of the ceiling and not a strategy), or a Python function of the
+observation and the legal actions (``python``: the documented slow path for a
+user's own policy).
+
+The rating is a Bradley-Terry strength fitted on the pairwise results at the
+table: each game of a contender against the field counts, for each baseline
+seat, 1 when the contender's return is better, 0 when worse and 1/2 on a tie.
+Against a single anchor the maximum-likelihood strength is the logit of that
+share (Bradley and Terry 1952; Hunter 2004 for the general fit), shown on the
+Elo scale (400 log10 odds, the baseline at 0) with a delta-method CI from the
+per-deal shares.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from . import play, search
+from .rng import chunk_keys, game_state
+from .stats import Z95
+
+CONTENDER_KINDS = ("named", "search", "tree", "all-seeing", "python")
+_SALT = 0xA5A5_5A5A_0F0F_F0F0
+
+
+@dataclass(frozen=True)
+class Contender:
+    """One rung of the ladder.
+
+    Attributes:
+        label: how tables name it.
+        kind: one of :data:`CONTENDER_KINDS`.
+        policy: ``(kind, params)`` of a named policy (``named``).
+        budget: playouts per decision (``search``, ``tree``, ``all-seeing``).
+        rollout: the named policy every seat plays in the playouts.
+        fn: ``fn(obs, legal) -> action`` for ``python``: obs the seat's observation and
+            legal its legal actions (int64 arrays, copies).
+    """
+
+    label: str
+    kind: str
+    policy: tuple | None = None
+    budget: int = 0
+    rollout: tuple | None = None
+    fn: Callable | None = None
+
+
+class Table:
+    """One game's rules for the ladder: the step game, a ruleset, the seat count."""
+
+    def __init__(self, game, case):
+        self.game = game
+        self.k = game.kernels
+        self.rules = case.rules
+        self.n = case.n_players
+        self.lower = bool(game.lower_wins)
+        self.max_steps = int(game.max_steps(case.rules))
+        self.low, self.high = (float(x) for x in game.return_bounds(case.rules))
+        self._acts = np.zeros(self.k.MAX_ACTIONS, dtype=np.int64)
+
+    def decide(self, c: Contender, state: np.ndarray, seat: int, key: int) -> int:
+        """The action of contender ``c`` for ``seat`` in ``state`` (it reads only the seat's observation,
+        except the all-seeing bound).
+
+        Raises:
+            ValueError: a Python policy returned an illegal action (naming it and the legal ones).
+        """
+        k = self.k
+        obs = np.zeros(k.OBS_SIZE, dtype=np.int64)
+        k.observe(self.rules, state, seat, obs)
+        if c.kind == "named":
+            return int(k.act(c.policy[0], c.policy[1], obs, state))
+        if c.kind == "python":
+            n = int(k.legal_actions(self.rules, state, self._acts))
+            a = int(c.fn(obs.copy(), self._acts[:n].copy()))
+            if a not in self._acts[:n]:
+                raise ValueError(f"policy {c.label} played {a}; the legal actions are {list(self._acts[:n])}")
+            return a
+        n = int(k.legal_actions(self.rules, state, self._acts))
+        if n == 1:
+            return int(self._acts[0])
+        rollout = [c.rollout] * self.n
+        mode = search.ALL_SEEING if c.kind == "all-seeing" else search.SAMPLED
+        if c.kind == "tree":
+            cfg, params = search.config(k, seat, c.budget, self.n, self.lower, key, rollout, self.max_steps, mode)
+            work = search.ismcts_work(k, self.n, c.budget, self.max_steps)
+            inp = (cfg, params, obs, state.copy(), search.ismcts_settings(self.low, self.high))
+            m = int(k.search_tree(self.rules, inp, work))
+            return int(work[0][int(np.argmax(work[1][:m, 0]))])
+        worlds = max(1, c.budget // n)
+        cfg, params = search.config(k, seat, worlds, self.n, self.lower, key, rollout, self.max_steps, mode)
+        work = search.work_arrays(k, self.n)
+        m = int(k.search(self.rules, (cfg, params, obs, state.copy()), work))
+        return int(work[0][search.best_index(work[1], m)])
+
+    def play(self, seats: list, key: int) -> np.ndarray:
+        """One game of ``key`` with one contender per seat; returns float64 (P,)."""
+        if all(c.kind == "named" for c in seats):
+            ret, _ = play.run(self.k, self.rules, np.array([key], dtype=np.uint64), [c.policy for c in seats])
+            return ret[0]
+        k = self.k
+        state = np.zeros(k.STATE_SIZE, dtype=np.int64)
+        k.new_game(self.rules, np.uint64(key), state)
+        step = 0
+        while True:
+            p = int(k.current_player(state))
+            if p < 0:
+                break
+            a = self.decide(seats[p], state, p, int(game_state(np.uint64(key ^ _SALT), step)))
+            k.apply_action(self.rules, state, a)
+            step += 1
+        ret = np.zeros(self.n)
+        k.returns(self.rules, state, ret)
+        return ret
+
+    def seat_results(self, c: Contender, baseline: Contender, keys: list) -> np.ndarray:
+        """float64 (deals, P): contender ``c``'s return in each seat, the baseline in the others."""
+        if c.kind == "named" and baseline.kind == "named":
+            out = np.zeros((len(keys), self.n))
+            arr = np.array(keys, dtype=np.uint64)
+            for s in range(self.n):
+                pols = [baseline.policy] * self.n
+                pols[s] = c.policy
+                out[:, s] = play.run(self.k, self.rules, arr, pols)[0][:, s]
+            return out
+        out = np.zeros((len(keys), self.n))
+        for d, key in enumerate(keys):
+            for s in range(self.n):
+                seats = [baseline] * self.n
+                seats[s] = c
+                out[d, s] = self.play(seats, key)[s]
+        return out
+
+    def pairwise(self, c: Contender, baseline: Contender, keys: list) -> np.ndarray:
+        """float64 (deals,): per deal, the share of (seat, baseline seat) pairs the contender wins
+        (ties 1/2), over the seats it sat in."""
+        share = np.zeros(len(keys))
+        for s in range(self.n):
+            seats = [baseline] * self.n
+            seats[s] = c
+            for d, key in enumerate(keys):
+                r = self.play(seats, key)
+                mine = r[s]
+                others = np.delete(r, s)
+                better = (others > mine) if self.lower else (others < mine)
+                share[d] += (better.sum() + 0.5 * (others == mine).sum()) / len(others)
+        return share / self.n
+
+
+def deal_keys(seed: int, deals: int) -> list[int]:
+    """The stream starts of deals 0..deals-1 of a ladder run (one chunk of :func:`chunk_keys`)."""
+    k = chunk_keys(seed, 1)[0]
+    return [int(game_state(k, g)) for g in range(int(deals))]
+
+
+def _ci(x: np.ndarray) -> tuple[float, float, float]:
+    m = float(x.mean())
+    if len(x) < 2:
+        return m, float("nan"), float("nan")
+    h = Z95 * float(x.std(ddof=1)) / math.sqrt(len(x))
+    return m, m - h, m + h
+
+
+def _elo(q: float) -> float:
+    q = min(max(q, 1e-6), 1 - 1e-6)
+    return 400.0 * math.log10(q / (1 - q))
+
+
+def ladder(table: Table, contenders: list, baseline: Contender, deals: int = 200, seed: int = 0) -> list[dict]:
+    """Every contender against the baseline on the same deals, seats rotated.
+
+    Args:
+        table: the game and ruleset (:class:`Table`).
+        contenders: :class:`Contender` list (the baseline may be among them).
+        deals: duplicate deals, each played once per seat per contender.
+
+    Returns:
+        One dict per contender: ``policy``, ``mean`` (its mean return over seats
+        and deals), ``diff`` with ``ci_low``/``ci_high`` (the paired 95% CI of its
+        return minus the baseline's in the same seat, in the game's units; for a
+        game where lower is better, negative is better), ``win_share`` (pairs at
+        the table won, ties half), ``rating`` with ``rating_ci_low/high``.
+
+    Raises:
+        ValueError: deals < 2 or an unknown contender kind.
+    """
+    if int(deals) < 2:
+        raise ValueError(f"a ladder needs at least 2 deals for its CIs, not {deals}")
+    for c in contenders:
+        if c.kind not in CONTENDER_KINDS:
+            raise ValueError(f"unknown contender kind {c.kind!r}: allowed {', '.join(CONTENDER_KINDS)}")
+    keys = deal_keys(seed, deals)
+    base = table.seat_results(baseline, baseline, keys)
+    rows = []
+    for c in contenders:
+        mine = base if c == baseline else table.seat_results(c, baseline, keys)
+        d = (mine - base).mean(axis=1)
+        diff, lo, hi = _ci(d)
+        share = table.pairwise(c, baseline, keys) if c != baseline else np.full(len(keys), 0.5)
+        q, qlo, qhi = _ci(share)
+        rows.append({"policy": c.label, "mean": float(mine.mean()), "diff": diff, "ci_low": lo, "ci_high": hi,
+                     "win_share": q, "rating": _elo(q), "rating_ci_low": _elo(qlo) if qlo == qlo else float("nan"),
+                     "rating_ci_high": _elo(qhi) if qhi == qhi else float("nan"), "deals": len(keys)})
+    return rows
+
+
+def saturate(table: Table, make: Callable[[int], Contender], baseline: Contender, start: int, tolerance: float,
+             deals: int = 200, seed: int = 0, max_doublings: int = 6) -> dict:
+    """Double a search's budget until one more doubling gains less than ``tolerance``.
+
+    Each budget plays the same deals against the baseline field; the gain of a
+    doubling is the paired per-deal difference of the two budgets' returns (in
+    the seat they sat in, averaged over seats), signed so that positive is
+    better.  The budget is saturated when that gain's 95% CI lies below
+    ``tolerance``.
+
+    Returns:
+        ``{"saturated_budget": b or None, "steps": [{"budget", "gain", "ci_low", "ci_high"}, ...]}``;
+        ``saturated_budget`` None when ``max_doublings`` doublings all still gained.
+    """
+    keys = deal_keys(seed, deals)
+    sign = -1.0 if table.lower else 1.0
+    b = int(start)
+    prev = table.seat_results(make(b), baseline, keys)
+    steps = []
+    for _ in range(int(max_doublings)):
+        nxt = table.seat_results(make(2 * b), baseline, keys)
+        gain, lo, hi = _ci(sign * (nxt - prev).mean(axis=1))
+        steps.append({"budget": 2 * b, "gain": gain, "ci_low": lo, "ci_high": hi})
+        if hi < tolerance:
+            return {"saturated_budget": b, "steps": steps}
+        b, prev = 2 * b, nxt
+    return {"saturated_budget": None, "steps": steps}

@@ -1,0 +1,71 @@
+"""The strength ladder (``ludolab.sim.ladder``) on Shut the Box, whose values are known exactly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ludolab.sim import box as B
+from ludolab.sim import ladder as L
+from ludolab.sim.box_step import policy_params, rules_array, step_game
+from ludolab.sim.step import RulesCase
+
+
+@pytest.fixture(scope="module")
+def table():
+    g = step_game()
+    case = next(c for c in g.cases if c.label == "2p-1round")
+    return L.Table(g, case), case
+
+
+def test_ladder_orders_random_below_optimal_and_search_reaches_optimal(table):
+    t, case = table
+    named = case.named
+    opt = L.Contender("optimal", "named", named["optimal"])
+    rnd = L.Contender("random", "named", named["random"])
+    srch = L.Contender("search 1024", "search", budget=1024, rollout=named["optimal"])
+    rows = {r["policy"]: r for r in L.ladder(t, [opt, rnd, srch], opt, deals=60, seed=4)}
+    # random play scores more (worse) than optimal play, by a CI that excludes 0 (exact gap 9.42)
+    assert rows["random"]["ci_low"] > 0
+    assert rows["random"]["win_share"] < 0.5 and rows["random"]["rating"] < 0
+    # a search with optimal playouts plays optimally up to noise: its paired CI holds 0
+    assert rows["search 1024"]["ci_low"] <= 0 <= rows["search 1024"]["ci_high"]
+    assert rows["optimal"]["diff"] == 0 and rows["optimal"]["win_share"] == 0.5
+    # the mean of the optimal field is the exact expected score within its CI (STB-O1)
+    exact = B.solve(B.BoxRules()).start_value
+    keys = L.deal_keys(4, 60)
+    scores = t.seat_results(opt, opt, keys).ravel()
+    se = scores.std(ddof=1) / np.sqrt(len(scores))
+    assert abs(scores.mean() - exact) < 4 * se
+
+
+def test_python_policy_joins_and_illegal_action_is_refused(table):
+    t, case = table
+    opt = L.Contender("optimal", "named", case.named["optimal"])
+    first = L.Contender("first legal", "python", fn=lambda obs, legal: int(legal[0]))
+    rows = L.ladder(t, [first], opt, deals=5, seed=1)
+    assert rows[0]["policy"] == "first legal" and np.isfinite(rows[0]["mean"])
+    bad = L.Contender("bad", "python", fn=lambda obs, legal: -7)
+    with pytest.raises(ValueError, match="legal actions"):
+        L.ladder(t, [bad], opt, deals=2, seed=1)
+
+
+def test_saturation_stops_when_a_doubling_no_longer_pays(table):
+    t, case = table
+    opt = L.Contender("optimal", "named", case.named["optimal"])
+    make = lambda b: L.Contender(f"search {b}", "search", budget=b, rollout=case.named["optimal"])  # noqa: E731
+    res = L.saturate(t, make, opt, start=32, tolerance=1.0, deals=30, seed=2, max_doublings=3)
+    assert res["saturated_budget"] is not None, res
+    # it stops at the first doubling whose gain is surely below the tolerance, not before
+    assert res["steps"][-1]["ci_high"] < 1.0
+    assert all(s["ci_high"] >= 1.0 for s in res["steps"][:-1])
+    assert res["saturated_budget"] == res["steps"][-1]["budget"] // 2
+
+
+def test_ladder_refuses_bad_arguments(table):
+    t, case = table
+    opt = L.Contender("optimal", "named", case.named["optimal"])
+    with pytest.raises(ValueError, match="2 deals"):
+        L.ladder(t, [opt], opt, deals=1)
+    with pytest.raises(ValueError, match="contender kind"):
+        L.ladder(t, [L.Contender("x", "magic")], opt, deals=3)
