@@ -33,9 +33,13 @@ class GameGroup(CommandGroup):
             return cmd
         for g in registry.GAMES:
             if g.cli_name == name:
+                from .ladder_cli import make_ladder_command
                 from .scale import add_scale_options
 
-                return add_scale_options(g.load("cli").group)
+                group = g.entry("cli_group")
+                if "ladder" not in group.commands:
+                    group.add_command(make_ladder_command(g.id))
+                return add_scale_options(group)
         return None
 
     def parse_args(self, ctx, args):

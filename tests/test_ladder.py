@@ -69,3 +69,27 @@ def test_ladder_refuses_bad_arguments(table):
         L.ladder(t, [opt], opt, deals=1)
     with pytest.raises(ValueError, match="contender kind"):
         L.ladder(t, [L.Contender("x", "magic")], opt, deals=3)
+
+
+def test_ladder_command_json_and_bad_policy_strings():
+    import json
+
+    from click.testing import CliRunner
+
+    from ludolab.analysis.cli import cli
+
+    r = CliRunner().invoke(cli, ["box", "ladder", "--players", "2", "--deals", "6", "--policy", "optimal",
+                                 "--policy", "random", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.output)["rows"]
+    assert [x["policy"] for x in rows] == ["optimal", "random"]
+    for x in rows:
+        assert {"policy", "mean", "ci_low", "ci_high", "win_share", "rating", "saturated_budget"} <= set(x)
+    for bad, says in [(["--policy", "nonsense"], "unknown policy"), (["--policy", "search:budget=0"], "1..1000000"),
+                      (["--policy", "search:rollout=zzz"], "not a named policy"),
+                      (["--policy", "search:budget=2,budget=3"], "twice"), (["--baseline", "zz"], "--baseline"),
+                      (["--policy", "python:nomodule"], "python:MODULE:FUNCTION"),
+                      (["--saturate", "4:0.1"], "exactly one search")]:
+        r = CliRunner().invoke(cli, ["box", "ladder", "--deals", "2", *bad])
+        assert r.exit_code == 2, (bad, r.output)
+        assert says in r.output and "Traceback" not in r.output

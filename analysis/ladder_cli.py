@@ -1,0 +1,172 @@
+"""``ludolab GAME ladder``: the strength ladder of :mod:`ludolab.sim.ladder`, one command for every game.
+
+The command is built once here and added to every game's group by the root
+command line; it reads everything about the game from its step game
+(``step_game()`` in the registry): the named policies, the rulesets, whether
+the lowest return wins.
+
+Contenders are written as policy strings:
+
+* a named policy of the game (``ludolab GAME ladder --help`` lists them);
+* ``search:budget=B,rollout=NAME``: perfect-information Monte Carlo over
+  sampled worlds, B playouts per decision, NAME playing every seat in the
+  playouts; ``tree:budget=B,rollout=NAME``: information-set MCTS;
+  ``all-seeing:budget=B,rollout=NAME``: the same search given every hidden
+  card (an estimate of the ceiling, not a strategy);
+* ``python:MODULE:FUNCTION``: a function ``f(obs, legal) -> action`` of the
+  seat's observation (the slow path for a policy of your own).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+
+import click
+
+from .cli_common import InputError, user_errors
+
+SEARCH_KINDS = ("search", "tree", "all-seeing")
+
+
+def _table(game_id: str, players: int | None):
+    from ludolab.sim import ladder as L
+    from ludolab.stdlib import registry
+
+    g = registry.get(game_id).entry("step_game")()
+    cases = [c for c in g.cases if players is None or c.n_players == players]
+    counts = sorted({c.n_players for c in g.cases if c.n_players >= 2})
+    cases = [c for c in cases if c.n_players >= 2]
+    if not cases:
+        raise InputError(f"--players {players} is not a table of this game's ladder: allowed {counts}")
+    # the first ruleset of that size is the game's default rules at that size
+    return g, cases[0], L.Table(g, cases[0])
+
+
+def parse_contender(text: str, named: dict):
+    """A contender from its policy string (see the module docstring).
+
+    Raises:
+        InputError: naming the bad part and what is allowed.
+    """
+    from ludolab.sim import ladder as L
+
+    text = text.strip()
+    if text in named:
+        return L.Contender(text, "named", named[text])
+    head, _, rest = text.partition(":")
+    if head == "python":
+        mod, _, fn = rest.rpartition(":")
+        if not mod or not fn:
+            raise InputError(f"policy {text!r}: write python:MODULE:FUNCTION")
+        try:
+            f = getattr(importlib.import_module(mod), fn)
+        except (ImportError, AttributeError) as exc:
+            raise InputError(f"policy {text!r}: cannot load {mod}:{fn} ({exc})") from None
+        return L.Contender(text, "python", fn=f)
+    if head in SEARCH_KINDS:
+        opts = {}
+        for part in filter(None, rest.split(",")):
+            k, eq, v = part.partition("=")
+            if not eq or k not in ("budget", "rollout"):
+                raise InputError(f"policy {text!r}: options are budget=N and rollout=NAME, not {part!r}")
+            if k in opts:
+                raise InputError(f"policy {text!r}: {k} is given twice")
+            opts[k] = v
+        try:
+            budget = int(opts.get("budget", "64"))
+        except ValueError:
+            raise InputError(f"policy {text!r}: budget must be a whole number, not {opts['budget']!r}") from None
+        if not 1 <= budget <= 1_000_000:
+            raise InputError(f"policy {text!r}: budget must be 1..1000000, not {budget}")
+        rollout = opts.get("rollout", next(iter(named)))
+        if rollout not in named:
+            raise InputError(f"policy {text!r}: rollout {rollout!r} is not a named policy: allowed {', '.join(named)}")
+        return L.Contender(text, head, budget=budget, rollout=named[rollout])
+    raise InputError(f"unknown policy {text!r}: allowed {', '.join(named)}, search:..., tree:..., all-seeing:..., "
+                     "python:MODULE:FUNCTION")
+
+
+def make_ladder_command(game_id: str) -> click.Command:
+    """The ``ladder`` command of one game (added to its group by the root command line)."""
+
+    @click.command("ladder", short_help="Every policy against the baseline field on duplicate deals.")
+    @click.option("--policy", "policies", multiple=True,
+                  help="A contender (repeat): a named policy, search:budget=B,rollout=NAME, tree:..., "
+                       "all-seeing:..., python:MODULE:FUNCTION. Default: every named policy.")
+    @click.option("--baseline", default=None, help="The named policy of the other seats (default: the first named).")
+    @click.option("--players", type=click.IntRange(2, 6), default=None, help="Seats at the table.")
+    @click.option("--deals", type=click.IntRange(2, 10**7), default=200, show_default=True,
+                  help="Duplicate deals; each is played once per seat per contender.")
+    @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+    @click.option("--saturate", "saturate", default=None,
+                  help="B:TOL: double a search's budget from B until a doubling gains less than TOL points "
+                       "(its 95% CI below TOL); needs one search, tree or all-seeing --policy.")
+    @click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
+    @user_errors
+    def ladder(policies, baseline, players, deals, seed, saturate, fmt):
+        """Play each policy in every seat against the baseline on the same deals: its mean
+        return, the paired 95% CI of its return minus the baseline's in the same seat, its
+        share of pairs won at the table and a Bradley-Terry rating (Elo scale, baseline 0)."""
+        from ludolab.sim import ladder as L
+
+        g, case, table = _table(game_id, players)
+        from ludolab.sim.step import named_policies
+
+        named = named_policies(g, case)
+        base_name = baseline or next(iter(named))
+        if base_name not in named:
+            raise InputError(f"--baseline {base_name!r} is not a named policy: allowed {', '.join(named)}")
+        base = L.Contender(base_name, "named", named[base_name])
+        contenders = [parse_contender(p, named) for p in (policies or list(named))]
+        if len({c.label for c in contenders}) != len(contenders):
+            raise InputError("--policy: the same policy is given twice")
+        rows = L.ladder(table, contenders, base, deals=deals, seed=seed)
+        sat = None
+        if saturate is not None:
+            sat = _saturate(table, contenders, base, saturate, deals, seed)
+        for r in rows:
+            r["saturated_budget"] = sat["saturated_budget"] if sat else None
+        _print(rows, sat, fmt, game_id, case, base_name, deals, g.lower_wins)
+
+    return ladder
+
+
+def _saturate(table, contenders, base, spec, deals, seed):
+    from ludolab.sim import ladder as L
+
+    b, _, tol = spec.partition(":")
+    try:
+        b, tol = int(b), float(tol)
+    except ValueError:
+        raise InputError(f"--saturate {spec!r}: write START:TOLERANCE, e.g. 16:0.1") from None
+    if b < 1 or not tol > 0:
+        raise InputError(f"--saturate {spec!r}: the start budget must be >= 1 and the tolerance > 0")
+    searches = [c for c in contenders if c.kind in SEARCH_KINDS]
+    if len(searches) != 1:
+        raise InputError("--saturate needs exactly one search, tree or all-seeing --policy")
+    c = searches[0]
+    return L.saturate(table, lambda n: L.Contender(f"{c.kind} {n}", c.kind, budget=n, rollout=c.rollout),
+                      base, b, tol, deals=deals, seed=seed)
+
+
+def _print(rows, sat, fmt, game_id, case, base_name, deals, lower):
+    if fmt == "json":
+        click.echo(json.dumps({"game": game_id, "rules": case.label, "baseline": base_name, "deals": deals,
+                               "rows": rows, "saturation": sat}, indent=2))
+        return
+    better = "lower" if lower else "higher"
+    click.echo(f"Strength ladder: {case.label}, baseline {base_name} in the other seats, {deals} duplicate deals "
+               f"(diff: the policy's return minus the baseline's in the same seat; {better} is better)")
+    w = max(len(r["policy"]) for r in rows)
+    click.echo(f"{'policy':<{w}}  {'mean':>8}  {'diff (95% CI)':>26}  {'win share':>9}  {'rating (95% CI)':>22}")
+    for r in rows:
+        click.echo(f"{r['policy']:<{w}}  {r['mean']:8.3f}  {r['diff']:8.3f} ({r['ci_low']:7.3f} to {r['ci_high']:7.3f})"
+                   f"  {r['win_share']:9.3f}  {r['rating']:6.0f} ({r['rating_ci_low']:5.0f} to "
+                   f"{r['rating_ci_high']:5.0f})")
+    if sat:
+        click.echo("Budget doubling (gain of each doubling, 95% CI):")
+        for s in sat["steps"]:
+            click.echo(f"  {s['budget']:>7}: {s['gain']:.3f} ({s['ci_low']:.3f} to {s['ci_high']:.3f})")
+        sb = sat["saturated_budget"]
+        click.echo(f"saturated budget: {sb}" if sb else "saturated budget: not reached (still gaining)")
