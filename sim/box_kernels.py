@@ -931,3 +931,18 @@ def search_tree(rules, inp, work):
 def play_many(rules, inp, out):
     """Whole matches of named policies (:func:`ludolab.sim.play.play_games`) on these rules."""
     _play.play_games(new_game, current_player, legal_actions, apply_action, observe, returns, act, rules, inp, out)
+
+
+@njit(cache=True)
+def running_score(rules, state, out):
+    """The running totals (STB-11) into out[:n_seats]; returns the rounds complete."""
+    for i in range(rules[R_NSEATS]):
+        out[i] = state[S_TOTAL + i]
+    return state[S_ROUND] if state[S_SEAT] < 0 else state[S_ROUND] - 1
+
+
+@njit(cache=True)
+def play_traced_many(rules, inp, out):
+    """Whole matches with their running totals (:func:`ludolab.sim.play.play_traced`)."""
+    _play.play_traced(new_game, current_player, apply_action, observe, returns, act, running_score,
+                      rules, inp, out)

@@ -71,3 +71,73 @@ def run(kernels, rules: np.ndarray, keys, policies) -> tuple[np.ndarray, np.ndar
     out = (ret, steps, np.zeros(kernels.STATE_SIZE, dtype=np.int64), np.zeros(kernels.OBS_SIZE, dtype=np.int64))
     kernels.play_many(rules, (keys, kinds, params), out)
     return ret, steps
+
+
+@njit(inline="always")
+def play_traced(new_game, current_player, apply_action, observe, returns, act, running_score, rules, inp, out):
+    """:func:`play_games` that also records the running score at every scoring moment.
+
+    ``running_score(rules, state, score) -> k`` writes each seat's running score
+    (float64 (P,), in the game's units) and returns how many scoring moments
+    (hands, rounds, rounds of placements) are complete; a moment is recorded
+    each time k grows, and the final returns are recorded last.
+
+    Args:
+        inp: ``(keys, kinds, params)`` as in :func:`play_games`.
+        out: ``(ret, steps, marks, scores, state, obs, score)``: float64 (G, P)
+            returns; int64 (G, P) actions per seat; int64 (G,) moments
+            recorded; float64 (G, M, P) the running scores at each moment (a
+            game with more than M moments keeps its last M - 1 and the end);
+            scratch state, observation and float64 (P,) score.
+    """
+    keys, kinds, params = inp
+    ret, steps, marks, scores, state, obs, score = out
+    m_cap = scores.shape[1]
+    for g in range(keys.shape[0]):
+        new_game(rules, keys[g], state)
+        done = 0
+        n = 0
+        while True:
+            p = current_player(state)
+            if p < 0:
+                break
+            observe(rules, state, p, obs)
+            a = act(kinds[p], params[p], obs, state)
+            apply_action(rules, state, a)
+            steps[g, p] += 1
+            k = running_score(rules, state, score)
+            if k > done and current_player(state) >= 0:
+                done = k
+                if n < m_cap - 1:
+                    scores[g, n, :] = score
+                    n += 1
+                else:
+                    scores[g, m_cap - 2, :] = score
+        returns(rules, state, ret[g])
+        scores[g, n, :] = ret[g]
+        marks[g] = n + 1
+
+
+def run_traced(kernels, rules: np.ndarray, keys, policies, moments: int) -> dict:
+    """Games of named policies with their running scores, through ``kernels.play_traced_many``.
+
+    Args:
+        moments: room for the scoring moments of one game (its bound, the end included).
+
+    Returns:
+        dict of ``ret`` float64 (G, P), ``steps`` int64 (G, P), ``marks`` int64 (G,),
+        ``scores`` float64 (G, moments, P).
+    """
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    n = len(policies)
+    width = max(max(len(p) for _, p in policies), 1)
+    kinds = np.array([int(k) for k, _ in policies], dtype=np.int64)
+    params = np.zeros((n, width))
+    for i, (_, p) in enumerate(policies):
+        params[i, :len(p)] = p
+    G = len(keys)
+    out = (np.zeros((G, n)), np.zeros((G, n), dtype=np.int64), np.zeros(G, dtype=np.int64),
+           np.zeros((G, int(moments), n)), np.zeros(kernels.STATE_SIZE, dtype=np.int64),
+           np.zeros(kernels.OBS_SIZE, dtype=np.int64), np.zeros(n))
+    kernels.play_traced_many(rules, (keys, kinds, params), out)
+    return {"ret": out[0], "steps": out[1], "marks": out[2], "scores": out[3]}

@@ -1,0 +1,248 @@
+"""A designer's measures of a game, from playouts through the step interface.
+
+Every measure is a pure function of the arrays that
+:func:`ludolab.sim.play.run_traced` returns for a batch of games (each seat's
+return, its actions, and the running score at each of the game's scoring
+moments: hands, rounds, rounds of placements), so every game is measured by
+the same code.  The definitions (written out in the README, section "Balance"):
+
+``seat_win_share`` / ``seat_points``
+    Per seat, the share of games it wins (a shared win split evenly) and its
+    mean points.
+``seat_edge``
+    The largest seat's win share w above the even share, as a share of the
+    most it can be above it: ``(w - 1/P) / (1 - 1/P)`` (0: no seat edge; 1:
+    that seat always wins).
+``skill_share``
+    The share of the variance of a seat's points that the policy explains, on
+    duplicate deals: each of D deals is played with seat s by the field's
+    policy and again by random play (the others unchanged); with y[a, d] the
+    seat's points under policy a (A = 2 policies), the two-way analysis of
+    variance of duplicate play gives ``SS_policy = D sum_a (mean_a - mean)^2``,
+    ``SS_deal = A sum_d (mean_d - mean)^2``, ``SS_total = sum_{a,d} (y[a, d] -
+    mean)^2`` and ``MS_error = (SS_total - SS_policy - SS_deal) / ((A - 1)(D -
+    1))``; the share is omega squared, ``(SS_policy - (A - 1) MS_error) /
+    (SS_total + MS_error)`` (Hays 1963: unlike SS_policy / SS_total it is
+    about 0 when the policy does not matter), averaged over the seats; its CI
+    by resampling deals.
+``skill_expression``
+    The seat's win share with the field's policy minus with random play,
+    averaged over seats (Ludii's skill measure), with a paired CI.
+``decisiveness``
+    With moments 0..n-1 (the last is the end), the first moment from which
+    the eventual (sole) winner leads alone at every later moment, divided by
+    n - 1: 0 when the winner leads from the first moment, 1 when only at the
+    end; games with a shared win are left out.  ``decided_early``: the share
+    of those games whose winner leads for good before the end.
+``lead_changes``
+    Per game, the times the sole leader changes from one moment to the next
+    (moments with a shared lead are skipped).
+``winner_deficit``
+    Per game, how far behind the eventual winner was at worst, in points.
+``duration``
+    Actions per game (all seats), with its 5th, 50th and 95th percentiles.
+``ties``
+    The share of games whose best return is shared (decided by the tie-break
+    where the rules have one).
+
+Each row is ``{"metric", "variant", "value", "ci_low", "ci_high", "meaning"}``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .play import run_traced
+from .rng import chunk_keys, game_state
+from .stats import Z95
+
+MEANINGS = {
+    "seat_win_share": "share of games seat {s} wins (shared wins split)",
+    "seat_points": "mean points of seat {s}",
+    "seat_edge": "largest seat's win share above the even share, as a share of the most it can be",
+    "skill_share": "share of a seat's points variance the policy explains (duplicate deals)",
+    "skill_expression": "win share with the field's policy minus with random play",
+    "decisiveness": "share of the game before the winner leads for good (0: from the start)",
+    "decided_early": "share of games whose winner leads for good before the end",
+    "lead_changes": "times the sole leader changes per game",
+    "winner_deficit": "how far behind the eventual winner was at worst (points)",
+    "duration": "actions per game",
+    "duration_p5": "5th percentile of actions per game",
+    "duration_p50": "median actions per game",
+    "duration_p95": "95th percentile of actions per game",
+    "ties": "share of games whose best return is shared",
+}
+
+
+def _row(metric, variant, value, lo, hi, **fmt) -> dict:
+    return {"metric": metric.format(**fmt) if fmt else metric, "variant": variant, "value": float(value),
+            "ci_low": float(lo), "ci_high": float(hi), "meaning": MEANINGS[metric.split("[")[0]].format(**fmt)}
+
+
+def _mean_ci(x) -> tuple[float, float, float]:
+    x = np.asarray(x, dtype=float)
+    m = float(x.mean()) if len(x) else float("nan")
+    if len(x) < 2:
+        return m, float("nan"), float("nan")
+    h = Z95 * float(x.std(ddof=1)) / math.sqrt(len(x))
+    return m, m - h, m + h
+
+
+def win_shares(ret: np.ndarray, lower: bool) -> np.ndarray:
+    """float64 (G, P): each seat's share of each game's win (1/k for a k-way shared win)."""
+    best = ret.min(axis=1, keepdims=True) if lower else ret.max(axis=1, keepdims=True)
+    top = (ret == best).astype(float)
+    return top / top.sum(axis=1, keepdims=True)
+
+
+def _leaders(scores: np.ndarray, lower: bool) -> np.ndarray:
+    """int (n,): the sole leader at each moment, -1 where the lead is shared."""
+    best = scores.min(axis=1) if lower else scores.max(axis=1)
+    top = scores == best[:, None]
+    lead = np.argmax(top, axis=1)
+    lead[top.sum(axis=1) > 1] = -1
+    return lead
+
+
+def game_course(marks: np.ndarray, scores: np.ndarray, ret: np.ndarray, lower: bool) -> dict:
+    """Per game: decisiveness (NaN with a shared win), decided early, lead changes, winner's deficit.
+
+    Returns:
+        dict of float64 (G,) arrays ``decisiveness``, ``decided_early``, ``lead_changes``, ``deficit``.
+    """
+    G = len(marks)
+    out = {k: np.full(G, np.nan) for k in ("decisiveness", "decided_early", "lead_changes", "deficit")}
+    for g in range(G):
+        sc = scores[g, :marks[g]]
+        lead = _leaders(sc, lower)
+        sole = [x for x in lead if x >= 0]
+        out["lead_changes"][g] = sum(1 for a, b in zip(sole, sole[1:]) if a != b)
+        win = lead[-1]
+        if win < 0:
+            continue
+        best = sc.min(axis=1) if lower else sc.max(axis=1)
+        out["deficit"][g] = float(np.max(np.abs(sc[:, win] - best)))
+        n = len(lead)
+        j = n - 1
+        while j > 0 and lead[j - 1] == win:
+            j -= 1
+        out["decisiveness"][g] = j / (n - 1) if n > 1 else 1.0
+        out["decided_early"][g] = float(j < n - 1)
+    return out
+
+
+def _quantile_ci(x: np.ndarray, q: float) -> tuple[float, float, float]:
+    """A quantile with its distribution-free 95% CI from order statistics."""
+    s = np.sort(np.asarray(x, dtype=float))
+    n = len(s)
+    h = Z95 * math.sqrt(n * q * (1 - q))
+    lo = s[max(0, int(math.floor(n * q - h)))]
+    hi = s[min(n - 1, int(math.ceil(n * q + h)))]
+    return float(np.quantile(s, q)), float(lo), float(hi)
+
+
+def measures(run: dict, lower: bool, variant: str = "") -> list[dict]:
+    """Every measure that one batch of games gives (all but the skill measures).
+
+    Args:
+        run: as :func:`ludolab.sim.play.run_traced` returns it.
+        lower: True where the lowest return wins.
+
+    Returns:
+        Rows ``{"metric", "variant", "value", "ci_low", "ci_high", "meaning"}``.
+    """
+    ret = run["ret"]
+    G, P = ret.shape
+    w = win_shares(ret, lower)
+    rows = []
+    for s in range(P):
+        rows.append(_row("seat_win_share[{s}]", variant, *_mean_ci(w[:, s]), s=s + 1))
+        rows.append(_row("seat_points[{s}]", variant, *_mean_ci(ret[:, s]), s=s + 1))
+    top = int(np.argmax(w.mean(axis=0)))
+    m, lo, hi = _mean_ci(w[:, top])
+    e = 1 / P
+    rows.append(_row("seat_edge", variant, *((x - e) / (1 - e) for x in (m, lo, hi))))
+    course = game_course(run["marks"], run["scores"], ret, lower)
+    for name, key in (("decisiveness", "decisiveness"), ("decided_early", "decided_early"),
+                      ("lead_changes", "lead_changes"), ("winner_deficit", "deficit")):
+        x = course[key][~np.isnan(course[key])]
+        rows.append(_row(name, variant, *_mean_ci(x)) if len(x) else _row(name, variant, np.nan, np.nan, np.nan))
+    length = run["steps"].sum(axis=1)
+    rows.append(_row("duration", variant, *_mean_ci(length)))
+    for q, name in ((0.05, "duration_p5"), (0.5, "duration_p50"), (0.95, "duration_p95")):
+        rows.append(_row(name, variant, *_quantile_ci(length, q)))
+    best = ret.min(axis=1) if lower else ret.max(axis=1)
+    shared = ((ret == best[:, None]).sum(axis=1) > 1).astype(float)
+    rows.append(_row("ties", variant, *_mean_ci(shared)))
+    return rows
+
+
+def skill(field: dict, random_in_seat: list, lower: bool, variant: str = "", resamples: int = 200,
+          seed: int = 0) -> list[dict]:
+    """The skill measures from duplicate deals.
+
+    Args:
+        field: the run with every seat played by the field's policies.
+        random_in_seat: per seat s, the run of the same deals with seat s played at random.
+
+    Returns:
+        Rows for ``skill_share`` and ``skill_expression``.
+    """
+    ret = field["ret"]
+    G, P = ret.shape
+    rng = np.random.default_rng(seed)
+
+    def share(idx):
+        vals = []
+        for s in range(P):
+            y = np.stack([ret[idx, s], random_in_seat[s]["ret"][idx, s]])
+            mean = y.mean()
+            D = y.shape[1]
+            ss_tot = float(((y - mean) ** 2).sum())
+            ss_pol = D * float(((y.mean(axis=1) - mean) ** 2).sum())
+            ss_deal = 2 * float(((y.mean(axis=0) - mean) ** 2).sum())
+            ms_err = max(ss_tot - ss_pol - ss_deal, 0.0) / max(D - 1, 1)
+            vals.append((ss_pol - ms_err) / (ss_tot + ms_err) if ss_tot > 0 else 0.0)
+        return float(np.mean(vals))
+
+    all_idx = np.arange(G)
+    value = share(all_idx)
+    boots = np.sort([share(rng.integers(0, G, G)) for _ in range(int(resamples))])
+    lo, hi = boots[int(0.025 * len(boots))], boots[int(0.975 * len(boots)) - 1]
+    wf = win_shares(ret, lower)
+    d = np.mean([wf[:, s] - win_shares(random_in_seat[s]["ret"], lower)[:, s] for s in range(P)], axis=0)
+    return [_row("skill_share", variant, value, lo, hi), _row("skill_expression", variant, *_mean_ci(d))]
+
+
+def study(kernels, rules: np.ndarray, policies: list, lower: bool, games: int, seed: int, moments: int,
+          random_policy=None, variant: str = "") -> list[dict]:
+    """Play ``games`` duplicate deals and measure them.
+
+    Args:
+        kernels: the game's kernels module (with ``play_traced_many``).
+        rules: its rules array; policies: one ``(kind, params)`` per seat (the field).
+        moments: the most scoring moments a game can have, the end included.
+        random_policy: ``(kind, params)`` of random play for the skill measures (None: left out).
+
+    Returns:
+        The rows of :func:`measures` and, with ``random_policy``, of :func:`skill`.
+
+    Raises:
+        ValueError: fewer than 2 games.
+    """
+    if int(games) < 2:
+        raise ValueError(f"a balance study needs at least 2 games, not {games}")
+    k = chunk_keys(seed, 1)[0]
+    keys = np.array([game_state(k, g) for g in range(int(games))], dtype=np.uint64)
+    field = run_traced(kernels, rules, keys, policies, moments)
+    rows = measures(field, lower, variant)
+    if random_policy is not None:
+        rnd = []
+        for s in range(len(policies)):
+            pols = list(policies)
+            pols[s] = random_policy
+            rnd.append(run_traced(kernels, rules, keys, pols, moments))
+        rows += skill(field, rnd, lower, variant, seed=seed)
+    return rows

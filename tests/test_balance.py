@@ -1,0 +1,85 @@
+"""The balance measures (``ludolab.sim.balance``) on toy games whose answers are known, and on
+Shut the Box against its exact distributions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import toy_games as T
+from ludolab.sim import balance as BAL
+from ludolab.sim import box as B
+from ludolab.sim.box_step import step_game
+
+RND = (T.K_RANDOM, np.zeros(1))
+BEST = (T.K_BEST, np.zeros(1))
+
+
+def _rows(kind, policies=(BEST, BEST), games=3000, skill=True):
+    rows = BAL.study(T, np.array([kind], dtype=np.int64), list(policies), False, games, 3, 8,
+                     random_policy=RND if skill else None)
+    return {r["metric"]: r for r in rows}
+
+
+def _holds(row, x):
+    return row["ci_low"] <= x <= row["ci_high"]
+
+
+def test_a_coin_toss_has_no_skill_and_no_seat_edge():
+    r = _rows(T.COIN)
+    assert _holds(r["seat_win_share[1]"], 0.5) and _holds(r["seat_win_share[2]"], 0.5)
+    assert r["seat_edge"]["ci_low"] <= 0
+    assert _holds(r["skill_share"], 0.0), r["skill_share"]
+    assert _holds(r["skill_expression"], 0.0)
+    assert r["ties"]["value"] == 0
+    assert r["duration"]["value"] == 2
+
+
+def test_a_game_the_first_player_always_wins_has_seat_edge_one():
+    r = _rows(T.FIRST)
+    assert r["seat_win_share[1]"]["value"] == 1.0
+    assert r["seat_edge"]["value"] == 1.0
+    assert r["skill_share"]["value"] <= 0.0 + 1e-12  # no policy changes anything
+
+
+def test_a_game_decided_at_the_first_move_has_decisiveness_zero():
+    r = _rows(T.FIXED, skill=False)
+    assert r["decisiveness"]["value"] == 0.0
+    assert r["decided_early"]["value"] == 1.0
+    assert r["lead_changes"]["value"] == 0.0
+    assert r["duration"]["value"] == 5 and r["duration_p50"]["value"] == 5
+    coin = _rows(T.COIN, skill=False)
+    assert coin["decisiveness"]["value"] == 1.0, "a coin decides only at the end"
+
+
+def test_a_game_of_skill_shows_it():
+    """Both seats pick 3 when they play their best; at random a seat wins 1/8 instead of 1/2,
+    so the skill expression is exactly 3/8."""
+    r = _rows(T.SKILL, games=2000)
+    assert r["skill_share"]["ci_low"] > 0.1, r["skill_share"]
+    assert _holds(r["skill_expression"], 0.375), r["skill_expression"]
+
+
+def test_shut_the_box_seat_win_shares_match_the_exact_distributions():
+    """Seat 1 plays optimally, seat 2 at random, one round (STB-9): the exact chance that seat 1
+    scores less (a tie split) from the two exact score distributions, inside the CI."""
+    g = step_game()
+    case = next(c for c in g.cases if c.label == "2p-1round")
+    rules = B.BoxRules()
+    dist = []
+    for name in ("optimal", "random"):
+        ev = B.evaluate(B.make_policy(rules, name))
+        p = np.zeros(int(rules.scores.max()) + 1)
+        np.add.at(p, rules.scores, ev.final)
+        dist.append(p)
+    a, b = dist
+    cb = np.cumsum(b)
+    exact = float(sum(a[x] * ((1 - cb[x]) + 0.5 * b[x]) for x in range(len(a))))
+    rows = {r["metric"]: r for r in BAL.study(g.kernels, case.rules, list(case.policies), True, 4000, 5, 2)}
+    assert _holds(rows["seat_win_share[1]"], exact), (rows["seat_win_share[1]"], exact)
+    assert _holds(rows["seat_win_share[2]"], 1 - exact)
+
+
+def test_study_refuses_too_few_games():
+    with pytest.raises(ValueError, match="at least 2"):
+        BAL.study(T, np.array([0], dtype=np.int64), [BEST, BEST], False, 1, 0, 4)
