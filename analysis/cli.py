@@ -70,6 +70,15 @@ def games(fmt):
         click.echo(f"{g.cli_name:<12} {g.title:<16} rules {g.rules_file} (v{g.rules_version})  {g.status}")
 
 
+def _add_shared_commands():
+    from .balance_cli import balance
+
+    cli.add_command(balance)
+
+
+_add_shared_commands()
+
+
 # --------------------------------------------------------------- bench/report
 @cli.command(short_help="Kernel speed against the pure-Python reference.")
 @click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True,

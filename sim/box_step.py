@@ -255,4 +255,5 @@ def step_game() -> S.StepGame:
     return S.StepGame(kernels=K, twin=R, cases=cases, policies=named[0], max_steps=_max_steps,
                       return_bounds=_return_bounds, check_state=_check_state, simulate=simulate,
                       accumulator=_columns, fast_games=fast, lower_wins=True, winner=_sole_winner,
-                      extra={"hidden_information": False})
+                      extra={"hidden_information": False, "best": "optimal", "random": "random",
+                             "moments": lambda r: (int(r[K.R_ROUNDS]) or int(r[K.R_MAXROUNDS])) + 1})

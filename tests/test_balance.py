@@ -83,3 +83,25 @@ def test_shut_the_box_seat_win_shares_match_the_exact_distributions():
 def test_study_refuses_too_few_games():
     with pytest.raises(ValueError, match="at least 2"):
         BAL.study(T, np.array([0], dtype=np.int64), [BEST, BEST], False, 1, 0, 4)
+
+
+def test_balance_command_json_rows_and_bad_input():
+    import json
+
+    from click.testing import CliRunner
+
+    from ludolab.analysis.cli import cli
+
+    r = CliRunner().invoke(cli, ["balance", "box", "--players", "3", "--games", "200", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.output)
+    assert all(set(x) == {"metric", "variant", "value", "ci_low", "ci_high"} for x in rows)
+    metrics = {x["metric"] for x in rows}
+    assert {"seat_edge", "skill_share", "decisiveness", "lead_changes", "duration_p95", "ties"} <= metrics
+    lead = next(x for x in rows if x["metric"] == "lead_changes")
+    assert lead["value"] > 0, "three rounds of totals give the lead a chance to change"
+    for bad, says in [(["chess"], "unknown game"), (["box", "--policy", "nope"], "not a named policy"),
+                      (["box", "--players", "2", "--policy", "random", "--policy", "random", "--policy", "random"],
+                       "one per seat"), (["box", "--players", "6"], "--players 6")]:
+        r = CliRunner().invoke(cli, ["balance", *bad, "--games", "10"])
+        assert r.exit_code == 2 and says in r.output and "Traceback" not in r.output, (bad, r.output)
