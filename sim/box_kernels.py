@@ -822,24 +822,22 @@ def apply_action(rules, state, action):
     _box_next_roll(rules, state)
 
 
+#: (observation offset, state offset, length) of everything a seat sees: the whole table
+PUBLIC = np.array([[O_PHASE, S_PHASE, 1], [O_OPEN, S_OPEN, 1], [O_OUT, S_OUT, 1], [O_DICE, S_DICE, 1],
+                   [O_ROUND, S_ROUND, 1], [O_ACTING, S_SEAT, 1], [O_CAPPED, S_CAPPED, 1],
+                   [O_TOTAL, S_TOTAL, MAXSEATS], [O_ALIVE, S_ALIVE, MAXSEATS], [O_LAST, S_LAST, MAXSEATS],
+                   [O_DROPPED, S_DROPPED, MAXSEATS]], dtype=np.int64)
+
+
 @njit(cache=True)
 def observe(rules, state, seat, obs):
     """Everything ``seat`` knows, int64 (OBS_SIZE,): the whole table (nothing is hidden but the
     dice to come)."""
     obs[:] = 0
     obs[O_SEAT] = seat
-    obs[O_PHASE] = state[S_PHASE]
-    obs[O_OPEN] = state[S_OPEN]
-    obs[O_OUT] = state[S_OUT]
-    obs[O_DICE] = state[S_DICE]
-    obs[O_ROUND] = state[S_ROUND]
-    obs[O_ACTING] = state[S_SEAT]
-    obs[O_CAPPED] = state[S_CAPPED]
-    for i in range(MAXSEATS):
-        obs[O_TOTAL + i] = state[S_TOTAL + i]
-        obs[O_ALIVE + i] = state[S_ALIVE + i]
-        obs[O_LAST + i] = state[S_LAST + i]
-        obs[O_DROPPED + i] = state[S_DROPPED + i]
+    for r in range(PUBLIC.shape[0]):
+        for i in range(PUBLIC[r, 2]):
+            obs[PUBLIC[r, 0] + i] = state[PUBLIC[r, 1] + i]
 
 
 @njit(cache=True)
@@ -847,18 +845,9 @@ def determinize(rules, obs, seat, key, state):
     """The state of an observation (nothing is hidden), with its stream started from ``key``."""
     state[:] = 0
     state[S_RNG] = np.int64(np.uint64(key))
-    state[S_SEAT] = obs[O_ACTING]
-    state[S_PHASE] = obs[O_PHASE]
-    state[S_OPEN] = obs[O_OPEN]
-    state[S_OUT] = obs[O_OUT]
-    state[S_DICE] = obs[O_DICE]
-    state[S_ROUND] = obs[O_ROUND]
-    state[S_CAPPED] = obs[O_CAPPED]
-    for i in range(MAXSEATS):
-        state[S_TOTAL + i] = obs[O_TOTAL + i]
-        state[S_ALIVE + i] = obs[O_ALIVE + i]
-        state[S_LAST + i] = obs[O_LAST + i]
-        state[S_DROPPED + i] = obs[O_DROPPED + i]
+    for r in range(PUBLIC.shape[0]):
+        for i in range(PUBLIC[r, 2]):
+            state[PUBLIC[r, 1] + i] = obs[PUBLIC[r, 0] + i]
 
 
 @njit(cache=True)

@@ -333,30 +333,20 @@ def apply_action(rules, state, action):
     _next_roll(rules, state)
 
 
-_PUBLIC = ((_K.O_PHASE, _K.S_PHASE), (_K.O_OPEN, _K.S_OPEN), (_K.O_OUT, _K.S_OUT), (_K.O_DICE, _K.S_DICE),
-           (_K.O_ROUND, _K.S_ROUND), (_K.O_ACTING, _K.S_SEAT), (_K.O_CAPPED, _K.S_CAPPED))
-_PER_SEAT = ((_K.O_TOTAL, _K.S_TOTAL), (_K.O_ALIVE, _K.S_ALIVE), (_K.O_LAST, _K.S_LAST),
-             (_K.O_DROPPED, _K.S_DROPPED))
-
-
 def observe(rules, state, seat, obs):
     """Twin of :func:`ludolab.sim.box_kernels.observe`."""
     obs[:] = 0
     obs[_K.O_SEAT] = seat
-    for o, s in _PUBLIC:
-        obs[o] = state[s]
-    for o, s in _PER_SEAT:
-        obs[o:o + _K.MAXSEATS] = state[s:s + _K.MAXSEATS]
+    for o, s, n in _K.PUBLIC:
+        obs[o:o + n] = state[s:s + n]
 
 
 def determinize(rules, obs, seat, key, state):
     """Twin of :func:`ludolab.sim.box_kernels.determinize`."""
     state[:] = 0
     state[_K.S_RNG] = _i(int(key))
-    for o, s in _PUBLIC:
-        state[s] = obs[o]
-    for o, s in _PER_SEAT:
-        state[s:s + _K.MAXSEATS] = obs[o:o + _K.MAXSEATS]
+    for o, s, n in _K.PUBLIC:
+        state[s:s + n] = obs[o:o + n]
 
 
 def returns(rules, state, out):

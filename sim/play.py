@@ -16,6 +16,16 @@ from numba import njit
 
 
 @njit(inline="always")
+def policy_step(current_player, apply_action, observe, act, rules, state, kinds, params, obs):
+    """One action of the seat to act, by its named policy; returns that seat, or -1 at the end."""
+    p = current_player(state)
+    if p >= 0:
+        observe(rules, state, p, obs)
+        apply_action(rules, state, act(kinds[p], params[p], obs, state))
+    return p
+
+
+@njit(inline="always")
 def play_games(new_game, current_player, legal_actions, apply_action, observe, returns, act, rules, inp, out):
     """Play one game per key with one named policy per seat.
 
@@ -32,14 +42,28 @@ def play_games(new_game, current_player, legal_actions, apply_action, observe, r
     for g in range(keys.shape[0]):
         new_game(rules, keys[g], state)
         while True:
-            p = current_player(state)
+            p = policy_step(current_player, apply_action, observe, act, rules, state, kinds, params, obs)
             if p < 0:
                 break
-            observe(rules, state, p, obs)
-            a = act(kinds[p], params[p], obs, state)
-            apply_action(rules, state, a)
             steps[g, p] += 1
         returns(rules, state, ret[g])
+
+
+def pack(keys, policies) -> tuple:
+    """``(keys, kinds, params)`` as the compiled loops take them: uint64 (G,), int64 (P,) and
+    float64 (P, n) from one ``(kind, params)`` per seat.
+
+    Raises:
+        ValueError: no policies.
+    """
+    if not policies:
+        raise ValueError("one policy per seat is needed, not none")
+    width = max(max(len(p) for _, p in policies), 1)
+    kinds = np.array([int(k) for k, _ in policies], dtype=np.int64)
+    params = np.zeros((len(policies), width))
+    for i, (_, p) in enumerate(policies):
+        params[i, :len(p)] = p
+    return np.ascontiguousarray(keys, dtype=np.uint64), kinds, params
 
 
 def run(kernels, rules: np.ndarray, keys, policies) -> tuple[np.ndarray, np.ndarray]:
@@ -57,15 +81,8 @@ def run(kernels, rules: np.ndarray, keys, policies) -> tuple[np.ndarray, np.ndar
     Raises:
         ValueError: no policies.
     """
-    if not policies:
-        raise ValueError("one policy per seat is needed, not none")
-    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    keys, kinds, params = pack(keys, policies)
     n = len(policies)
-    width = max(max(len(p) for _, p in policies), 1)
-    kinds = np.array([int(k) for k, _ in policies], dtype=np.int64)
-    params = np.zeros((n, width))
-    for i, (_, p) in enumerate(policies):
-        params[i, :len(p)] = p
     ret = np.zeros((len(keys), n))
     steps = np.zeros((len(keys), n), dtype=np.int64)
     out = (ret, steps, np.zeros(kernels.STATE_SIZE, dtype=np.int64), np.zeros(kernels.OBS_SIZE, dtype=np.int64))
@@ -86,8 +103,9 @@ def play_traced(new_game, current_player, apply_action, observe, returns, act, r
         inp: ``(keys, kinds, params)`` as in :func:`play_games`.
         out: ``(ret, steps, marks, scores, state, obs, score)``: float64 (G, P)
             returns; int64 (G, P) actions per seat; int64 (G,) moments
-            recorded; float64 (G, M, P) the running scores at each moment (a
-            game with more than M moments keeps its last M - 1 and the end);
+            recorded; float64 (G, M, P) the running scores at each moment, the end
+            last (M must hold every moment of a game: beyond M - 1 moments the
+            latest overwrites slot M - 2);
             scratch state, observation and float64 (P,) score.
     """
     keys, kinds, params = inp
@@ -98,12 +116,9 @@ def play_traced(new_game, current_player, apply_action, observe, returns, act, r
         done = 0
         n = 0
         while True:
-            p = current_player(state)
+            p = policy_step(current_player, apply_action, observe, act, rules, state, kinds, params, obs)
             if p < 0:
                 break
-            observe(rules, state, p, obs)
-            a = act(kinds[p], params[p], obs, state)
-            apply_action(rules, state, a)
             steps[g, p] += 1
             k = running_score(rules, state, score)
             if k > done and current_player(state) >= 0:
@@ -128,13 +143,8 @@ def run_traced(kernels, rules: np.ndarray, keys, policies, moments: int) -> dict
         dict of ``ret`` float64 (G, P), ``steps`` int64 (G, P), ``marks`` int64 (G,),
         ``scores`` float64 (G, moments, P).
     """
-    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    keys, kinds, params = pack(keys, policies)
     n = len(policies)
-    width = max(max(len(p) for _, p in policies), 1)
-    kinds = np.array([int(k) for k, _ in policies], dtype=np.int64)
-    params = np.zeros((n, width))
-    for i, (_, p) in enumerate(policies):
-        params[i, :len(p)] = p
     G = len(keys)
     out = (np.zeros((G, n)), np.zeros((G, n), dtype=np.int64), np.zeros(G, dtype=np.int64),
            np.zeros((G, int(moments), n)), np.zeros(kernels.STATE_SIZE, dtype=np.int64),
