@@ -66,6 +66,12 @@ import numpy as np
 STEP_FUNCTIONS = ("new_game", "current_player", "legal_actions", "apply_action", "observe",
                   "determinize", "is_terminal", "returns", "act")
 
+#: The game's running score and its one-line cached wrappers of the loops written once
+#: (:mod:`ludolab.sim.play`, :mod:`ludolab.sim.search`), which the kernels module defines too:
+#: ``running_score(rules, state, out) -> k`` writes each seat's running score (the lead is
+#: read from it) and returns the scoring moments complete (hands, rounds, rounds of placements).
+STEP_LOOPS = ("running_score", "play_many", "play_traced_many", "search", "search_tree")
+
 #: The module constants the harness reads.
 STEP_CONSTANTS = ("STATE_SIZE", "OBS_SIZE", "MAX_ACTIONS", "S_RNG")
 

@@ -144,6 +144,8 @@ def test_step_interface_is_complete(game_id):
         assert hasattr(g.kernels, name), f"{game_id} kernels lack {name}"
         assert hasattr(g.twin, name), f"{game_id} twin lacks {name}"
         assert hasattr(getattr(g.kernels, name), "py_func"), f"{game_id} kernels' {name} is not @njit"
+    for name in S.STEP_LOOPS:
+        assert hasattr(getattr(g.kernels, name, None), "py_func"), f"{game_id} kernels lack the @njit {name}"
     for name in S.STEP_CONSTANTS:
         assert isinstance(getattr(g.kernels, name), int), f"{game_id} kernels lack the constant {name}"
     assert g.cases, "a game gives at least one ruleset"
@@ -329,3 +331,42 @@ def test_compiled_playouts_equal_step_playouts(game_id, ci):
         trace, _, r = drv.play(k, _policy_chooser, check=False)
         assert np.array_equal(ret[i], r), f"game {k}: returns differ"
         assert steps[i].sum() == len(trace)
+
+
+def _search_inputs(g, case, state, seat, worlds, key):
+    from ludolab.sim import search as SR
+
+    cfg, params = SR.config(g.kernels, seat, worlds, case.n_players, g.lower_wins, key, list(case.policies),
+                            g.max_steps(case.rules))
+    obs = np.zeros(g.kernels.OBS_SIZE, dtype=np.int64)
+    g.kernels.observe(case.rules, state, seat, obs)
+    return cfg, params, obs
+
+
+@pytest.mark.parametrize("game_id,ci", _cases())
+def test_search_reads_only_the_observation_and_equals_its_twin(game_id, ci):
+    """Determinized search (``search``, the game's cached wrapper of ``ludolab.sim.search.pimc``)
+    gives the same values whatever the true state behind the observation, and its pure-Python
+    twin over the game's twin module gives the very same values."""
+    from ludolab.sim import search as SR
+
+    g, case = _case(game_id, ci)
+    k = g.kernels
+    drv = _Driver(g, case, "kernel")
+    trace, _, _ = drv.play(_keys(29, 1)[0], _policy_chooser, check=False)
+    rng = np.random.default_rng(3)
+    for before, seat, _, _ in trace[:: max(1, len(trace) // 3)][:3]:
+        cfg, params, obs = _search_inputs(g, case, before, seat, 2, 77)
+        other = np.zeros(k.STATE_SIZE, dtype=np.int64)
+        k.determinize(case.rules, obs, seat, _u64(int(rng.integers(1, 2**63))), other)
+        results = []
+        for truth in (before, other):
+            work = SR.work_arrays(k, case.n_players)
+            n = k.search(case.rules, (cfg, params, obs, truth.copy()), work)
+            results.append((work[0][:n].copy(), work[1][:n].copy()))
+        assert np.array_equal(results[0][0], results[1][0]) and np.array_equal(results[0][1], results[1][1]), \
+            "the search's values depend on what its seat cannot see"
+        work = SR.work_arrays(k, case.n_players)
+        n = SR.py_pimc(g.twin, case.rules, (cfg, params, obs, before.copy()), work)
+        assert np.array_equal(work[0][:n], results[0][0]) and np.allclose(work[1][:n], results[0][1], rtol=0,
+                                                                           atol=1e-9), "the search's twin differs"
