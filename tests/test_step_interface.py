@@ -40,7 +40,12 @@ def _game(game_id) -> S.StepGame:
 
 def _cases():
     for gid in IDS:
-        for i, case in enumerate(_game(gid).cases):
+        try:
+            cases = _game(gid).cases
+        except Exception:  # noqa: BLE001 - the game's tests then fail on the same error
+            yield pytest.param(gid, 0, id=f"{gid}-no-step-game")
+            continue
+        for i, case in enumerate(cases):
             yield pytest.param(gid, i, id=f"{gid}-{case.label}")
 
 
