@@ -688,6 +688,13 @@ def check_step_state(rules: np.ndarray, state: np.ndarray) -> None:
                         todo.append(d)
             assert len(seen) == len(placed), f"seat {s}: tableau not connected (SHB-8)"
     assert sorted(int(c) for c in cards) == list(range(n)), "cards not conserved (each card exactly once)"
+    for s in range(K.MAXP):
+        k = int(st[K.S_KNOWN0 + s])
+        if s >= P:
+            assert k == -1, f"a known hand card for seat {s}, not at the table"
+        elif k >= 0:
+            hand = st[K.HELD0] if s == seat and nh > 0 else st[K.HAND0 + s]
+            assert hand == k, f"seat {s}'s hand card known to all is {k}, but the seat holds {hand}"
 
 
 def step_game():

@@ -18,6 +18,41 @@ A policy is a kind id (:data:`P_RANDOM`, :data:`P_GREEDY`,
 reads only ``observe(state, seat)`` (SHB-14), never the state itself.  A turn
 is two decisions: the source (an offer index, or :data:`DRAW`), then, with the
 cards in hand known, which held card to place where and which to put back.
+
+The step interface (:mod:`ludolab.sim.step`; ``new_game`` ... ``act`` at the end
+of this module) plays the same game one action at a time on an int64 state of
+:data:`STATE_SIZE`: the layout above, then the game's stream at :data:`S_RNG`
+and, at :data:`S_KNOWN0` (one per seat), the hand card the whole table knows.
+The rules array is int64 (``R_*`` offsets; built by ``shelf.step_rules``).
+
+Actions (a turn is two actions, as ``_take`` and ``_finish`` split it):
+
+* the source: ``j`` (0 .. offer size - 1) takes offer card ``j`` (SHB-5);
+  :data:`A_DRAW` (= :data:`DRAW` = 6) draws the top two of the pile, legal while
+  it holds two or more (SHB-6, SHB-7);
+* the placement: ``A_PLACE0 + (3 * p + r) * NCELL + cell`` places held card
+  ``p`` (0 = the card kept from the last turn, then the cards just taken, the
+  pile's top first) on ``cell`` (``9 * row + col`` of the seat's grid, SHB-8);
+  with three held, ``r != p`` is the held card put back face down on the pile
+  and the third is kept; with two held, ``r == p`` and the other is kept.
+
+``legal_actions`` lists them ascending; :data:`MAX_ACTIONS` bounds both their
+count and their values.  No chance happens after ``new_game``: the shuffle fixes
+the pile, and the stream then serves only the policies' own random choices, in
+the order ``_play`` draws them.
+
+What a seat observes (SHB-14; :data:`OBS_SIZE`): the state's layout with the
+pile's cards -1 (but the top card if this seat put it back and nobody has taken
+it since), other hands and another mover's held cards -1 (but a card that mover
+just took face up from the offer, and a hand card every player can tell: one
+taken from the offer by a player who then placed their other card, known until
+that player next draws two); then :data:`O_SEAT`, the known hand cards at
+:data:`O_KNOWN0` and the rules a policy scores by (:data:`O_COLUMNS`,
+:data:`O_POINTS`, :data:`O_ATTRS`), so ``act`` needs nothing else.  Not carried:
+what a player could still narrow down about hidden cards from the history
+(that a card it put back was then drawn by the next player, or that a hand card
+known to all is now either in that hand or on the pile after a draw); those
+cards count as unseen, and ``determinize`` deals them uniformly with the rest.
 """
 
 from __future__ import annotations
@@ -1400,7 +1435,8 @@ def _simulate(keys, starts, stops, n_players, n_deck, attrs, points, columns, ti
 # array is int64: R_NP players, R_NDECK cards, R_COLUMNS, R_TIEBREAK, the points of
 # a run by its length 0..5 at R_POINTS, then the deck's attrs row by row at R_ATTRS.
 S_RNG = STATE_LEN
-STATE_SIZE = STATE_LEN + 1
+S_KNOWN0 = S_RNG + 1  # per seat the hand card every player knows (-1: not known), see observe
+STATE_SIZE = S_KNOWN0 + MAXP
 R_NP, R_NDECK, R_COLUMNS, R_TIEBREAK = 0, 1, 2, 3
 R_POINTS = 4
 R_ATTRS = R_POINTS + 6
@@ -1409,7 +1445,8 @@ R_ATTRS = R_POINTS + 6
 O_SEAT = STATE_LEN
 O_COLUMNS = O_SEAT + 1
 O_POINTS = O_SEAT + 2
-O_ATTRS = O_POINTS + 6
+O_KNOWN0 = O_POINTS + 6
+O_ATTRS = O_KNOWN0 + MAXP
 OBS_SIZE = O_ATTRS + 4 * MAXD
 # Actions: the source (offer index, or DRAW), then the placement.
 A_DRAW = DRAW
@@ -1443,6 +1480,8 @@ def new_game(rules, key, state):
     attrs, _, _ = _rules_deck(rules)
     st = _setup(state, rules[R_NP], rules[R_NDECK], attrs, np.uint64(key))
     state[S_RNG] = np.int64(st)
+    for s in range(MAXP):
+        state[S_KNOWN0 + s] = -1
 
 
 @njit(cache=True)
@@ -1499,6 +1538,11 @@ def apply_action(rules, state, action):
     cell = (action - A_PLACE0) % NCELL
     p = q // 3
     r = q % 3
+    seat = state[S_SEAT]
+    if state[S_NHELD] == 3:
+        state[S_KNOWN0 + seat] = -1  # the kept card may be one nobody else has seen
+    elif p == 0:
+        state[S_KNOWN0 + seat] = state[HELD0 + 1]  # kept the card taken face up from the offer
     _finish(state, p, cell, -1 if r == p else r)
 
 
@@ -1507,12 +1551,24 @@ def observe(rules, state, seat, obs):
     """What ``seat`` knows (SHB-14) into obs int64 (OBS_SIZE,): every placed card, the offer,
     the pile's size, whose turn and its phase, its own hand (and held cards on its turn),
     the top of the pile if it put that card back and nobody has drawn it since, the card
-    another player just took from the offer; then the seat and the rules
-    (O_SEAT, O_COLUMNS, O_POINTS, O_ATTRS).  Other hands and the pile's order are -1."""
+    another player just took from the offer, and every hand card the whole table knows (a
+    player who took a card from the offer and placed the other one keeps the taken card;
+    it stays known until that player draws two); then the seat, those known hands and the
+    rules (O_SEAT, O_COLUMNS, O_POINTS, O_KNOWN0, O_ATTRS).  Other hands and the pile's
+    order are -1."""
     obs[PILE0 + MAXD - 1] = 0  # _observe then clears the whole pile region
     _observe(state, seat, obs)
-    if state[S_SEAT] != seat and state[S_NHELD] == 2:
+    mover = state[S_SEAT]
+    if mover != seat and state[S_NHELD] == 2:
         obs[HELD0 + 1] = state[HELD0 + 1]  # taken face up from the offer (SHB-5)
+    for s in range(MAXP):
+        k = state[S_KNOWN0 + s]
+        obs[O_KNOWN0 + s] = k
+        if k >= 0 and s != seat:
+            if s == mover and state[S_NHELD] > 0:
+                obs[HELD0] = k
+            else:
+                obs[HAND0 + s] = k
     obs[O_SEAT] = seat
     obs[O_COLUMNS] = rules[R_COLUMNS]
     for j in range(6):
@@ -1577,6 +1633,8 @@ def determinize(rules, obs, seat, key, state):
     if k != n_u:
         raise ValueError("observation has fewer hidden places than unseen cards")
     state[S_RNG] = np.int64(st)
+    for s in range(MAXP):
+        state[S_KNOWN0 + s] = obs[O_KNOWN0 + s]
 
 
 @njit(cache=True)
@@ -1608,6 +1666,9 @@ def act(kind, params, obs, state):
     view = np.empty(STATE_LEN, dtype=np.int16)
     for j in range(STATE_LEN):
         view[j] = obs[j]
+    for s in range(MAXP):
+        if s != view[S_SEAT]:
+            view[HAND0 + s] = -1  # the policies decide on what the whole-game kernels show them
     wsi, pre, pref = _workspace()
     st = np.uint64(state[S_RNG])
     if view[S_NHELD] == 0:

@@ -600,6 +600,7 @@ def new_game(rules, key, state) -> None:
     state[:] = 0
     _write(g, state)
     state[_L.S_RNG] = _i64(g.st)
+    state[_L.S_KNOWN0:_L.S_KNOWN0 + _L.MAXP] = -1
 
 
 def is_terminal(state) -> bool:
@@ -639,6 +640,10 @@ def apply_action(rules, state, action) -> None:
     else:
         q, cell = divmod(action - _L.A_PLACE0, _L.NCELL)
         p, r = divmod(q, 3)
+        if len(g.held) == 3:
+            state[_L.S_KNOWN0 + g.seat] = -1  # the kept card may be one nobody else has seen
+        elif p == 0:
+            state[_L.S_KNOWN0 + g.seat] = g.held[1]  # kept the card taken face up from the offer
         g.finish(p, divmod(cell, GW), -1 if r == p else r)
     _write(g, state)
 
@@ -658,6 +663,11 @@ def observe(rules, state, seat, obs) -> None:
     obs[_L.HELD0:_L.HELD0 + len(view["held"])] = view["held"]
     if g.seat != seat and len(g.held) == 2:
         obs[_L.HELD0 + 1] = g.held[1]  # taken face up from the offer (SHB-5)
+    for s in range(_L.MAXP):  # hand cards the whole table knows
+        k = int(state[_L.S_KNOWN0 + s])
+        obs[_L.O_KNOWN0 + s] = k
+        if k >= 0 and s != seat:
+            obs[_L.HELD0 if s == g.seat and g.held else _L.HAND0 + s] = k
     obs[_L.O_SEAT] = seat
     obs[_L.O_COLUMNS] = rules[_L.R_COLUMNS]
     obs[_L.O_POINTS:_L.O_POINTS + 6] = rules[_L.R_POINTS:_L.R_POINTS + 6]
@@ -720,6 +730,7 @@ def determinize(rules, obs, seat, key, state) -> None:
     for q, card in zip(places, unseen):
         state[q] = card
     state[_L.S_RNG] = _i64(st)
+    state[_L.S_KNOWN0:_L.S_KNOWN0 + _L.MAXP] = obs[_L.O_KNOWN0:_L.O_KNOWN0 + _L.MAXP]
 
 
 def returns(rules, state, out) -> None:
