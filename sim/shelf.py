@@ -366,78 +366,73 @@ def _conf_play(seed: int, games: int, engine: str) -> list:
     return out
 
 
+def _dealt_state(rules: np.ndarray, deal: list) -> np.ndarray:
+    """The step state of a game set up from a deck order (card indices, top of the pile last)."""
+    attrs, _, _ = R._rules_deck(rules)
+    state = np.zeros(K.STATE_SIZE, dtype=np.int64)
+    R._write(R.Game.dealt(int(rules[K.R_NP]), attrs, deal), state)
+    state[K.S_KNOWN0:K.S_KNOWN0 + K.MAXP] = -1
+    return state
+
+
+def _legal_actions(rules: np.ndarray, state: np.ndarray) -> list[int]:
+    out = np.zeros(K.MAX_ACTIONS, dtype=np.int64)
+    return out[:K.legal_actions(rules, state, out)].tolist()
+
+
 def check_record(rec: dict, deck: Deck | None = None) -> None:
-    """Invariants of one game record (SHB-2..SHB-12); raises AssertionError naming the broken one.
+    """Invariants of one game record (SHB-2..SHB-12), replayed through the step interface;
+    raises AssertionError naming the broken one.
+
+    Every source and placement must be a legal action of the replayed state, the held
+    cards and tableaus must be the replay's, cards are conserved
+    (:func:`check_step_state`), the scores are the pure-Python scorer's and the win
+    shares follow SHB-12.
 
     deck: the deck the game was played with (default the assumed deck)."""
-    from ludolab.stdlib.shelf import VARIANTS, assumed_deck
+    from ludolab.stdlib.shelf import assumed_deck
 
     deck = deck or assumed_deck()
     P = rec["players"]
     assert 2 <= P <= 5, "players out of range"
     assert sorted(rec["deal"]) == sorted(deck.ids), "the deal is not the deck"
     assert len(rec["turns"]) == 15 * P, "not 15 placements per player"
-    # replay the record through the reference rules
-    num = {c: deck.numbers[deck.index(c)] for c in deck.ids}
-    pile = list(rec["deal"])
-    hands = [pile.pop() for _ in range(P)]
-    offer = [pile.pop() for _ in range(P + 1)]
-    first = min(range(P), key=lambda s: num[hands[s]])
-    assert rec["first"] == first, "the starting player is not the lowest hand card (SHB-3)"
-    grids = [dict() for _ in range(P)]
-    seat = first
+    ra = step_rules(ShelfRules(players=P, variant=rec["variant"], deck=deck))
+    state = _dealt_state(ra, [deck.index(c) for c in rec["deal"]])
+    assert rec["first"] == state[K.S_FIRST], "the starting player is not the lowest hand card (SHB-3)"
     for t, turn in enumerate(rec["turns"]):
-        assert turn["seat"] == seat, f"turn {t}: seat {turn['seat']} moved out of turn (SHB-4)"
-        if turn["source"] == "draw":
-            assert len(pile) >= 2, f"turn {t}: drew two from a pile of {len(pile)} (SHB-7)"
-            held = [hands[seat], pile.pop(), pile.pop()]
-        else:
-            j = int(turn["source"].split()[1]) - 1
-            assert 0 <= j < len(offer), f"turn {t}: no offer card {j + 1}"
-            held = [hands[seat], offer[j]]
-            if pile:
-                offer[j] = pile.pop()
-            else:
-                del offer[j]
+        assert turn["seat"] == K.current_player(state), f"turn {t}: seat {turn['seat']} moved out of turn (SHB-4)"
+        src = K.A_DRAW if turn["source"] == "draw" else int(turn["source"].split()[1]) - 1
+        assert src in _legal_actions(ra, state), (
+            f"turn {t}: {turn['source']} is not open with {state[K.S_OFFER]} offer cards and a pile of "
+            f"{state[K.S_PILE]} (SHB-5..SHB-7)")
+        K.apply_action(ra, state, src)
+        held = [deck.ids[c] for c in state[K.HELD0:K.HELD0 + state[K.S_NHELD]]]
         assert turn["held"] == held, f"turn {t}: held cards differ from the replay"
         assert turn["placed"] in held, f"turn {t}: placed a card not held"
-        g = grids[seat]
-        cell = tuple(turn["cell"])
-        assert cell not in g, f"turn {t}: cell taken"
-        if g:
-            assert any(n in g for n in ((cell[0] - 1, cell[1]), (cell[0] + 1, cell[1]),
-                                        (cell[0], cell[1] - 1), (cell[0], cell[1] + 1))), \
-                f"turn {t}: card not next to a placed card (SHB-8)"
-        g[cell] = turn["placed"]
-        rs = [r for r, _ in g]
-        cs = [c for _, c in g]
-        assert max(rs) - min(rs) <= 2 and max(cs) - min(cs) <= 4, f"turn {t}: tableau beyond 5 x 3 (SHB-8)"
-        rest = [c for c in held if c != turn["placed"]]
+        p = held.index(turn["placed"])
         if len(held) == 3:
-            assert turn["returned"] in rest, f"turn {t}: put back a card not held"
-            pile.append(turn["returned"])
-            rest.remove(turn["returned"])
+            assert turn["returned"] in held and turn["returned"] != turn["placed"], f"turn {t}: put back a card not held"
+            r = held.index(turn["returned"])
         else:
-            assert turn["returned"] is None
-        hands[seat] = rest[0]
-        seat = (seat + 1) % P
-    seen = set(pile) | set(offer) | set(hands)
+            assert turn["returned"] is None, f"turn {t}: put a card back without drawing two"
+            r = p
+        row, col = turn["cell"]
+        assert 0 <= row < K.GH and 0 <= col < K.GW, f"turn {t}: no cell {turn['cell']}"
+        a = K.A_PLACE0 + (3 * p + r) * K.NCELL + row * K.GW + col
+        assert a in _legal_actions(ra, state), (
+            f"turn {t}: {turn['placed']} cannot go on row {row} col {col}: taken, not next to a placed card, "
+            f"or beyond 5 x 3 (SHB-8)")
+        K.apply_action(ra, state, a)
+    assert K.is_terminal(state), "the game is not over after 15 placements per player (SHB-9)"
+    check_step_state(ra, state)
+    tab = np.zeros(15, dtype=np.int64)
     for s in range(P):
-        g = grids[s]
-        assert len(g) == 15, "a tableau does not hold 15 cards"
-        rs = [r for r, _ in g]
-        cs = [c for _, c in g]
-        assert max(rs) - min(rs) == 2 and max(cs) - min(cs) == 4, "a tableau is not 5 x 3 (SHB-8)"
-        r0, c0 = min(rs), min(cs)
-        tab = [g[(r0 + r, c0 + c)] for r in range(3) for c in range(5)]
-        assert tab == rec["tableaus"][s], "the tableau differs from the replay"
-        seen |= set(tab)
-    assert len(seen) == len(deck) and len(pile) + len(offer) + P + 15 * P == len(deck), "cards not conserved"
-    points, columns = VARIANTS[rec["variant"]]
-    attrs = deck.attrs.tolist()
-    for s in range(P):
-        idx = [deck.index(c) for c in rec["tableaus"][s]]
-        assert R.score(idx, attrs, list(points), columns) == rec["scores"][s], "a score differs from the rules"
+        K._tableau(state, s, tab)
+        assert [deck.ids[c] for c in tab] == rec["tableaus"][s], "the tableau differs from the replay"
+    scores = np.zeros(P)
+    R.returns(ra, state, scores)
+    assert scores.tolist() == rec["scores"], "a score differs from the rules"
     best = max(rec["scores"])
     assert abs(sum(rec["win_shares"]) - 1.0) < 1e-9, "win shares do not add up to 1"
     for s in range(P):

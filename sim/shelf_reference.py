@@ -81,10 +81,23 @@ class Game:
     """A game in plain Python objects (the state array of the kernels, spelled out)."""
 
     def __init__(self, n_players: int, n_deck: int, attrs, state: int):
+        deck = list(range(n_deck))
+        st = py_shuffle(deck, state)  # SHB-3
+        self._deal(n_players, attrs, deck)
+        self.st = st
+
+    @classmethod
+    def dealt(cls, n_players: int, attrs, deck: list) -> "Game":
+        """The game set up from a given deck order (card indices, top of the pile last; SHB-3),
+        as a record gives it; no stream (``st`` is None)."""
+        g = cls.__new__(cls)
+        g._deal(n_players, attrs, list(deck))
+        g.st = None
+        return g
+
+    def _deal(self, n_players: int, attrs, deck: list) -> None:
         self.n = n_players
         self.attrs = attrs
-        deck = list(range(n_deck))
-        self.st = py_shuffle(deck, state)  # SHB-3
         self.deal = list(deck)
         self.pile = list(deck)  # top = last
         self.hand = [self.pile.pop() for _ in range(n_players)]
