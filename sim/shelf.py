@@ -366,78 +366,73 @@ def _conf_play(seed: int, games: int, engine: str) -> list:
     return out
 
 
+def _dealt_state(rules: np.ndarray, deal: list) -> np.ndarray:
+    """The step state of a game set up from a deck order (card indices, top of the pile last)."""
+    attrs, _, _ = R._rules_deck(rules)
+    state = np.zeros(K.STATE_SIZE, dtype=np.int64)
+    R._write(R.Game.dealt(int(rules[K.R_NP]), attrs, deal), state)
+    state[K.S_KNOWN0:K.S_KNOWN0 + K.MAXP] = -1
+    return state
+
+
+def _legal_actions(rules: np.ndarray, state: np.ndarray) -> list[int]:
+    out = np.zeros(K.MAX_ACTIONS, dtype=np.int64)
+    return out[:K.legal_actions(rules, state, out)].tolist()
+
+
 def check_record(rec: dict, deck: Deck | None = None) -> None:
-    """Invariants of one game record (SHB-2..SHB-12); raises AssertionError naming the broken one.
+    """Invariants of one game record (SHB-2..SHB-12), replayed through the step interface;
+    raises AssertionError naming the broken one.
+
+    Every source and placement must be a legal action of the replayed state, the held
+    cards and tableaus must be the replay's, cards are conserved
+    (:func:`check_step_state`), the scores are the pure-Python scorer's and the win
+    shares follow SHB-12.
 
     deck: the deck the game was played with (default the assumed deck)."""
-    from ludolab.stdlib.shelf import VARIANTS, assumed_deck
+    from ludolab.stdlib.shelf import assumed_deck
 
     deck = deck or assumed_deck()
     P = rec["players"]
     assert 2 <= P <= 5, "players out of range"
     assert sorted(rec["deal"]) == sorted(deck.ids), "the deal is not the deck"
     assert len(rec["turns"]) == 15 * P, "not 15 placements per player"
-    # replay the record through the reference rules
-    num = {c: deck.numbers[deck.index(c)] for c in deck.ids}
-    pile = list(rec["deal"])
-    hands = [pile.pop() for _ in range(P)]
-    offer = [pile.pop() for _ in range(P + 1)]
-    first = min(range(P), key=lambda s: num[hands[s]])
-    assert rec["first"] == first, "the starting player is not the lowest hand card (SHB-3)"
-    grids = [dict() for _ in range(P)]
-    seat = first
+    ra = step_rules(ShelfRules(players=P, variant=rec["variant"], deck=deck))
+    state = _dealt_state(ra, [deck.index(c) for c in rec["deal"]])
+    assert rec["first"] == state[K.S_FIRST], "the starting player is not the lowest hand card (SHB-3)"
     for t, turn in enumerate(rec["turns"]):
-        assert turn["seat"] == seat, f"turn {t}: seat {turn['seat']} moved out of turn (SHB-4)"
-        if turn["source"] == "draw":
-            assert len(pile) >= 2, f"turn {t}: drew two from a pile of {len(pile)} (SHB-7)"
-            held = [hands[seat], pile.pop(), pile.pop()]
-        else:
-            j = int(turn["source"].split()[1]) - 1
-            assert 0 <= j < len(offer), f"turn {t}: no offer card {j + 1}"
-            held = [hands[seat], offer[j]]
-            if pile:
-                offer[j] = pile.pop()
-            else:
-                del offer[j]
+        assert turn["seat"] == K.current_player(state), f"turn {t}: seat {turn['seat']} moved out of turn (SHB-4)"
+        src = K.A_DRAW if turn["source"] == "draw" else int(turn["source"].split()[1]) - 1
+        assert src in _legal_actions(ra, state), (
+            f"turn {t}: {turn['source']} is not open with {state[K.S_OFFER]} offer cards and a pile of "
+            f"{state[K.S_PILE]} (SHB-5..SHB-7)")
+        K.apply_action(ra, state, src)
+        held = [deck.ids[c] for c in state[K.HELD0:K.HELD0 + state[K.S_NHELD]]]
         assert turn["held"] == held, f"turn {t}: held cards differ from the replay"
         assert turn["placed"] in held, f"turn {t}: placed a card not held"
-        g = grids[seat]
-        cell = tuple(turn["cell"])
-        assert cell not in g, f"turn {t}: cell taken"
-        if g:
-            assert any(n in g for n in ((cell[0] - 1, cell[1]), (cell[0] + 1, cell[1]),
-                                        (cell[0], cell[1] - 1), (cell[0], cell[1] + 1))), \
-                f"turn {t}: card not next to a placed card (SHB-8)"
-        g[cell] = turn["placed"]
-        rs = [r for r, _ in g]
-        cs = [c for _, c in g]
-        assert max(rs) - min(rs) <= 2 and max(cs) - min(cs) <= 4, f"turn {t}: tableau beyond 5 x 3 (SHB-8)"
-        rest = [c for c in held if c != turn["placed"]]
+        p = held.index(turn["placed"])
         if len(held) == 3:
-            assert turn["returned"] in rest, f"turn {t}: put back a card not held"
-            pile.append(turn["returned"])
-            rest.remove(turn["returned"])
+            assert turn["returned"] in held and turn["returned"] != turn["placed"], f"turn {t}: put back a card not held"
+            r = held.index(turn["returned"])
         else:
-            assert turn["returned"] is None
-        hands[seat] = rest[0]
-        seat = (seat + 1) % P
-    seen = set(pile) | set(offer) | set(hands)
+            assert turn["returned"] is None, f"turn {t}: put a card back without drawing two"
+            r = p
+        row, col = turn["cell"]
+        assert 0 <= row < K.GH and 0 <= col < K.GW, f"turn {t}: no cell {turn['cell']}"
+        a = K.A_PLACE0 + (3 * p + r) * K.NCELL + row * K.GW + col
+        assert a in _legal_actions(ra, state), (
+            f"turn {t}: {turn['placed']} cannot go on row {row} col {col}: taken, not next to a placed card, "
+            f"or beyond 5 x 3 (SHB-8)")
+        K.apply_action(ra, state, a)
+    assert K.is_terminal(state), "the game is not over after 15 placements per player (SHB-9)"
+    check_step_state(ra, state)
+    tab = np.zeros(15, dtype=np.int64)
     for s in range(P):
-        g = grids[s]
-        assert len(g) == 15, "a tableau does not hold 15 cards"
-        rs = [r for r, _ in g]
-        cs = [c for _, c in g]
-        assert max(rs) - min(rs) == 2 and max(cs) - min(cs) == 4, "a tableau is not 5 x 3 (SHB-8)"
-        r0, c0 = min(rs), min(cs)
-        tab = [g[(r0 + r, c0 + c)] for r in range(3) for c in range(5)]
-        assert tab == rec["tableaus"][s], "the tableau differs from the replay"
-        seen |= set(tab)
-    assert len(seen) == len(deck) and len(pile) + len(offer) + P + 15 * P == len(deck), "cards not conserved"
-    points, columns = VARIANTS[rec["variant"]]
-    attrs = deck.attrs.tolist()
-    for s in range(P):
-        idx = [deck.index(c) for c in rec["tableaus"][s]]
-        assert R.score(idx, attrs, list(points), columns) == rec["scores"][s], "a score differs from the rules"
+        K._tableau(state, s, tab)
+        assert [deck.ids[c] for c in tab] == rec["tableaus"][s], "the tableau differs from the replay"
+    scores = np.zeros(P)
+    R.returns(ra, state, scores)
+    assert scores.tolist() == rec["scores"], "a score differs from the rules"
     best = max(rec["scores"])
     assert abs(sum(rec["win_shares"]) - 1.0) < 1e-9, "win shares do not add up to 1"
     for s in range(P):
@@ -482,3 +477,244 @@ def conformance():
     from .conformance import Conformance
 
     return Conformance(play=_conf_play, check=check_record, playthrough=playthrough)
+
+
+# ------------------------------------------------------------------ the step interface
+def step_rules(rules: ShelfRules) -> np.ndarray:
+    """The rules array of the step interface (layout ``R_*`` in :mod:`ludolab.sim.shelf_kernels`):
+    int64 (R_ATTRS + 4 * deck size,): players, deck size, columns, tiebreak (1 = sequences),
+    the points of a run by its length 0..5 (SHB-11), then the deck's attrs row by row (SHB-1)."""
+    attrs, points, columns, tiebreak = _kernel_rules(rules)
+    out = np.zeros(K.R_ATTRS + attrs.size, dtype=np.int64)
+    out[K.R_NP] = rules.players
+    out[K.R_NDECK] = len(rules.deck)
+    out[K.R_COLUMNS] = columns
+    out[K.R_TIEBREAK] = tiebreak
+    out[K.R_POINTS:K.R_POINTS + 6] = points
+    out[K.R_ATTRS:] = attrs.ravel()
+    return out
+
+
+def _from_step_rules(rules: np.ndarray):
+    """(players, deck size, attrs int64 (n, 4), points, columns, tiebreak) of a rules array."""
+    n = int(rules[K.R_NDECK])
+    attrs = np.ascontiguousarray(rules[K.R_ATTRS:K.R_ATTRS + 4 * n].reshape(n, 4), dtype=np.int64)
+    return (int(rules[K.R_NP]), n, attrs, np.ascontiguousarray(rules[K.R_POINTS:K.R_POINTS + 6]),
+            int(rules[K.R_COLUMNS]), int(rules[K.R_TIEBREAK]))
+
+
+def _policy_arrays(policies):
+    kinds = np.array([int(k) for k, _ in policies], dtype=np.int64)
+    params = np.zeros((len(policies), K.NPARAM))
+    for s, (_, p) in enumerate(policies):
+        params[s, :len(p)] = p
+    return kinds, params
+
+
+def trace_actions(trace: np.ndarray) -> list[int]:
+    """The step-interface actions of a whole-game trace (rows seat, src, held0..2, placed,
+    cell, returned; see ``shelf_kernels._play``): per turn the source, then the placement."""
+    out = []
+    for _, src, h0, h1, h2, placed, cell, ret in np.asarray(trace).tolist():
+        held = [h0, h1, h2]
+        p = held.index(placed)
+        r = held.index(ret) if ret >= 0 else p
+        out += [int(src), K.A_PLACE0 + (3 * p + r) * K.NCELL + int(cell)]
+    return out
+
+
+def _step_fast_games(rules, policies, keys) -> list:
+    P, n, attrs, points, columns, _ = _from_step_rules(rules)
+    kinds, params = _policy_arrays(policies)
+    aux = K._make_aux(attrs, points)
+    games = []
+    for key in np.asarray(keys, dtype=np.uint64):
+        state = np.zeros(K.STATE_LEN, dtype=np.int16)
+        obs = np.zeros(K.STATE_LEN, dtype=np.int16)
+        trace = np.zeros((15 * P, 8), dtype=np.int64)
+        K._play(state, obs, P, n, attrs, points, columns, aux, kinds, params, np.uint64(key), trace, True,
+                np.zeros((K.MAXP, 2), dtype=np.int64), False, np.zeros(K.NGLOBAL))
+        games.append(trace_actions(trace))
+    return games
+
+
+def _step_simulate(rules, policies, keys, games_per_chunk) -> np.ndarray:
+    """The whole-game ``_simulate`` on chunk keys (one configuration), summed over chunks, with
+    one column appended: the games counted by seat 0's score histogram."""
+    P, n, attrs, points, columns, tiebreak = _from_step_rules(rules)
+    kinds, params = _policy_arrays(policies)
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    w = _width(1)
+    out = np.zeros((len(keys), 1, w))
+    K._simulate(keys, np.zeros(len(keys), dtype=np.int64), np.full(len(keys), games_per_chunk, dtype=np.int64),
+                P, n, attrs, points, columns, tiebreak, kinds[None, :], params[None, :, :], False, out)
+    acc = out.sum(axis=0)[0]
+    o_hist = K.MAXP * K.NSEATSTAT + K.MAXP * K.NPOSSTAT
+    return np.append(acc, acc[o_hist:o_hist + K.HBINS].sum())
+
+
+class _FinalScores:
+    """Scores, per-kind points and win shares of final states by the pure-Python rules
+    (SHB-10..SHB-12), remembered per state so the accumulator's many columns score a game once."""
+
+    def __init__(self):
+        self.memo = {}
+
+    def __call__(self, rules, state):
+        key = (rules.tobytes(), np.asarray(state).tobytes())
+        if key not in self.memo:
+            attrs, points, columns = R._rules_deck(rules)
+            g = R._read(rules, state)
+            tabs = [g.tableau(s) for s in range(g.n)]
+            scores = [R.score(t, attrs, points, columns) for t in tabs]
+            kinds = [R.score_kinds(t, attrs, points, columns) for t in tabs]
+            self.memo[key] = (scores, kinds, R.win_shares(scores, kinds, int(rules[K.R_TIEBREAK])), g.first)
+        return self.memo[key]
+
+
+def _step_accumulator(case):
+    """The columns of ``_simulate``'s accumulator (one configuration) as step-interface data."""
+    from .step import Column
+
+    P = case.n_players
+    fs = _FinalScores()
+    tied = "tiebreak" if case.rules[K.R_TIEBREAK] else "split"
+    cols = [Column((_width(1),), "games", name="games (seat 0's score histogram)")]
+    for s in range(P):
+        b = s * K.NSEATSTAT
+        cols += [Column((b + K.ST_SCORE,), "points", s, name=f"seat {s} score"),
+                 Column((b + K.ST_SQ,), "points_sq", s, name=f"seat {s} score squared"),
+                 Column((b + K.ST_WIN,), "wins", s, ties=tied, name=f"seat {s} win share")]
+        for k, kind in enumerate(KINDS):
+            cols.append(Column((b + K.ST_KIND0 + k,), "final", s, name=f"seat {s} {kind} points",
+                               final=lambda r, st, s=s, k=k: fs(r, st)[1][s][k]))
+        cols += [Column((b + K.ST_OFFER,), "event", s, name=f"seat {s} offer turns",
+                        event=lambda r, b_, q, a, af, s=s: float(q == s and b_[K.S_NHELD] == 0 and a != K.A_DRAW)),
+                 Column((b + K.ST_DRAW,), "event", s, name=f"seat {s} draw turns",
+                        event=lambda r, b_, q, a, af, s=s: float(q == s and b_[K.S_NHELD] == 0 and a == K.A_DRAW))]
+        o_hist = K.MAXP * K.NSEATSTAT + K.MAXP * K.NPOSSTAT + s * K.HBINS
+        for h in range(K.HBINS):
+            cols.append(Column((o_hist + h,), "final", s, name=f"seat {s} games scoring {h}",
+                               final=lambda r, st, s=s, h=h: float(min(fs(r, st)[0][s], K.HBINS - 1) == h)))
+    for p in range(P):
+        b = K.MAXP * K.NSEATSTAT + p * K.NPOSSTAT
+
+        def seat_at(r, st, p=p):
+            return (fs(r, st)[3] + p) % P
+        cols += [Column((b,), "final", name=f"turn position {p} score",
+                        final=lambda r, st, f=seat_at: float(fs(r, st)[0][f(r, st)])),
+                 Column((b + 1,), "final", name=f"turn position {p} score squared",
+                        final=lambda r, st, f=seat_at: float(fs(r, st)[0][f(r, st)]) ** 2),
+                 Column((b + 2,), "final", name=f"turn position {p} win share",
+                        final=lambda r, st, f=seat_at: fs(r, st)[2][f(r, st)])]
+    o_cross = K.MAXP * K.NSEATSTAT + K.MAXP * K.NPOSSTAT + K.HBINS * K.MAXP
+    cols.append(Column((o_cross,), "final", name="table mean score squared",
+                       final=lambda r, st: (sum(fs(r, st)[0]) / P) ** 2))
+    return cols
+
+
+def _step_winner(rules, state):
+    """The seats sharing the win after the sequences tie-break (SHB-12)."""
+    shares = _FinalScores()(rules, state)[2]
+    return [s for s, x in enumerate(shares) if x > 0]
+
+
+def _step_max_steps(rules) -> int:
+    return 2 * 15 * int(rules[K.R_NP])  # two actions a turn, 15 turns a player (SHB-9)
+
+
+def _step_return_bounds(rules):
+    """(0, the most a tableau can score): per line and kind the best split of the line into runs."""
+    points = [int(x) for x in rules[K.R_POINTS:K.R_POINTS + 6]]
+
+    def best(n):
+        return max([points[min(n, 5)]] + [best(a) + best(n - a) for a in range(1, n)]) if n else 0
+    hi = 3 * K.NKIND * best(5) + (5 * K.NKIND * best(3) if rules[K.R_COLUMNS] else 0)
+    return 0.0, float(hi)
+
+
+def check_step_state(rules: np.ndarray, state: np.ndarray) -> None:
+    """Invariants of a step-interface state (SHB-2..SHB-9).
+
+    Args:
+        rules: from :func:`step_rules`; state: int64 (STATE_SIZE,).
+
+    Raises:
+        AssertionError: naming the broken invariant (cards conserved, counts in range,
+            places beyond the counts empty, tableaus connected and within 5 x 3)."""
+    st = np.asarray(state)
+    P, n = int(rules[K.R_NP]), int(rules[K.R_NDECK])
+    assert st[K.S_NP] == P and st[K.S_NDECK] == n, "players or deck size differ from the rules"
+    p, no, nh, turn, seat = (int(st[x]) for x in (K.S_PILE, K.S_OFFER, K.S_NHELD, K.S_TURN, K.S_SEAT))
+    assert 0 <= p <= n, f"pile size {p} out of range"
+    assert 0 <= no <= P + 1, f"offer size {no} out of range"
+    assert no == P + 1 or p == 0, "the offer shrank while the pile still holds cards (SHB-7)"
+    assert nh in (0, 2, 3), f"{nh} cards held"
+    assert 0 <= turn <= 15 * P and 0 <= seat < P, f"turn {turn} or seat {seat} out of range"
+    assert seat == (int(st[K.S_FIRST]) + turn) % P, "seat out of turn order (SHB-4)"
+    assert -1 <= st[K.S_RET] < P, "the seat that put a card back is out of range"
+    assert (st[K.PILE0 + p:K.PILE0 + K.MAXD] == -1).all(), "cards beyond the pile's size"
+    assert (st[K.OFFER0 + no:K.OFFER0 + K.OFFER_MAX] == -1).all(), "cards beyond the offer's size"
+    assert (st[K.HELD0 + nh:K.HELD0 + 3] == -1).all(), "cards beyond the held count"
+    assert (st[K.HAND0 + P:K.HAND0 + K.MAXP] == -1).all(), "a hand card for a seat not at the table"
+    cards = list(st[K.PILE0:K.PILE0 + p]) + list(st[K.OFFER0:K.OFFER0 + no]) + list(st[K.HELD0:K.HELD0 + nh])
+    for s in range(P):
+        h = int(st[K.HAND0 + s])
+        assert (h < 0) == (s == seat and nh > 0), f"seat {s} holds {'no' if h < 0 else 'a'} hand card"
+        if h >= 0:
+            cards.append(h)
+        grid = st[K.GRID0 + s * K.NCELL:K.GRID0 + (s + 1) * K.NCELL]
+        placed = [c for c in range(K.NCELL) if grid[c] >= 0]
+        cards += [int(grid[c]) for c in placed]
+        assert len(placed) == st[K.NPL0 + s], f"seat {s}: placed count differs from its tableau"
+        assert len(placed) == sum(1 for t in range(turn) if (int(st[K.S_FIRST]) + t) % P == s), \
+            f"seat {s} placed {len(placed)} cards in {turn} turns (one card a turn, SHB-4)"
+        if placed:
+            rs, cs = [c // K.GW for c in placed], [c % K.GW for c in placed]
+            assert max(rs) - min(rs) <= 2 and max(cs) - min(cs) <= 4, f"seat {s}: tableau beyond 5 x 3 (SHB-8)"
+            assert list(st[K.BB0 + 4 * s:K.BB0 + 4 * s + 4]) == [min(rs), max(rs), min(cs), max(cs)], \
+                f"seat {s}: bounding box differs from its tableau"
+            todo, seen = [placed[0]], {placed[0]}
+            while todo:
+                c = todo.pop()
+                for d in (c - 1, c + 1, c - K.GW, c + K.GW):
+                    if d in placed and d not in seen and (abs(d - c) == K.GW or d // K.GW == c // K.GW):
+                        seen.add(d)
+                        todo.append(d)
+            assert len(seen) == len(placed), f"seat {s}: tableau not connected (SHB-8)"
+    assert sorted(int(c) for c in cards) == list(range(n)), "cards not conserved (each card exactly once)"
+    for s in range(K.MAXP):
+        k = int(st[K.S_KNOWN0 + s])
+        if s >= P:
+            assert k == -1, f"a known hand card for seat {s}, not at the table"
+        elif k >= 0:
+            hand = st[K.HELD0] if s == seat and nh > 0 else st[K.HAND0 + s]
+            assert hand == k, f"seat {s}'s hand card known to all is {k}, but the seat holds {hand}"
+
+
+def step_game():
+    """What the step-interface harness needs of Shelve the Book (:class:`ludolab.sim.step.StepGame`):
+    the kernels and their twin, the rulesets (2..5 players, the columns variant with the sequences
+    tie-break, a small deck whose pile runs out), every named policy of :data:`POLICIES` with its
+    default parameters, and the fast simulate kernel's accumulator described column by column."""
+    from ludolab.stdlib.shelf import generate_deck
+
+    from .step import RulesCase, StepGame
+
+    named = {name: (kind, make_policy(name).array()) for name, (kind, _, _) in POLICIES.items()}
+    mixes = {2: ("greedy", "rollout"), 3: ("random", "greedy", "potential"),
+             4: ("greedy", "potential", "random", "greedy"),
+             5: ("potential", "random", "greedy", "potential", "random")}
+
+    def case(label, rules, names):
+        return RulesCase(label, step_rules(rules), rules.players, tuple(named[x] for x in names))
+    cases = [case(f"{P}p-standard", ShelfRules(players=P), mixes[P]) for P in (2, 3, 4, 5)]
+    cases.append(case("3p-columns-sequences", ShelfRules(players=3, variant="columns", tiebreak="sequences"),
+                      ("potential", "greedy", "random")))
+    cases.append(case("2p-pairs-32cards-sequences",
+                      ShelfRules(players=2, variant="pairs", tiebreak="sequences", deck=generate_deck(size=32, seed=5)),
+                      ("random", "greedy")))
+    return StepGame(kernels=K, twin=R, cases=cases, policies=named, max_steps=_step_max_steps,
+                    return_bounds=_step_return_bounds, check_state=check_step_state, simulate=_step_simulate,
+                    accumulator=_step_accumulator, fast_games=_step_fast_games, lower_wins=False,
+                    winner=_step_winner, extra={"slow_policies": ("rollout",)})

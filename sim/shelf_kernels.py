@@ -18,6 +18,41 @@ A policy is a kind id (:data:`P_RANDOM`, :data:`P_GREEDY`,
 reads only ``observe(state, seat)`` (SHB-14), never the state itself.  A turn
 is two decisions: the source (an offer index, or :data:`DRAW`), then, with the
 cards in hand known, which held card to place where and which to put back.
+
+The step interface (:mod:`ludolab.sim.step`; ``new_game`` ... ``act`` at the end
+of this module) plays the same game one action at a time on an int64 state of
+:data:`STATE_SIZE`: the layout above, then the game's stream at :data:`S_RNG`
+and, at :data:`S_KNOWN0` (one per seat), the hand card the whole table knows.
+The rules array is int64 (``R_*`` offsets; built by ``shelf.step_rules``).
+
+Actions (a turn is two actions, as ``_take`` and ``_finish`` split it):
+
+* the source: ``j`` (0 .. offer size - 1) takes offer card ``j`` (SHB-5);
+  :data:`A_DRAW` (= :data:`DRAW` = 6) draws the top two of the pile, legal while
+  it holds two or more (SHB-6, SHB-7);
+* the placement: ``A_PLACE0 + (3 * p + r) * NCELL + cell`` places held card
+  ``p`` (0 = the card kept from the last turn, then the cards just taken, the
+  pile's top first) on ``cell`` (``9 * row + col`` of the seat's grid, SHB-8);
+  with three held, ``r != p`` is the held card put back face down on the pile
+  and the third is kept; with two held, ``r == p`` and the other is kept.
+
+``legal_actions`` lists them ascending; :data:`MAX_ACTIONS` bounds both their
+count and their values.  No chance happens after ``new_game``: the shuffle fixes
+the pile, and the stream then serves only the policies' own random choices, in
+the order ``_play`` draws them.
+
+What a seat observes (SHB-14; :data:`OBS_SIZE`): the state's layout with the
+pile's cards -1 (but the top card if this seat put it back and nobody has taken
+it since), other hands and another mover's held cards -1 (but a card that mover
+just took face up from the offer, and a hand card every player can tell: one
+taken from the offer by a player who then placed their other card, known until
+that player next draws two); then :data:`O_SEAT`, the known hand cards at
+:data:`O_KNOWN0` and the rules a policy scores by (:data:`O_COLUMNS`,
+:data:`O_POINTS`, :data:`O_ATTRS`), so ``act`` needs nothing else.  Not carried:
+what a player could still narrow down about hidden cards from the history
+(that a card it put back was then drawn by the next player, or that a hand card
+known to all is now either in that hand or on the pile after a draw); those
+cards count as unseen, and ``determinize`` deals them uniformly with the rest.
 """
 
 from __future__ import annotations
@@ -1392,3 +1427,254 @@ def _simulate(keys, starts, stops, n_players, n_deck, attrs, points, columns, ti
             for c in range(n_cfg):
                 for d in range(n_cfg):
                     out[i, c, o_cross + d] += means[c] * means[d]
+
+
+# ------------------------------------------------------------------ the step interface (ludolab.sim.step)
+# The step state is int64 (STATE_SIZE,): the whole-game kernels' layout above in
+# [0, STATE_LEN), then the game's stream at S_RNG (its uint64 bits).  The rules
+# array is int64: R_NP players, R_NDECK cards, R_COLUMNS, R_TIEBREAK, the points of
+# a run by its length 0..5 at R_POINTS, then the deck's attrs row by row at R_ATTRS.
+S_RNG = STATE_LEN
+S_KNOWN0 = S_RNG + 1  # per seat the hand card every player knows (-1: not known), see observe
+STATE_SIZE = S_KNOWN0 + MAXP
+R_NP, R_NDECK, R_COLUMNS, R_TIEBREAK = 0, 1, 2, 3
+R_POINTS = 4
+R_ATTRS = R_POINTS + 6
+# The observation: the state's layout with what the seat cannot see set to -1, then
+# the observing seat and the rules a policy scores by (act reads nothing else).
+O_SEAT = STATE_LEN
+O_COLUMNS = O_SEAT + 1
+O_POINTS = O_SEAT + 2
+O_KNOWN0 = O_POINTS + 6
+O_ATTRS = O_KNOWN0 + MAXP
+OBS_SIZE = O_ATTRS + 4 * MAXD
+# Actions: the source (offer index, or DRAW), then the placement.
+A_DRAW = DRAW
+A_PLACE0 = DRAW + 1
+MAX_ACTIONS = A_PLACE0 + 8 * NCELL
+
+
+@njit(cache=True)
+def _rules_deck(rules):
+    """(attrs int64 (n, 4), points int64 (6,), columns) of a rules array."""
+    n = rules[R_NDECK]
+    attrs = np.empty((n, 4), dtype=np.int64)
+    for i in range(n):
+        for a in range(4):
+            attrs[i, a] = rules[R_ATTRS + 4 * i + a]
+    return attrs, rules[R_POINTS:R_POINTS + 6].copy(), rules[R_COLUMNS]
+
+
+@njit(cache=True, inline="always")
+def _place_action(place_i, cell, ret_i):
+    """The placement action: held card place_i on cell, held card ret_i put back (-1: none)."""
+    r = place_i if ret_i < 0 else ret_i
+    return A_PLACE0 + (3 * place_i + r) * NCELL + cell
+
+
+@njit(cache=True)
+def new_game(rules, key, state):
+    """Set up a game in ``state`` int64 (STATE_SIZE,) from the stream start ``key`` (uint64),
+    exactly as the whole-game kernels set up game ``g`` from ``game_state(chunk_key, g)``
+    (SHB-3: shuffle, one card per seat, players + 1 face up, the lowest number starts)."""
+    attrs, _, _ = _rules_deck(rules)
+    st = _setup(state, rules[R_NP], rules[R_NDECK], attrs, np.uint64(key))
+    state[S_RNG] = np.int64(st)
+    for s in range(MAXP):
+        state[S_KNOWN0 + s] = -1
+
+
+@njit(cache=True)
+def is_terminal(state):
+    """True once every player has placed 15 cards (SHB-9)."""
+    return state[S_TURN] >= 15 * state[S_NP]
+
+
+@njit(cache=True)
+def current_player(state):
+    """The seat to act (SHB-4), or -1 once the game is over."""
+    if state[S_TURN] >= 15 * state[S_NP]:
+        return -1
+    return state[S_SEAT]
+
+
+@njit(cache=True)
+def legal_actions(rules, state, out):
+    """The legal actions, ascending, into out int64 (MAX_ACTIONS,); returns their count.
+
+    First decision of a turn: the offer indices, then DRAW while the pile holds two
+    or more (SHB-5..SHB-7).  Second: every held card on every legal cell (SHB-8),
+    with each other held card as the one put back when three are held (SHB-6)."""
+    if state[S_TURN] >= 15 * state[S_NP]:
+        return 0
+    nh = state[S_NHELD]
+    if nh == 0:
+        n = _n_sources(state)
+        for j in range(n):
+            out[j] = _source_at(state, j)
+        return n
+    cells = np.empty(NCELL, dtype=np.int64)
+    ncell = _legal_cells(state, state[S_SEAT], cells)
+    n = 0
+    for p in range(nh):
+        for r in range(3):
+            if (nh == 2) != (r == p):
+                continue
+            for j in range(ncell):
+                out[n] = A_PLACE0 + (3 * p + r) * NCELL + cells[j]
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def apply_action(rules, state, action):
+    """Play a legal ``action`` of the current player (see the module docstring's encoding).
+
+    No chance follows an action: the pile's order is fixed by the shuffle in new_game."""
+    if state[S_NHELD] == 0:
+        _take(state, action)
+        return
+    q = (action - A_PLACE0) // NCELL
+    cell = (action - A_PLACE0) % NCELL
+    p = q // 3
+    r = q % 3
+    seat = state[S_SEAT]
+    if state[S_NHELD] == 3:
+        state[S_KNOWN0 + seat] = -1  # the kept card may be one nobody else has seen
+    elif p == 0:
+        state[S_KNOWN0 + seat] = state[HELD0 + 1]  # kept the card taken face up from the offer
+    _finish(state, p, cell, -1 if r == p else r)
+
+
+@njit(cache=True)
+def observe(rules, state, seat, obs):
+    """What ``seat`` knows (SHB-14) into obs int64 (OBS_SIZE,): every placed card, the offer,
+    the pile's size, whose turn and its phase, its own hand (and held cards on its turn),
+    the top of the pile if it put that card back and nobody has drawn it since, the card
+    another player just took from the offer, and every hand card the whole table knows (a
+    player who took a card from the offer and placed the other one keeps the taken card;
+    it stays known until that player draws two); then the seat, those known hands and the
+    rules (O_SEAT, O_COLUMNS, O_POINTS, O_KNOWN0, O_ATTRS).  Other hands and the pile's
+    order are -1."""
+    obs[PILE0 + MAXD - 1] = 0  # _observe then clears the whole pile region
+    _observe(state, seat, obs)
+    mover = state[S_SEAT]
+    if mover != seat and state[S_NHELD] == 2:
+        obs[HELD0 + 1] = state[HELD0 + 1]  # taken face up from the offer (SHB-5)
+    for s in range(MAXP):
+        k = state[S_KNOWN0 + s]
+        obs[O_KNOWN0 + s] = k
+        if k >= 0 and s != seat:
+            if s == mover and state[S_NHELD] > 0:
+                obs[HELD0] = k
+            else:
+                obs[HAND0 + s] = k
+    obs[O_SEAT] = seat
+    obs[O_COLUMNS] = rules[R_COLUMNS]
+    for j in range(6):
+        obs[O_POINTS + j] = rules[R_POINTS + j]
+    n = 4 * rules[R_NDECK]
+    for j in range(4 * MAXD):
+        obs[O_ATTRS + j] = rules[R_ATTRS + j] if j < n else 0
+
+
+@njit(cache=True)
+def determinize(rules, obs, seat, key, state):
+    """A full state consistent with ``seat``'s observation into ``state`` int64 (STATE_SIZE,).
+
+    The cards ``seat`` has not seen (the pile below a top card it knows, the other
+    hands, the cards another player holds unseen mid-turn) are shuffled from the
+    stream start ``key`` (uint64) and dealt to those places in a fixed order, so
+    every arrangement consistent with the observation is equally likely; the
+    state's stream then continues from that shuffle.
+
+    Raises:
+        ValueError: if the observation's hidden places do not match its unseen cards."""
+    for j in range(STATE_LEN):
+        state[j] = obs[j]
+    n_deck = obs[S_NDECK]
+    n_players = obs[S_NP]
+    mover = obs[S_SEAT]
+    nh = obs[S_NHELD]
+    seen = np.zeros(n_deck, dtype=np.bool_)
+    for j in range(PILE0, PILE0 + obs[S_PILE]):  # a known top card
+        if obs[j] >= 0:
+            seen[obs[j]] = True
+    for j in range(OFFER0, GRID0 + n_players * NCELL):  # offer, hands, held, tableaus
+        if obs[j] >= 0:
+            seen[obs[j]] = True
+    unseen = np.empty(n_deck, dtype=np.int64)
+    n_u = 0
+    for x in range(n_deck):
+        if not seen[x]:
+            unseen[n_u] = x
+            n_u += 1
+    st = shuffle_inplace(unseen[:n_u], np.uint64(key))
+    k = 0
+    for j in range(obs[S_PILE]):
+        if obs[PILE0 + j] < 0:
+            if k >= n_u:
+                raise ValueError("observation has more hidden places than unseen cards")
+            state[PILE0 + j] = unseen[k]
+            k += 1
+    for s in range(n_players):
+        if s != seat and not (s == mover and nh > 0) and obs[HAND0 + s] < 0:
+            if k >= n_u:
+                raise ValueError("observation has more hidden places than unseen cards")
+            state[HAND0 + s] = unseen[k]
+            k += 1
+    if mover != seat:
+        for j in range(nh):
+            if obs[HELD0 + j] < 0:
+                if k >= n_u:
+                    raise ValueError("observation has more hidden places than unseen cards")
+                state[HELD0 + j] = unseen[k]
+                k += 1
+    if k != n_u:
+        raise ValueError("observation has fewer hidden places than unseen cards")
+    state[S_RNG] = np.int64(st)
+    for s in range(MAXP):
+        state[S_KNOWN0 + s] = obs[O_KNOWN0 + s]
+
+
+@njit(cache=True)
+def returns(rules, state, out):
+    """Points of every seat's tableau as it stands into out float64 (n_players,)
+    (SHB-10, SHB-11: the final scores once the game is over)."""
+    attrs, points, columns = _rules_deck(rules)
+    line = np.empty(GW, dtype=np.int64)
+    kinds = np.zeros(NKIND, dtype=np.int64)
+    for s in range(state[S_NP]):
+        out[s] = float(_grid_points(state, s, attrs, points, columns, line, kinds))
+
+
+@njit(cache=True)
+def act(kind, params, obs, state):
+    """The named policy ``kind`` (P_RANDOM, P_GREEDY, P_POTENTIAL, P_ROLLOUT) with float64
+    ``params`` (NPARAM,) decides the current decision from ``obs`` alone (SHB-14); its random
+    choices advance ``state[S_RNG]`` exactly as in the whole-game kernels.  Returns the action."""
+    n = obs[S_NDECK]
+    attrs = np.empty((n, 4), dtype=np.int64)
+    for i in range(n):
+        for a in range(4):
+            attrs[i, a] = obs[O_ATTRS + 4 * i + a]
+    points = obs[O_POINTS:O_POINTS + 6].copy()
+    columns = obs[O_COLUMNS]
+    aux = _make_aux(attrs, points)
+    # the deciders read (and mark places on) a copy in the whole-game kernels' int16 layout,
+    # so both run the same compiled code
+    view = np.empty(STATE_LEN, dtype=np.int16)
+    for j in range(STATE_LEN):
+        view[j] = obs[j]
+    for s in range(MAXP):
+        if s != view[S_SEAT]:
+            view[HAND0 + s] = -1  # the policies decide on what the whole-game kernels show them
+    wsi, pre, pref = _workspace()
+    st = np.uint64(state[S_RNG])
+    if view[S_NHELD] == 0:
+        src, st = _choose_source(kind, params, view, attrs, points, columns, aux, st, wsi, pre, pref)
+        state[S_RNG] = np.int64(st)
+        return np.int64(src)
+    pi, cell, ri, st = _choose_place(kind, params, view, attrs, points, columns, aux, st, wsi, pre, pref)
+    state[S_RNG] = np.int64(st)
+    return np.int64(_place_action(pi, cell, ri))

@@ -81,10 +81,23 @@ class Game:
     """A game in plain Python objects (the state array of the kernels, spelled out)."""
 
     def __init__(self, n_players: int, n_deck: int, attrs, state: int):
+        deck = list(range(n_deck))
+        st = py_shuffle(deck, state)  # SHB-3
+        self._deal(n_players, attrs, deck)
+        self.st = st
+
+    @classmethod
+    def dealt(cls, n_players: int, attrs, deck: list) -> "Game":
+        """The game set up from a given deck order (card indices, top of the pile last; SHB-3),
+        as a record gives it; no stream (``st`` is None)."""
+        g = cls.__new__(cls)
+        g._deal(n_players, attrs, list(deck))
+        g.st = None
+        return g
+
+    def _deal(self, n_players: int, attrs, deck: list) -> None:
         self.n = n_players
         self.attrs = attrs
-        deck = list(range(n_deck))
-        self.st = py_shuffle(deck, state)  # SHB-3
         self.deal = list(deck)
         self.pile = list(deck)  # top = last
         self.hand = [self.pile.pop() for _ in range(n_players)]
@@ -517,3 +530,225 @@ def offer_vs_draw(game: Game, attrs, points, columns) -> tuple[int, float, float
         g_draw = max(g_draw, best_place(grid, card, cells, attrs, points, columns, zero, False)[0])
     verdict = 1 if g_offer > g_draw + 1e-9 else (-1 if g_draw > g_offer + 1e-9 else 0)
     return verdict, g_offer, g_draw
+
+
+# ------------------------------------------------------------------ the step interface (twin)
+# The same nine functions as the kernels' step interface, on the same int64 arrays
+# (layout and action encoding: ludolab.sim.shelf_kernels), played by the Game above.
+from . import shelf_kernels as _L  # noqa: E402  (the layout constants only)
+
+
+def _u64(x) -> int:
+    return int(x) & ((1 << 64) - 1)
+
+
+def _i64(x: int) -> int:
+    x &= (1 << 64) - 1
+    return x - (1 << 64) if x >= 1 << 63 else x
+
+
+def _rules_deck(rules):
+    """(attrs as tuples, points list, columns bool) of a rules array."""
+    n = int(rules[_L.R_NDECK])
+    a = [int(x) for x in rules[_L.R_ATTRS:_L.R_ATTRS + 4 * n]]
+    attrs = [tuple(a[4 * i:4 * i + 4]) for i in range(n)]
+    return attrs, [int(x) for x in rules[_L.R_POINTS:_L.R_POINTS + 6]], bool(rules[_L.R_COLUMNS])
+
+
+def _read(rules, state) -> Game:
+    """The Game held by a state array (the deal's order is not kept, only its size)."""
+    g = Game.__new__(Game)
+    n = int(state[_L.S_NP])
+    g.n = n
+    g.attrs = _rules_deck(rules)[0]
+    g.deal = [None] * int(state[_L.S_NDECK])
+    g.pile = [int(x) for x in state[_L.PILE0:_L.PILE0 + int(state[_L.S_PILE])]]
+    g.offer = [int(x) for x in state[_L.OFFER0:_L.OFFER0 + int(state[_L.S_OFFER])]]
+    g.hand = [int(h) if h >= 0 else None for h in state[_L.HAND0:_L.HAND0 + n]]
+    g.grid = []
+    for s in range(n):
+        cells = state[_L.GRID0 + s * _L.NCELL:_L.GRID0 + (s + 1) * _L.NCELL]
+        g.grid.append({(c // GW, c % GW): int(x) for c, x in enumerate(cells) if x >= 0})
+    g.ret = int(state[_L.S_RET]) if state[_L.S_RET] >= 0 else None
+    g.first = int(state[_L.S_FIRST])
+    g.seat = int(state[_L.S_SEAT])
+    g.turn = int(state[_L.S_TURN])
+    g.held = [int(x) for x in state[_L.HELD0:_L.HELD0 + int(state[_L.S_NHELD])]]
+    g.src = int(state[_L.S_SRC])
+    return g
+
+
+def _write(g: Game, state) -> None:
+    """Write a Game into state[:STATE_LEN] in the kernels' layout (the stream is left alone)."""
+    state[:_L.STATE_LEN] = 0
+    state[_L.S_NP] = g.n
+    state[_L.S_SEAT] = g.seat
+    state[_L.S_TURN] = g.turn
+    state[_L.S_PILE] = len(g.pile)
+    state[_L.S_OFFER] = len(g.offer)
+    state[_L.S_RET] = -1 if g.ret is None else g.ret
+    state[_L.S_FIRST] = g.first
+    state[_L.S_NDECK] = len(g.deal)
+    state[_L.S_NHELD] = len(g.held)
+    state[_L.S_SRC] = g.src if g.held else -1
+    state[_L.PILE0:_L.GRID0] = -1
+    state[_L.PILE0:_L.PILE0 + len(g.pile)] = g.pile
+    state[_L.OFFER0:_L.OFFER0 + len(g.offer)] = g.offer
+    for s in range(g.n):
+        state[_L.HAND0 + s] = -1 if g.hand[s] is None else g.hand[s]
+    state[_L.HELD0:_L.HELD0 + len(g.held)] = g.held
+    state[_L.GRID0:_L.NPL0] = -1
+    for s in range(g.n):
+        for (r, c), card in g.grid[s].items():
+            state[_L.GRID0 + s * _L.NCELL + r * GW + c] = card
+        state[_L.NPL0 + s] = len(g.grid[s])
+        if g.grid[s]:
+            state[_L.BB0 + 4 * s:_L.BB0 + 4 * s + 4] = _bb(g.grid[s])
+
+
+def new_game(rules, key, state) -> None:
+    """Twin of the kernels' new_game: Game's deal (SHB-3) from the stream start ``key``."""
+    attrs, _, _ = _rules_deck(rules)
+    g = Game(int(rules[_L.R_NP]), len(attrs), attrs, _u64(key))
+    state[:] = 0
+    _write(g, state)
+    state[_L.S_RNG] = _i64(g.st)
+    state[_L.S_KNOWN0:_L.S_KNOWN0 + _L.MAXP] = -1
+
+
+def is_terminal(state) -> bool:
+    """Twin of the kernels' is_terminal (SHB-9)."""
+    return int(state[_L.S_TURN]) >= 15 * int(state[_L.S_NP])
+
+
+def current_player(state) -> int:
+    """Twin of the kernels' current_player: the seat to act, -1 once the game is over."""
+    return -1 if is_terminal(state) else int(state[_L.S_SEAT])
+
+
+def _cell_actions(held: int, cells: list) -> list:
+    out = []
+    for p in range(held):
+        for r in ([p] if held == 2 else [x for x in range(3) if x != p]):
+            out += [_L.A_PLACE0 + (3 * p + r) * _L.NCELL + r_ * GW + c_ for r_, c_ in cells]
+    return out
+
+
+def legal_actions(rules, state, out) -> int:
+    """Twin of the kernels' legal_actions: Game.sources, then Game.legal_cells per held card."""
+    if is_terminal(state):
+        return 0
+    g = _read(rules, state)
+    acts = g.sources() if not g.held else _cell_actions(len(g.held), g.legal_cells(g.seat))
+    out[:len(acts)] = acts
+    return len(acts)
+
+
+def apply_action(rules, state, action) -> None:
+    """Twin of the kernels' apply_action: Game.take, or Game.finish."""
+    g = _read(rules, state)
+    action = int(action)
+    if not g.held:
+        g.take(action)
+    else:
+        q, cell = divmod(action - _L.A_PLACE0, _L.NCELL)
+        p, r = divmod(q, 3)
+        if len(g.held) == 3:
+            state[_L.S_KNOWN0 + g.seat] = -1  # the kept card may be one nobody else has seen
+        elif p == 0:
+            state[_L.S_KNOWN0 + g.seat] = g.held[1]  # kept the card taken face up from the offer
+        g.finish(p, divmod(cell, GW), -1 if r == p else r)
+    _write(g, state)
+
+
+def observe(rules, state, seat, obs) -> None:
+    """Twin of the kernels' observe, from Game.observe (SHB-14)."""
+    g = _read(rules, state)
+    view = g.observe(int(seat))
+    obs[:] = 0
+    _write(g, obs)
+    obs[_L.PILE0:_L.PILE0 + _L.MAXD] = -1
+    if view["pile_top"] is not None:
+        obs[_L.PILE0 + view["pile_size"] - 1] = view["pile_top"]
+    obs[_L.HAND0:_L.HAND0 + _L.MAXP] = -1
+    obs[_L.HAND0 + seat] = -1 if view["hand"] is None else view["hand"]
+    obs[_L.HELD0:_L.HELD0 + 3] = -1
+    obs[_L.HELD0:_L.HELD0 + len(view["held"])] = view["held"]
+    if g.seat != seat and len(g.held) == 2:
+        obs[_L.HELD0 + 1] = g.held[1]  # taken face up from the offer (SHB-5)
+    for s in range(_L.MAXP):  # hand cards the whole table knows
+        k = int(state[_L.S_KNOWN0 + s])
+        obs[_L.O_KNOWN0 + s] = k
+        if k >= 0 and s != seat:
+            obs[_L.HELD0 if s == g.seat and g.held else _L.HAND0 + s] = k
+    obs[_L.O_SEAT] = seat
+    obs[_L.O_COLUMNS] = rules[_L.R_COLUMNS]
+    obs[_L.O_POINTS:_L.O_POINTS + 6] = rules[_L.R_POINTS:_L.R_POINTS + 6]
+    n = 4 * int(rules[_L.R_NDECK])
+    obs[_L.O_ATTRS:_L.O_ATTRS + n] = rules[_L.R_ATTRS:_L.R_ATTRS + n]
+
+
+def _view(obs) -> tuple:
+    """The policies' observation dict, attrs, points and columns, read from an observation array."""
+    seat = int(obs[_L.S_SEAT])
+    n = int(obs[_L.S_NDECK])
+    p = int(obs[_L.S_PILE])
+    grids = []
+    for s in range(int(obs[_L.S_NP])):
+        cells = obs[_L.GRID0 + s * _L.NCELL:_L.GRID0 + (s + 1) * _L.NCELL]
+        grids.append({(c // GW, c % GW): int(x) for c, x in enumerate(cells) if x >= 0})
+    hand = int(obs[_L.HAND0 + seat])
+    view = {"seat": seat, "hand": hand if hand >= 0 else None,
+            "held": [int(x) for x in obs[_L.HELD0:_L.HELD0 + int(obs[_L.S_NHELD])]],
+            "offer": [int(x) for x in obs[_L.OFFER0:_L.OFFER0 + int(obs[_L.S_OFFER])]],
+            "pile_size": p, "pile_top": int(obs[_L.PILE0 + p - 1]) if p and obs[_L.PILE0 + p - 1] >= 0 else None,
+            "n_deck": n, "grids": grids}
+    a = [int(x) for x in obs[_L.O_ATTRS:_L.O_ATTRS + 4 * n]]
+    attrs = [tuple(a[4 * i:4 * i + 4]) for i in range(n)]
+    return view, attrs, [int(x) for x in obs[_L.O_POINTS:_L.O_POINTS + 6]], bool(obs[_L.O_COLUMNS])
+
+
+def act(kind, params, obs, state) -> int:
+    """Twin of the kernels' act: choose_source or choose_place on the observation, drawing from
+    state[S_RNG]."""
+    view, attrs, points, columns = _view(obs)
+    st = _u64(state[_L.S_RNG])
+    params = [float(x) for x in params]
+    if not view["held"]:
+        src, st = choose_source(int(kind), params, view, attrs, points, columns, st)
+        state[_L.S_RNG] = _i64(st)
+        return int(src)
+    pi, (r, c), ri, st = choose_place(int(kind), params, view, attrs, points, columns, st)
+    state[_L.S_RNG] = _i64(st)
+    return _L.A_PLACE0 + (3 * pi + (pi if ri < 0 else ri)) * _L.NCELL + r * GW + c
+
+
+def determinize(rules, obs, seat, key, state) -> None:
+    """Twin of the kernels' determinize: the unseen cards shuffled from ``key`` into the hidden
+    places (pile bottom to top, other hands in seat order, the mover's unseen held cards)."""
+    state[:_L.STATE_LEN] = obs[:_L.STATE_LEN]
+    n_players, mover, nh = int(obs[_L.S_NP]), int(obs[_L.S_SEAT]), int(obs[_L.S_NHELD])
+    p = int(obs[_L.S_PILE])
+    seen = {int(x) for x in obs[_L.PILE0:_L.PILE0 + p] if x >= 0}
+    seen |= {int(x) for x in obs[_L.OFFER0:_L.GRID0 + n_players * _L.NCELL] if x >= 0}
+    unseen = [x for x in range(int(obs[_L.S_NDECK])) if x not in seen]
+    st = py_shuffle(unseen, _u64(key))
+    places = [_L.PILE0 + j for j in range(p) if obs[_L.PILE0 + j] < 0]
+    places += [_L.HAND0 + s for s in range(n_players)
+               if s != seat and not (s == mover and nh > 0) and obs[_L.HAND0 + s] < 0]
+    if mover != seat:
+        places += [_L.HELD0 + j for j in range(nh) if obs[_L.HELD0 + j] < 0]
+    if len(places) != len(unseen):
+        raise ValueError(f"observation has {len(places)} hidden places and {len(unseen)} unseen cards")
+    for q, card in zip(places, unseen):
+        state[q] = card
+    state[_L.S_RNG] = _i64(st)
+    state[_L.S_KNOWN0:_L.S_KNOWN0 + _L.MAXP] = obs[_L.O_KNOWN0:_L.O_KNOWN0 + _L.MAXP]
+
+
+def returns(rules, state, out) -> None:
+    """Twin of the kernels' returns: grid_points of every seat's tableau as it stands."""
+    attrs, points, columns = _rules_deck(rules)
+    g = _read(rules, state)
+    for s in range(g.n):
+        out[s] = float(grid_points(g.grid[s], attrs, points, columns))

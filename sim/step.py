@@ -102,7 +102,8 @@ class Column:
         seat: the seat it is about (None for the whole table).
         ties: for ``wins``: ``"all"`` (every tied best seat counts 1),
             ``"split"`` (1/k each), ``"sole"`` (only an untied best counts) or
-            ``"tiebreak"`` (``StepGame.winner(rules, state)`` names the one winner).
+            ``"tiebreak"`` (``StepGame.winner(rules, state)`` names the one winner,
+            or a sequence of the seats that share the win equally after the tie-break).
         event: for ``event``: ``event(rules, before, seat, action, after) -> float``.
         final: for ``final``: ``final(rules, state) -> float``.
         name: what it means, for messages.
@@ -163,7 +164,8 @@ class StepGame:
             kernels' trace of each game (its action sequence, as the kernels'
             tracing mode records it), one list of ints per key.
         lower_wins: True where the lowest return wins (Beverbende).
-        winner: for ``ties="tiebreak"`` columns: ``winner(rules, state) -> seat``.
+        winner: for ``ties="tiebreak"`` columns: ``winner(rules, state) -> seat``, or a
+            sequence of seats where players still tied after the tie-break share the win.
         hidden_perturbations: optional ``perturb(rules, state, seat, rng) -> state``
             giving a state that differs from ``state`` only in what ``seat``
             cannot see (the harness also uses ``determinize``).
@@ -228,7 +230,11 @@ def _column_value(game, case, c, trace, final, r, tied) -> float:
         return float(r[c.seat]) ** 2
     if c.kind == "wins":
         if c.ties == "tiebreak":
-            return 1.0 if game.winner(case.rules, final) == c.seat else 0.0
+            w = game.winner(case.rules, final)
+            if np.ndim(w) == 0:
+                return 1.0 if int(w) == c.seat else 0.0
+            w = [int(x) for x in w]  # the seats still tied after the tie-break share the win
+            return 1.0 / len(w) if c.seat in w else 0.0
         if c.seat not in tied:
             return 0.0
         if c.ties == "all":
