@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from . import play as _play
+from . import play as _loops
 from . import search as _search
 from .rng import game_state, next_below
 
@@ -919,7 +919,7 @@ def search_tree(rules, inp, work):
 @njit(cache=True)
 def play_many(rules, inp, out):
     """Whole matches of named policies (:func:`ludolab.sim.play.play_games`) on these rules."""
-    _play.play_games(new_game, current_player, legal_actions, apply_action, observe, returns, act, rules, inp, out)
+    _loops.play_games(new_game, current_player, legal_actions, apply_action, observe, returns, act, rules, inp, out)
 
 
 @njit(cache=True)
@@ -933,5 +933,5 @@ def running_score(rules, state, out):
 @njit(cache=True)
 def play_traced_many(rules, inp, out):
     """Whole matches with their running totals (:func:`ludolab.sim.play.play_traced`)."""
-    _play.play_traced(new_game, current_player, apply_action, observe, returns, act, running_score,
+    _loops.play_traced(new_game, current_player, apply_action, observe, returns, act, running_score,
                       rules, inp, out)

@@ -717,4 +717,5 @@ def step_game():
     return StepGame(kernels=K, twin=R, cases=cases, policies=named, max_steps=_step_max_steps,
                     return_bounds=_step_return_bounds, check_state=check_step_state, simulate=_step_simulate,
                     accumulator=_step_accumulator, fast_games=_step_fast_games, lower_wins=False,
-                    winner=_step_winner, extra={"slow_policies": ("rollout",)})
+                    winner=_step_winner, extra={"slow_policies": ("rollout",), "best": "potential",
+                                                "random": "random", "moments": lambda r: 16})

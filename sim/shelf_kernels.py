@@ -60,6 +60,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from . import play as _loops
+from . import search as _search
 from .rng import game_state, next_below, shuffle_inplace
 
 MAXP = 5
@@ -1678,3 +1680,42 @@ def act(kind, params, obs, state):
     pi, cell, ri, st = _choose_place(kind, params, view, attrs, points, columns, aux, st, wsi, pre, pref)
     state[S_RNG] = np.int64(st)
     return np.int64(_place_action(pi, cell, ri))
+
+
+# ------------------------------------------- the shared loops over the step interface
+@njit(cache=True)
+def running_score(rules, state, out):
+    """Each seat's tableau score as it stands (SHB-10, SHB-11) into out; returns the rounds of
+    placements complete (the fewest cards any seat has placed)."""
+    returns(rules, state, out)
+    k = state[NPL0]
+    for s in range(1, state[S_NP]):
+        k = min(k, state[NPL0 + s])
+    return k
+
+
+@njit(cache=True)
+def play_many(rules, inp, out):
+    """Whole games of named policies (:func:`ludolab.sim.play.play_games`) on these rules."""
+    _loops.play_games(new_game, current_player, legal_actions, apply_action, observe, returns, act, rules, inp, out)
+
+
+@njit(cache=True)
+def play_traced_many(rules, inp, out):
+    """Whole games with their running scores (:func:`ludolab.sim.play.play_traced`)."""
+    _loops.play_traced(new_game, current_player, apply_action, observe, returns, act, running_score,
+                      rules, inp, out)
+
+
+@njit(cache=True)
+def search(rules, inp, work):
+    """Determinized search at one decision (:func:`ludolab.sim.search.pimc`) on these rules."""
+    return _search.pimc(current_player, legal_actions, apply_action, observe, determinize, returns, act,
+                        rules, inp, work)
+
+
+@njit(cache=True)
+def search_tree(rules, inp, work):
+    """Information-set MCTS at one decision (:func:`ludolab.sim.search.ismcts`) on these rules."""
+    return _search.ismcts(current_player, legal_actions, apply_action, observe, determinize, returns, act,
+                          rules, inp, work)
