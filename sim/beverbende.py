@@ -611,3 +611,291 @@ def playthrough(seed: int) -> str:
 def conformance() -> Conformance:
     """The conformance hooks (kernel and reference traces, the replay check, the golden playthrough)."""
     return Conformance(play=_play, check=check_record, playthrough=playthrough)
+
+
+# ------------------------------------------------------------------ the step interface
+def _step_policies() -> dict:
+    """Every named policy of :data:`POLICY_PARAMS` as ``(kind, params)`` with its default parameters."""
+    return {name: (int(p.kind), np.array(p.params, dtype=np.float64))
+            for name, p in ((n, make_policy(n)) for n in POLICY_PARAMS)}
+
+
+def _as_step(p: Policy) -> tuple:
+    return int(p.kind), np.array(p.params, dtype=np.float64)
+
+
+def _step_cases() -> list:
+    """The rulebook at every player count (2..6, BVB-2), seats mixing the named policies, and two
+    variants: the knocker penalty with forgetting and special cards exchanged (BVB-7, BVB-13,
+    BVB-15), and single rounds nobody knocks, which end at the cap after reshuffles (BVB-11, BVB-12)."""
+    from .step import RulesCase
+
+    names = list(POLICY_PARAMS)
+    cases = []
+    for P in range(2, 7):
+        rules = BeverbendeRules(players=P)
+        pols = tuple(_as_step(make_policy(names[(p + P) % len(names)])) for p in range(P))
+        cases.append(RulesCase(f"{P}p-rulebook", rules.rules_array(), P, pols))
+    rules = BeverbendeRules(players=3, scoring="knocker-penalty", memory_loss=0.25, exchange_specials=True)
+    cases.append(RulesCase("3p-penalty-forgetful-exchange-specials", rules.rules_array(), 3,
+                           tuple(_as_step(make_policy(n)) for n in names)))
+    rules = BeverbendeRules(players=3, rounds=1, round_cap=90, memory_loss=0.1)
+    never = (make_policy("threshold", knock=-1), make_policy("expected-value", margin=100, kmax=-1),
+             make_policy("threshold", knock=-1, take=0))
+    cases.append(RulesCase("3p-one-round-capped", rules.rules_array(), 3, tuple(_as_step(p) for p in never)))
+    return cases
+
+
+def _step_arrays(rules: np.ndarray, policies) -> tuple:
+    P = int(rules[K.R_PLAYERS])
+    kinds = np.array([int(k) for k, _ in policies], dtype=np.int64)
+    params = np.array([np.asarray(p, dtype=np.float64) for _, p in policies], dtype=np.float64)
+    return kinds, params, np.full(P, rules[K.R_MEMQ], dtype=np.int64)
+
+
+def _step_simulate(rules, policies, keys, per_chunk):
+    """The fast kernel of the step game on chunk keys: _simulate_rounds for a one-round game (seat 0
+    starts, as new_game deals), _simulate_games otherwise; returns its accumulator summed over chunks."""
+    P = int(rules[K.R_PLAYERS])
+    kinds, params, mem = _step_arrays(rules, policies)
+    keys = np.asarray(keys, dtype=np.uint64)
+    starts = np.zeros(len(keys), dtype=np.int64)
+    stops = np.full(len(keys), per_chunk, dtype=np.int64)
+    if rules[K.R_ROUNDS] == 1:
+        out = np.zeros((len(keys), P + 1, K.N_ROUND_STATS), dtype=np.int64)
+        K._simulate_rounds(keys, starts, stops, rules, kinds, params, mem, out)
+    else:
+        out = np.zeros((len(keys), P + 1, 4), dtype=np.int64)
+        K._simulate_games(keys, starts, stops, rules, kinds, params, mem, out)
+    return out.sum(axis=0)
+
+
+def _raw(state, P):
+    return [int(x) for x in state[K.S_ROWS:K.S_ROWS + SLOTS * P].reshape(P, SLOTS).sum(axis=1)]
+
+
+def _final_raw(p, f):
+    """A final-state column of seat p from its row value, the lowest row value and how many hold it."""
+    def final(rules, state):
+        raw = _raw(state, int(rules[K.R_PLAYERS]))
+        lo = min(raw)
+        return float(f(raw[p], lo, raw.count(lo), int(state[K.S_KNOCKER]) == p))
+    return final
+
+
+def _final_state(offset, square=False):
+    def final(rules, state):
+        x = float(state[offset])
+        return x * x if square else x
+    return final
+
+
+def _knocks(p):
+    def event(rules, before, seat, action, after):
+        return 1.0 if seat == p and before[K.S_PHASE] == K.PH_KNOCK and action == 1 else 0.0
+    return event
+
+
+def _step_accumulator(case) -> list:
+    """The fast accumulator's columns as data (see :func:`_step_simulate` for the kernel)."""
+    from .step import Column
+
+    P = case.n_players
+    rules = case.rules
+    cols = []
+    if rules[K.R_ROUNDS] == 1:
+        t = (P,)
+        cols.append(Column(t + (K.RT_GAMES,), "games", name="rounds"))
+        wincount = rules[K.R_SCORING] == K.SC_WINCOUNT
+
+        def table(sq):
+            def final(r, state):
+                raw = _raw(state, P)
+                x = float(sum(raw) if wincount else sum(state[K.S_TOTAL:K.S_TOTAL + P]))
+                return x * x if sq else x
+            return final
+        for p in range(P):
+            if not wincount:
+                cols += [Column((p, K.RS_SCORE), "points", p, name="round score"),
+                         Column((p, K.RS_SCORE2), "points_sq", p, name="round score squared")]
+            if rules[K.R_SCORING] == K.SC_SUM:
+                cols.append(Column((p, K.RS_WIN), "wins", p, ties="sole", name="strictly lowest row"))
+            else:
+                cols.append(Column((p, K.RS_WIN), "final", p, final=_final_raw(p, lambda x, lo, n, k: x == lo and n == 1),
+                                   name="strictly lowest row"))
+            cols += [Column((p, K.RS_TIE), "final", p, final=_final_raw(p, lambda x, lo, n, k: x == lo and n > 1),
+                            name="lowest row shared"),
+                     Column((p, K.RS_KNOCK), "event", p, event=_knocks(p), name="knocks"),
+                     Column((p, K.RS_KNOCK_WIN), "final", p,
+                            final=_final_raw(p, lambda x, lo, n, k: k and x == lo and n == 1), name="knocked and won"),
+                     Column((p, K.RS_RAW), "final", p, final=_final_raw(p, lambda x, lo, n, k: x), name="row value"),
+                     Column((p, K.RS_RAW2), "final", p, final=_final_raw(p, lambda x, lo, n, k: x * x),
+                            name="row value squared")]
+            for v in range(37):
+                cols.append(Column((p, K.RS_HIST + v), "final", p,
+                                   final=_final_raw(p, lambda x, lo, n, k, v=v: x == v), name=f"rows of value {v}"))
+        cols += [Column(t + (K.RT_CAPPED,), "final", final=_final_state(K.S_CAPPED), name="capped rounds"),
+                 Column(t + (K.RT_TURNS,), "final", final=_final_state(K.S_TURNS), name="turns"),
+                 Column(t + (K.RT_TURNS2,), "final", final=_final_state(K.S_TURNS, True), name="turns squared"),
+                 Column(t + (K.RT_MEAN,), "final", final=table(False), name="table score"),
+                 Column(t + (K.RT_MEAN2,), "final", final=table(True), name="table score squared"),
+                 Column(t + (K.RT_RESHUFFLES,), "final", final=_final_state(K.S_RESHUFFLES), name="reshuffles")]
+        return cols
+    sign = -1 if rules[K.R_SCORING] == K.SC_WINCOUNT else 1
+
+    def shared(p):
+        def final(r, state):
+            tot = [sign * int(x) for x in state[K.S_TOTAL:K.S_TOTAL + P]]
+            best = min(tot)
+            return float(tot[p] == best and tot.count(best) > 1)
+        return final
+    cols.append(Column((P, 1), "games", name="games"))
+    for p in range(P):
+        if sign == 1:
+            cols.append(Column((p, 0), "wins", p, ties="sole", name="sole wins"))
+        cols += [Column((p, 1), "final", p, final=shared(p), name="shared wins"),
+                 Column((p, 2), "points", p, name="game total"),
+                 Column((p, 3), "points_sq", p, name="game total squared")]
+    cols.append(Column((P, 0), "final", final=_final_state(K.S_CAPS), name="capped rounds"))
+    return cols
+
+
+def _trace_actions(events, P: int) -> list:
+    """The step actions of a traced game (the kernels' EV_* events): a take, the first draw of a turn,
+    an exchange, a discard, a carried-out special, its swap or peek, and the knock decision where BVB-9
+    offers one (a knock event, else 0 at the end of the turn); later draws and the rest are chance."""
+    acts = []
+    turns, knocker, scores = 0, -1, 0
+    turn = None   # (knocker at the start of the turn, knocked, drawn)
+
+    def close():
+        nonlocal turn, turns
+        if turn is not None:
+            turns += 1
+            if turn[0] < 0 and turns >= P:
+                acts.append(1 if turn[1] else 0)
+            turn = None
+    for code, a, b, c, d in events:
+        if code == K.EV_TURN:
+            close()
+            turn = [knocker, False, False]
+        elif code == K.EV_TAKE:
+            acts.append(b)
+        elif code == K.EV_DRAW:
+            if not turn[2]:
+                acts.append(K.D_DRAW)
+                turn[2] = True
+        elif code == K.EV_EXCHANGE:
+            acts.append(b)
+        elif code == K.EV_DISCARD:
+            acts.append(K.D_DISCARD)
+        elif code == K.EV_PERFORM:
+            acts.append(K.D_PERFORM)
+        elif code == K.EV_SWAP:
+            acts.append(b * 24 + c * 4 + d)
+        elif code == K.EV_PEEK:
+            acts.append(b)
+        elif code == K.EV_KNOCK:
+            turn[1] = True
+            knocker = a
+        elif code in (K.EV_CAP, K.EV_ASIDE, K.EV_REPLACE):
+            close()
+        elif code == K.EV_SCORE:
+            close()
+            scores += 1
+            if scores == P:
+                turns, knocker, scores = 0, -1, 0
+    close()
+    return acts
+
+
+def _step_fast_games(rules, policies, keys) -> list:
+    """The fast kernels' own game for each stream start (_trace_game), as step actions."""
+    kinds, params, mem = _step_arrays(rules, policies)
+    P = int(rules[K.R_PLAYERS])
+    out = []
+    for key in np.asarray(keys, dtype=np.uint64):
+        trace = np.zeros((400_000, 5), dtype=np.int64)
+        K._trace_game(np.uint64(key), rules, kinds, params, mem, trace, np.zeros(P, dtype=np.int64))
+        n = int(trace[0, 0])
+        if n >= trace.shape[0] - 1:
+            raise LudolabError("the game is too long to trace: lower the round cap")
+        out.append(_trace_actions(trace[1:n + 1].tolist(), P))
+    return out
+
+
+def _step_bounds(rules) -> tuple:
+    """Each seat's game total within (BVB-10, BVB-14, BVB-15)."""
+    n = int(rules[K.R_ROUNDS])
+    if rules[K.R_SCORING] == K.SC_WINCOUNT:
+        return 0.0, float(n)
+    pen = int(rules[K.R_PENALTY]) if rules[K.R_SCORING] == K.SC_PENALTY else 0
+    return 0.0, float(n * (36 + pen))
+
+
+def _step_max_steps(rules) -> int:
+    """A bound on a game's decisions: per turn a draw, the draw-twice chain (two decisions a drawn
+    card), a swap or peek and the knock; per round the cap plus the turns after a knock (BVB-9, BVB-12)."""
+    P = int(rules[K.R_PLAYERS])
+    per_turn = 6 + 2 * int(rules[K.R_COMP + DRAW2])
+    return int(rules[K.R_ROUNDS]) * (int(rules[K.R_CAP]) + P) * per_turn
+
+
+def check_state(rules, state) -> None:
+    """The step state's invariants: every card of the deck once (rows, piles, put aside, in hand;
+    BVB-1), the discard counts, counts and seats in range, and while a round is played every
+    remembered value is the card in its slot (BVB-13).
+
+    Raises:
+        AssertionError: naming the broken invariant.
+    """
+    P = int(rules[K.R_PLAYERS])
+    comp = [int(x) for x in rules[K.R_COMP:K.R_COMP + K.N_KINDS]]
+    assert int(state[K.S_NP]) == P, f"the state has {state[K.S_NP]} players, the rules {P}"
+    for name, off in (("draw pile", K.S_PILE_N), ("discard pile", K.S_DISC_N), ("cards put aside", K.S_ASIDE_N)):
+        assert 0 <= state[off] <= K.MAX_CARDS, f"{name} holds {state[off]} cards"
+    cards = [int(x) for x in state[K.S_ROWS:K.S_ROWS + SLOTS * P]]
+    cards += [int(x) for x in state[K.S_PILE:K.S_PILE + state[K.S_PILE_N]]]
+    disc = [int(x) for x in state[K.S_DISC:K.S_DISC + state[K.S_DISC_N]]]
+    cards += disc + [int(x) for x in state[K.S_ASIDE:K.S_ASIDE + state[K.S_ASIDE_N]]]
+    over = bool(state[K.S_GAMEOVER])
+    if state[K.S_PHASE] == K.PH_DRAWN and not over:
+        assert 0 <= state[K.S_CARD] < K.N_KINDS, f"no card in hand in phase drawn ({state[K.S_CARD]})"
+        cards.append(int(state[K.S_CARD]))
+    else:
+        assert state[K.S_CARD] == -1, f"a card in hand ({state[K.S_CARD]}) outside phase drawn"
+    assert all(0 <= c < K.N_KINDS for c in cards), "a card that is no card kind"
+    got = [0] * K.N_KINDS
+    for c in cards:
+        got[c] += 1
+    assert got == comp, f"BVB-1: cards not conserved: {got} instead of the deck {comp}"
+    dc = [0] * K.N_KINDS
+    for c in disc:
+        dc[c] += 1
+    assert dc == [int(x) for x in state[K.S_DCOUNT:K.S_DCOUNT + K.N_KINDS]], "discard counts differ from the pile"
+    assert 0 <= state[K.S_TURN] < P, f"seat to move {state[K.S_TURN]} out of range"
+    assert -1 <= state[K.S_KNOCKER] < P, f"knocker {state[K.S_KNOCKER]} out of range"
+    assert 0 <= state[K.S_PHASE] <= K.PH_KNOCK, f"phase {state[K.S_PHASE]} unknown"
+    assert 0 <= state[K.S_TURNS] <= rules[K.R_CAP] + P, f"{state[K.S_TURNS]} turns in the round"
+    assert 0 <= state[K.S_ROUND] < rules[K.R_ROUNDS], f"round {state[K.S_ROUND]} out of range"
+    assert 0 <= state[K.S_CAPS] <= rules[K.R_ROUNDS], f"{state[K.S_CAPS]} capped rounds"
+    if over:
+        assert all(c < 10 for c in cards[:SLOTS * P]), "BVB-10: a special card left in a row at the end"
+        return
+    assert state[K.S_OVER] == 0, "a finished round is still being played"
+    for o in range(P):
+        for j in range(SLOTS * P):
+            v = state[K.S_KNOW + 24 * o + j]
+            assert v == -1 or v == cards[j], (
+                f"BVB-13: seat {o} remembers {v} at seat {j // SLOTS} slot {j % SLOTS}, which holds {cards[j]}")
+
+
+def step_game():
+    """The step interface of Beverbende (:class:`ludolab.sim.step.StepGame`): a game of the rules'
+    rounds (BVB-14) one decision at a time, its rulesets, named policies and fast accumulators."""
+    from .step import StepGame
+
+    return StepGame(kernels=K, twin=REF, cases=_step_cases(), policies=_step_policies(),
+                    max_steps=_step_max_steps, return_bounds=_step_bounds, check_state=check_state,
+                    simulate=_step_simulate, accumulator=_step_accumulator, fast_games=_step_fast_games,
+                    lower_wins=True)
