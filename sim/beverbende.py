@@ -627,7 +627,8 @@ def _as_step(p: Policy) -> tuple:
 def _step_cases() -> list:
     """The rulebook at every player count (2..6, BVB-2), seats mixing the named policies, and two
     variants: the knocker penalty with forgetting and special cards exchanged (BVB-7, BVB-13,
-    BVB-15), and single rounds nobody knocks, which end at the cap after reshuffles (BVB-11, BVB-12)."""
+    BVB-15), and single rounds where only a cautious seat knocks, so that some end at the cap and many
+    reshuffle (BVB-11, BVB-12)."""
     from .step import RulesCase
 
     names = list(POLICY_PARAMS)
@@ -640,9 +641,9 @@ def _step_cases() -> list:
     cases.append(RulesCase("3p-penalty-forgetful-exchange-specials", rules.rules_array(), 3,
                            tuple(_as_step(make_policy(n)) for n in names)))
     rules = BeverbendeRules(players=3, rounds=1, round_cap=90, memory_loss=0.1)
-    never = (make_policy("threshold", knock=-1), make_policy("expected-value", margin=100, kmax=-1),
-             make_policy("threshold", knock=-1, take=0))
-    cases.append(RulesCase("3p-one-round-capped", rules.rules_array(), 3, tuple(_as_step(p) for p in never)))
+    late = (make_policy("threshold", knock=-1), make_policy("expected-value", margin=100, kmax=-1),
+             make_policy("threshold", knock=5, take=0))
+    cases.append(RulesCase("3p-one-round-cap-90", rules.rules_array(), 3, tuple(_as_step(p) for p in late)))
     return cases
 
 
