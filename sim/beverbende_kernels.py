@@ -930,7 +930,7 @@ O_LEFT = O_SIZE + 3       # turns left after the knock, -1 before it
 O_OVER = O_SIZE + 4       # 1 once the game is over (O_KNOW then holds the revealed rows, BVB-10)
 O_RESHUFFLES = O_SIZE + 5
 O_CAPS = O_SIZE + 6
-O_TOTAL = O_SIZE + 8      # game total of seat p at O_TOTAL + p
+O_TOTAL = O_SIZE + 7      # game total of seat p at O_TOTAL + p
 OBS_SIZE = O_TOTAL + MAXP
 
 MAX_ACTIONS = 96          # a swap decision is at most 3 * 24 + 5 * 4 + 3
@@ -1176,7 +1176,6 @@ def observe(rules, state, seat, obs):
     obs[O_OVER] = state[S_GAMEOVER]
     obs[O_RESHUFFLES] = state[S_RESHUFFLES]
     obs[O_CAPS] = state[S_CAPS]
-    obs[O_SIZE + 7] = 0
     for p in range(MAXP):
         obs[O_TOTAL + p] = state[S_TOTAL + p] if p < P else 0
 

@@ -5,7 +5,9 @@ rounds as :mod:`ludolab.sim.beverbende_kernels`: the same random numbers in
 the same order (deal, forgetting, random decisions, reshuffles), the same
 policies, the same events.  It is slow on purpose (lists and small objects);
 it is the baseline of ``ludolab bench`` and the other side of the
-differential tests.
+differential tests.  At the end, the nine step functions of
+:mod:`ludolab.sim.step` over the kernels' state array, played with the same
+rule code.
 """
 
 from __future__ import annotations
