@@ -357,7 +357,8 @@ def trace_round(rules: BeverbendeRules, policies, key: int, g: int, start: int =
     Returns:
         dict with ``players``, ``start``, ``composition``, ``exchange_specials``, ``policies``, ``deal``
         (the shuffled deck as card names), ``events`` (``[name, args...]``), ``knocker``, ``capped``,
-        ``scores``.
+        ``scores``, and what a replay needs: ``stream`` (the round's stream start), ``memory_q24``
+        (each seat's forgetting threshold) and ``policy_arrays`` (each seat's policy kind and parameters).
     """
     kinds, params = seat_arrays(rules, policies)
     mem = memory_array(rules, memory_loss)
@@ -382,6 +383,8 @@ def trace_round(rules: BeverbendeRules, policies, key: int, g: int, start: int =
         raise unknown("engine", engine, ("kernel", "reference"))
     return {"players": P, "start": int(start), "composition": list(rules.composition),
             "exchange_specials": rules.exchange_specials, "round_cap": rules.round_cap,
+            "stream": int(py_game_state(key, g)), "memory_q24": [int(x) for x in mem],
+            "policy_arrays": [[int(k)] + [float(x) for x in par] for k, par in zip(kinds, params)],
             "policies": [as_policy(x).label for x in (policies if isinstance(policies, (list, tuple))
                                                       else [policies] * P)],
             "deal": [card_name(c) for c in deck], "events": _named(events), "knocker": knocker,
@@ -412,166 +415,179 @@ def _play(seed: int, games: int, engine: str) -> list:
     return out
 
 
+class _Replay:
+    """A traced round replayed through the step interface (the record's stream, start, memory and seat
+    policies, whose random choices draw from the stream as they did)."""
+
+    def __init__(self, rec: dict):
+        P = rec["players"]
+        self.P, self.rec = P, rec
+        self.rules = BeverbendeRules(players=P, composition=tuple(rec["composition"]), rounds=1,
+                                     exchange_specials=rec["exchange_specials"],
+                                     round_cap=rec["round_cap"]).rules_array()
+        self.state = np.zeros(K.STATE_SIZE, dtype=np.int64)
+        K._setup(self.rules, np.uint64(rec["stream"]), rec["start"], np.array(rec["memory_q24"], dtype=np.int64),
+                 self.state)
+        self.acts = np.zeros(K.MAX_ACTIONS, dtype=np.int64)
+        self.draw_due = False      # the last action draws a card the record shows next
+        self.before_end = None     # the state before the action that ended the round
+        self.reshuffles = 0
+        self.turn_open = False     # a turn event opened the turn of the seat to move
+
+    def row(self, p, s) -> int:
+        return int(self.state[K.S_ROWS + 4 * p + s])
+
+    def phase(self) -> int:
+        return int(self.state[K.S_PHASE])
+
+    def play(self, action: int, where: str) -> None:
+        """Apply a decision of the seat to move after checking that the rules allow it."""
+        assert not K.is_terminal(self.state), f"a decision after the end of the round ({where})"
+        n = K.legal_actions(self.rules, self.state, self.acts)
+        assert action in self.acts[:n], (f"BVB-5..BVB-9: decision {action} is not legal in phase "
+                                         f"{self.phase()} ({where})")
+        seat = int(K.current_player(self.state))
+        kind, *par = self.rec["policy_arrays"][seat]
+        obs = np.zeros(K.OBS_SIZE, dtype=np.int64)
+        K.observe(self.rules, self.state, seat, obs)
+        d = int(K.act(int(kind), np.array(par, dtype=np.float64), obs, self.state))
+        assert d == action, f"seat {seat}'s policy decides {d}, the record {action} ({where})"
+        before = self.state.copy()
+        K.apply_action(self.rules, self.state, action)
+        check_state(self.rules, self.state)
+        if K.is_terminal(self.state):
+            self.before_end = before
+
+    def expect(self, seat, phase, where):
+        assert not K.is_terminal(self.state), f"a move after the end of the round ({where})"
+        assert seat == K.current_player(self.state), f"BVB-5: seat {seat} moved out of turn ({where})"
+        assert self.phase() == phase, f"BVB-5..BVB-9: {where} does not fit phase {self.phase()} of the turn"
+
+
+def _replay_event(rp: _Replay, name: str, a: list, where: str) -> None:
+    st = rp.state
+    if rp.phase() == K.PH_KNOCK and name != "knock" and not K.is_terminal(st):
+        rp.play(0, where)   # BVB-9: no knock
+    if name == "reshuffle":
+        rp.reshuffles += 1
+        if not K.is_terminal(st):   # in play every card but the rows and the top discard is reshuffled
+            assert a[0] == sum(rp.rec["composition"]) - SLOTS * rp.P - 1, f"BVB-11: a reshuffle of {a[0]} cards ({where})"
+        return
+    if name == "draw" and rp.draw_due:
+        assert a[0] == K.current_player(st) and st[K.S_CARD] == a[1], f"BVB-8, BVB-11: drew a card not on the pile ({where})"
+        rp.draw_due = False
+        return
+    assert not rp.draw_due, f"BVB-8: a draw twice without its draw ({where})"
+    if name in ("take", "draw"):
+        assert rp.turn_open, f"BVB-5: a move without its turn ({where})"
+        rp.turn_open = False
+    if name == "turn":
+        rp.expect(a[0], K.PH_ACTION, where)
+        assert not rp.turn_open, f"BVB-5: a turn without a move ({where})"
+        rp.turn_open = True
+        assert rp.reshuffles == st[K.S_RESHUFFLES], f"BVB-11: reshuffles do not match the pile ({where})"
+    elif name == "forget":
+        assert a[0] == K.current_player(st) and st[K.S_KNOW + 24 * a[0] + 4 * a[1] + a[2]] == -1, (
+            f"BVB-13: a forgotten value that is still remembered ({where})")
+    elif name == "take":
+        rp.expect(a[0], K.PH_ACTION, where)
+        top = st[K.S_DISC + st[K.S_DISC_N] - 1]
+        assert top == a[2], f"BVB-6: took {a[2]} which is not the top discard ({where})"
+        assert rp.row(a[0], a[1]) == a[3], f"wrong card replaced ({where})"
+        rp.play(a[1], where)
+    elif name == "draw":
+        rp.expect(a[0], K.PH_ACTION, where)
+        rp.play(K.D_DRAW, where)
+        assert st[K.S_CARD] == a[1], f"BVB-3, BVB-7: drew {a[1]}, not the top of the pile ({where})"
+    elif name in ("exchange", "discard", "perform"):
+        rp.expect(a[0], K.PH_DRAWN, where)
+        c = a[2] if name == "exchange" else a[1]
+        assert st[K.S_CARD] == c, f"{name} of a card not in hand ({where})"
+        if name == "exchange":
+            assert rp.row(a[0], a[1]) == a[3], f"wrong card replaced ({where})"
+        mode = st[K.S_MODE]
+        rp.play(a[1] if name == "exchange" else (K.D_DISCARD if name == "discard" else K.D_PERFORM), where)
+        rp.draw_due = (name == "discard" and mode == 1) or (name == "perform" and c == DRAW2)
+    elif name == "swap":
+        rp.expect(a[0], K.PH_SWAP, where)
+        rp.play(a[1] * 24 + a[2] * 4 + a[3], where)
+    elif name == "peek":
+        rp.expect(a[0], K.PH_PEEK, where)
+        assert rp.row(a[0], a[1]) == a[2], f"BVB-8: peeked {a[2]} which is not there ({where})"
+        rp.play(a[1], where)
+    elif name == "knock":
+        rp.expect(a[0], K.PH_KNOCK, where)
+        rp.play(1, where)
+    elif name == "cap":
+        assert K.is_terminal(st) and st[K.S_CAPPED] == 1 and a[0] == st[K.S_TURNS] == rp.rec["round_cap"], (
+            f"BVB-12: cap at the wrong turn ({where})")
+    elif name not in ("aside", "replace", "score"):
+        raise AssertionError(f"unknown event {where}")
+
+
+def _check_round_end(rp: _Replay, events: list) -> None:
+    """BVB-10: the specials put aside and replaced from the pile, knocker first, and the scores."""
+    st, P, rec = rp.state, rp.P, rp.rec
+    assert K.is_terminal(st) and rp.before_end is not None, "the round did not end"
+    final = [[rp.row(p, s) for s in range(SLOTS)] for p in range(P)]
+    aside = [e for e in events if e[0] == "aside"]
+    repl = [e for e in events if e[0] == "replace"]
+    put = [int(x) for x in st[K.S_ASIDE:K.S_ASIDE + st[K.S_ASIDE_N]]]
+    assert [e[3] for e in aside] == put and all(c >= 10 for c in put), (
+        f"BVB-10: put aside {[e[3] for e in aside]}, the rows held the specials {put}")
+    assert [e[1:3] for e in aside] == [e[1:3] for e in repl], "BVB-10: a slot put aside is not filled at once"
+    b = rp.before_end
+    if b[K.S_RESHUFFLES] == st[K.S_RESHUFFLES]:
+        top_down = [int(x) for x in b[K.S_PILE:K.S_PILE + b[K.S_PILE_N]]][::-1]
+        assert [e[3] for e in repl] == top_down[:len(repl)], "BVB-10: replacements not from the top of the pile"
+    last = {(e[1], e[2]): e[3] for e in repl}
+    assert all(final[p][s] == c for (p, s), c in last.items()), "BVB-10: a slot not filled by its last replacement"
+    score = [e for e in events if e[0] == "score"]
+    assert [e[1] for e in score] == list(range(P)), "BVB-10: not one score for every seat, in seat order"
+    for e in score:
+        assert e[2] == sum(final[e[1]]), f"BVB-10: score {e[2]} is not the row's sum ({e})"
+    order = [e[1] for e in aside]
+    kn = int(st[K.S_KNOCKER])
+    first = kn if kn >= 0 else rec["start"]
+    pos = [(p - first) % P for p in order]
+    assert pos == sorted(pos), "BVB-10: replacement not in order from the knocker clockwise"
+    assert rp.reshuffles == st[K.S_RESHUFFLES], "BVB-11: reshuffles do not match the pile"
+    scores = [sum(r) for r in final]
+    assert rec["scores"] == scores, f"BVB-10: scores {rec['scores']} are not the rows' sums {scores}"
+    assert rec["knocker"] == (None if kn < 0 else kn), "BVB-9: the knocker differs from the replay"
+    assert rec["capped"] == bool(st[K.S_CAPPED]), "BVB-12: a round without a knock ends at the cap, only then"
+
+
 def check_record(rec: dict) -> None:
-    """Replay a traced round and assert the rules (BVB-1..BVB-12) and the conservation of every card.
+    """Replay a traced round through the step interface (BVB-1..BVB-13): the record's stream, start
+    and memory deal the round; every event must be a legal decision of the seat to move (its
+    policy's, whose random choices take their draws) with the effect the record gives, or the
+    chance that follows it; cards are conserved after every step.
 
     Raises:
-        AssertionError: naming the broken invariant and the event.
+        AssertionError: naming the broken rule and the event.
     """
     P = rec["players"]
-    comp = rec["composition"]
     idx = {n: i for i, n in enumerate(CARD_NAMES)}
     deck = [idx[c] for c in rec["deal"]]
-    assert Counter(deck) == Counter({k: n for k, n in enumerate(comp) if n}), "BVB-1: the deal is not the deck"
-    full = Counter(deck)
-    rows = [deck[SLOTS * p:SLOTS * p + SLOTS] for p in range(P)]
-    discard = [deck[SLOTS * P]]
-    pile_order = deck[SLOTS * P + 1:]
-    pile = Counter(pile_order)
-    ordered = True
-    aside = []
-    hand = []
-    seat = None
-    turns = 0
-    knocker = None
-    performing = None
-    acted = False
-    may_draw = False
-    pending_two = False
-    first_of_two = False
-    ended = False
-    replacing = False
-    replace_order = []
-
-    def conserved(where):
-        c = Counter(pile)
-        for r in rows:
-            c.update(x for x in r if x is not None)
-        c.update(discard)
-        c.update(aside)
-        c.update(hand)
-        c = +c
-        assert c == full, f"cards not conserved after {where}"
-
-    for i, e in enumerate(rec["events"]):
-        name = e[0]
-        a = [idx[x] if isinstance(x, str) else x for x in e[1:]]
-        where = f"event {i} {e}"
-        if name == "turn":
-            assert not ended and not replacing, f"a turn after the end of the round ({where})"
-            assert not hand, f"a card left in hand ({where})"
-            expect = rec["start"] if seat is None else (seat + 1) % P
-            assert a[0] == expect, f"BVB-5: seat {a[0]} moved, expected {expect}"
-            seat = a[0]
-            turns += 1
-            assert seat != knocker, "BVB-9: the knocker played again"
-            acted = False
-            performing = None
-            may_draw, pending_two, first_of_two = True, False, False
-        elif name == "forget":
-            assert a[0] == seat
-        elif name == "take":
-            assert a[0] == seat and not acted
-            assert discard and discard[-1] == a[2], f"BVB-6: took {e[3]} which is not the top discard"
-            assert a[2] < 10, f"BVB-6: a special card was taken from the discard pile ({where})"
-            assert rows[seat][a[1]] == a[3], f"wrong card replaced ({where})"
-            discard.pop()
-            rows[seat][a[1]] = a[2]
-            discard.append(a[3])
-            acted = True
-            may_draw = False
-            conserved(where)
-        elif name == "draw":
-            assert a[0] == seat and may_draw, f"BVB-5, BVB-8: a draw that no action allows ({where})"
-            may_draw = False
-            first_of_two, pending_two = pending_two, False
-            assert pile[a[1]] > 0, f"drew {e[2]} which is not in the pile ({where})"
-            if ordered:
-                assert pile_order and pile_order[-1] == a[1], f"BVB-3: drew {e[2]}, not the top of the pile"
-                pile_order.pop()
-            pile[a[1]] -= 1
-            hand.append(a[1])
-            acted = True
-        elif name == "exchange":
-            assert hand == [a[2]], f"exchanged a card not in hand ({where})"
-            assert a[2] < 10 or rec["exchange_specials"], f"BVB-7: a special card was exchanged ({where})"
-            assert rows[seat][a[1]] == a[3]
-            hand.clear()
-            rows[seat][a[1]] = a[2]
-            discard.append(a[3])
-            first_of_two = False
-            conserved(where)
-        elif name in ("discard", "perform"):
-            assert hand == [a[1]], f"{name} of a card not in hand ({where})"
-            if name == "perform":
-                assert a[1] >= 10, f"BVB-8: performed a number card ({where})"
-                performing = a[1]
-                if a[1] == DRAW2:
-                    may_draw, pending_two = True, True
-            elif first_of_two:
-                may_draw = True
-            first_of_two = False
-            hand.clear()
-            discard.append(a[1])
-            conserved(where)
-        elif name == "swap":
-            assert performing == SWAP and a[2] != seat, f"BVB-8: bad swap ({where})"
-            rows[seat][a[1]], rows[a[2]][a[3]] = rows[a[2]][a[3]], rows[seat][a[1]]
-            conserved(where)
-        elif name == "peek":
-            assert performing == PEEK and rows[seat][a[1]] == a[2], f"BVB-8: bad peek ({where})"
-        elif name == "reshuffle":
-            assert sum(pile.values()) == 0, f"BVB-11: reshuffled a pile that was not empty ({where})"
-            top = discard[-1]
-            pile = Counter(discard[:-1])
-            assert a[0] == len(discard) - 1
-            discard = [top]
-            ordered = False
-            conserved(where)
-        elif name == "knock":
-            assert knocker is None and a[0] == seat, f"BVB-9: a second knock ({where})"
-            assert turns >= P, f"BVB-9: knocked before every player had a turn ({where})"
-            knocker = seat
-        elif name == "cap":
-            assert knocker is None and a[0] == rec["round_cap"], f"BVB-12: cap at the wrong turn ({where})"
-            ended = True
-        elif name == "aside":
-            replacing = True
-            assert rows[a[0]][a[1]] == a[2] and a[2] >= 10, f"BVB-10: put aside a number card ({where})"
-            replace_order.append(a[0])
-            aside.append(rows[a[0]][a[1]])
-            rows[a[0]][a[1]] = None
-        elif name == "replace":
-            assert rows[a[0]][a[1]] is None and pile[a[2]] > 0, f"BVB-10: replacement not from the pile ({where})"
-            if ordered:
-                assert pile_order and pile_order[-1] == a[2], f"BVB-10: replaced with {e[3]}, not the top of the pile"
-                pile_order.pop()
-            pile[a[2]] -= 1
-            rows[a[0]][a[1]] = a[2]
-            conserved(where)
-        elif name == "score":
-            replacing = True
-            assert all(c < 10 for c in rows[a[0]]), f"BVB-10: a special card left in a row ({where})"
-            assert a[1] == sum(rows[a[0]]), f"BVB-10: score {a[1]} is not the row's sum ({where})"
-        else:
-            raise AssertionError(f"unknown event {where}")
-    # turns played: count 'turn' events
-    nturns = sum(1 for e in rec["events"] if e[0] == "turn")
-    if knocker is not None:
-        kpos = max(i for i, e in enumerate(rec["events"]) if e[0] == "knock")
-        later = sum(1 for e in rec["events"][kpos:] if e[0] == "turn")
-        assert later == P - 1, f"BVB-9: {later} turns after the knock, expected {P - 1}"
-        assert not rec["capped"]
-    else:
-        assert rec["capped"] and nturns == rec["round_cap"], "BVB-12: a round without a knock must end at the cap"
-    first = knocker if knocker is not None else rec["start"]
-    order = [(first + i) % P for i in range(P)]
-    pos = [order.index(p) for p in replace_order]
-    assert pos == sorted(pos), "BVB-10: replacement not in order from the knocker clockwise"
-    scores = [sum(r) for r in rows]
-    assert rec["scores"] == scores, f"BVB-10: scores {rec['scores']} are not the rows' sums {scores}"
-    assert all(0 <= s <= 36 for s in rec["scores"])
-    assert rec["knocker"] == knocker
+    assert Counter(deck) == Counter({k: n for k, n in enumerate(rec["composition"]) if n}), "BVB-1: the deal is not the deck"
+    rp = _Replay(rec)
+    st = rp.state
+    assert [int(x) for x in st[K.S_ROWS:K.S_ROWS + SLOTS * P]] == deck[:SLOTS * P], "BVB-3: the rows are not the deal"
+    assert st[K.S_DISC] == deck[SLOTS * P], "BVB-3: the discard pile does not start with the next card"
+    pile = [int(x) for x in st[K.S_PILE:K.S_PILE + st[K.S_PILE_N]]]
+    assert pile == deck[SLOTS * P + 1:], "BVB-3: the draw pile is not the rest of the deal"
+    events = [[e[0]] + [idx[x] if isinstance(x, str) else x for x in e[1:]] for e in rec["events"]]
+    for i, e in enumerate(events):
+        where = f"event {i} {rec['events'][i]}"
+        try:
+            _replay_event(rp, e[0], e[1:], where)
+        except (IndexError, KeyError, TypeError, ValueError) as err:
+            raise AssertionError(f"a malformed event ({where}): {err}") from None
+    if rp.phase() == K.PH_KNOCK and not K.is_terminal(st):
+        rp.play(0, "the end of the record")
+    assert not rp.draw_due, "BVB-8: a draw twice without its draw at the end of the record"
+    _check_round_end(rp, events)
 
 
 def playthrough(seed: int) -> str:

@@ -1023,11 +1023,19 @@ def new_game(rules, key, state):
     key: the game's stream start (uint64), ``game_state(chunk_key, g)``; every seat forgets with the
     rules' memory loss (rules[R_MEMQ], BVB-13).
     """
+    mem = np.full(rules[R_PLAYERS], rules[R_MEMQ], dtype=np.int64)
+    _setup(rules, key, 0, mem, state)
+
+
+@njit(cache=True)
+def _setup(rules, key, start, mem, state):
+    """A round dealt from the stream start ``key`` with ``start`` to move first and forgetting
+    thresholds mem (int64, P), as _play_round begins it (new_game, and the replay of a traced round)."""
     for j in range(state.shape[0]):
         state[j] = 0
     for p in range(rules[R_PLAYERS]):
-        state[S_MEM + p] = rules[R_MEMQ]
-    st = _deal(state, rules, 0, np.uint64(key), np.zeros((1, 5), dtype=np.int64))
+        state[S_MEM + p] = mem[p]
+    st = _deal(state, rules, start, np.uint64(key), np.zeros((1, 5), dtype=np.int64))
     st = _start_turn(state, st)
     _tidy(state)
     state[S_RNG] = np.int64(st)
