@@ -444,8 +444,8 @@ class _Replay:
         """Apply a decision of the seat to move after checking that the rules allow it."""
         assert not K.is_terminal(self.state), f"a decision after the end of the round ({where})"
         n = K.legal_actions(self.rules, self.state, self.acts)
-        assert action in self.acts[:n], (f"BVB-5..BVB-9: decision {action} is not legal in phase "
-                                         f"{self.phase()} ({where})")
+        assert action in self.acts[:n], (f"BVB-5..BVB-9: decision {action} is not legal when the seat to move "
+                                         f"is at its {REF._PHASES[self.phase()]} decision ({where})")
         seat = int(K.current_player(self.state))
         kind, *par = self.rec["policy_arrays"][seat]
         obs = np.zeros(K.OBS_SIZE, dtype=np.int64)
@@ -461,7 +461,7 @@ class _Replay:
     def expect(self, seat, phase, where):
         assert not K.is_terminal(self.state), f"a move after the end of the round ({where})"
         assert seat == K.current_player(self.state), f"BVB-5: seat {seat} moved out of turn ({where})"
-        assert self.phase() == phase, f"BVB-5..BVB-9: {where} does not fit phase {self.phase()} of the turn"
+        assert self.phase() == phase, f"BVB-5..BVB-9: {where} does not fit the seat's {REF._PHASES[self.phase()]} decision"
 
 
 def _replay_event(rp: _Replay, name: str, a: list, where: str) -> None:
