@@ -357,7 +357,8 @@ def trace_round(rules: BeverbendeRules, policies, key: int, g: int, start: int =
     Returns:
         dict with ``players``, ``start``, ``composition``, ``exchange_specials``, ``policies``, ``deal``
         (the shuffled deck as card names), ``events`` (``[name, args...]``), ``knocker``, ``capped``,
-        ``scores``.
+        ``scores``, and what a replay needs: ``stream`` (the round's stream start), ``memory_q24``
+        (each seat's forgetting threshold) and ``policy_arrays`` (each seat's policy kind and parameters).
     """
     kinds, params = seat_arrays(rules, policies)
     mem = memory_array(rules, memory_loss)
@@ -382,6 +383,8 @@ def trace_round(rules: BeverbendeRules, policies, key: int, g: int, start: int =
         raise unknown("engine", engine, ("kernel", "reference"))
     return {"players": P, "start": int(start), "composition": list(rules.composition),
             "exchange_specials": rules.exchange_specials, "round_cap": rules.round_cap,
+            "stream": int(py_game_state(key, g)), "memory_q24": [int(x) for x in mem],
+            "policy_arrays": [[int(k)] + [float(x) for x in par] for k, par in zip(kinds, params)],
             "policies": [as_policy(x).label for x in (policies if isinstance(policies, (list, tuple))
                                                       else [policies] * P)],
             "deal": [card_name(c) for c in deck], "events": _named(events), "knocker": knocker,
@@ -412,166 +415,179 @@ def _play(seed: int, games: int, engine: str) -> list:
     return out
 
 
+class _Replay:
+    """A traced round replayed through the step interface (the record's stream, start, memory and seat
+    policies, whose random choices draw from the stream as they did)."""
+
+    def __init__(self, rec: dict):
+        P = rec["players"]
+        self.P, self.rec = P, rec
+        self.rules = BeverbendeRules(players=P, composition=tuple(rec["composition"]), rounds=1,
+                                     exchange_specials=rec["exchange_specials"],
+                                     round_cap=rec["round_cap"]).rules_array()
+        self.state = np.zeros(K.STATE_SIZE, dtype=np.int64)
+        K._setup(self.rules, np.uint64(rec["stream"]), rec["start"], np.array(rec["memory_q24"], dtype=np.int64),
+                 self.state)
+        self.acts = np.zeros(K.MAX_ACTIONS, dtype=np.int64)
+        self.draw_due = False      # the last action draws a card the record shows next
+        self.before_end = None     # the state before the action that ended the round
+        self.reshuffles = 0
+        self.turn_open = False     # a turn event opened the turn of the seat to move
+
+    def row(self, p, s) -> int:
+        return int(self.state[K.S_ROWS + 4 * p + s])
+
+    def phase(self) -> int:
+        return int(self.state[K.S_PHASE])
+
+    def play(self, action: int, where: str) -> None:
+        """Apply a decision of the seat to move after checking that the rules allow it."""
+        assert not K.is_terminal(self.state), f"a decision after the end of the round ({where})"
+        n = K.legal_actions(self.rules, self.state, self.acts)
+        assert action in self.acts[:n], (f"BVB-5..BVB-9: decision {action} is not legal when the seat to move "
+                                         f"is at its {REF._PHASES[self.phase()]} decision ({where})")
+        seat = int(K.current_player(self.state))
+        kind, *par = self.rec["policy_arrays"][seat]
+        obs = np.zeros(K.OBS_SIZE, dtype=np.int64)
+        K.observe(self.rules, self.state, seat, obs)
+        d = int(K.act(int(kind), np.array(par, dtype=np.float64), obs, self.state))
+        assert d == action, f"seat {seat}'s policy decides {d}, the record {action} ({where})"
+        before = self.state.copy()
+        K.apply_action(self.rules, self.state, action)
+        check_state(self.rules, self.state)
+        if K.is_terminal(self.state):
+            self.before_end = before
+
+    def expect(self, seat, phase, where):
+        assert not K.is_terminal(self.state), f"a move after the end of the round ({where})"
+        assert seat == K.current_player(self.state), f"BVB-5: seat {seat} moved out of turn ({where})"
+        assert self.phase() == phase, f"BVB-5..BVB-9: {where} does not fit the seat's {REF._PHASES[self.phase()]} decision"
+
+
+def _replay_event(rp: _Replay, name: str, a: list, where: str) -> None:
+    st = rp.state
+    if rp.phase() == K.PH_KNOCK and name != "knock" and not K.is_terminal(st):
+        rp.play(0, where)   # BVB-9: no knock
+    if name == "reshuffle":
+        rp.reshuffles += 1
+        if not K.is_terminal(st):   # in play every card but the rows and the top discard is reshuffled
+            assert a[0] == sum(rp.rec["composition"]) - SLOTS * rp.P - 1, f"BVB-11: a reshuffle of {a[0]} cards ({where})"
+        return
+    if name == "draw" and rp.draw_due:
+        assert a[0] == K.current_player(st) and st[K.S_CARD] == a[1], f"BVB-8, BVB-11: drew a card not on the pile ({where})"
+        rp.draw_due = False
+        return
+    assert not rp.draw_due, f"BVB-8: a draw twice without its draw ({where})"
+    if name in ("take", "draw"):
+        assert rp.turn_open, f"BVB-5: a move without its turn ({where})"
+        rp.turn_open = False
+    if name == "turn":
+        rp.expect(a[0], K.PH_ACTION, where)
+        assert not rp.turn_open, f"BVB-5: a turn without a move ({where})"
+        rp.turn_open = True
+        assert rp.reshuffles == st[K.S_RESHUFFLES], f"BVB-11: reshuffles do not match the pile ({where})"
+    elif name == "forget":
+        assert a[0] == K.current_player(st) and st[K.S_KNOW + 24 * a[0] + 4 * a[1] + a[2]] == -1, (
+            f"BVB-13: a forgotten value that is still remembered ({where})")
+    elif name == "take":
+        rp.expect(a[0], K.PH_ACTION, where)
+        top = st[K.S_DISC + st[K.S_DISC_N] - 1]
+        assert top == a[2], f"BVB-6: took {a[2]} which is not the top discard ({where})"
+        assert rp.row(a[0], a[1]) == a[3], f"wrong card replaced ({where})"
+        rp.play(a[1], where)
+    elif name == "draw":
+        rp.expect(a[0], K.PH_ACTION, where)
+        rp.play(K.D_DRAW, where)
+        assert st[K.S_CARD] == a[1], f"BVB-3, BVB-7: drew {a[1]}, not the top of the pile ({where})"
+    elif name in ("exchange", "discard", "perform"):
+        rp.expect(a[0], K.PH_DRAWN, where)
+        c = a[2] if name == "exchange" else a[1]
+        assert st[K.S_CARD] == c, f"{name} of a card not in hand ({where})"
+        if name == "exchange":
+            assert rp.row(a[0], a[1]) == a[3], f"wrong card replaced ({where})"
+        mode = st[K.S_MODE]
+        rp.play(a[1] if name == "exchange" else (K.D_DISCARD if name == "discard" else K.D_PERFORM), where)
+        rp.draw_due = (name == "discard" and mode == 1) or (name == "perform" and c == DRAW2)
+    elif name == "swap":
+        rp.expect(a[0], K.PH_SWAP, where)
+        rp.play(a[1] * 24 + a[2] * 4 + a[3], where)
+    elif name == "peek":
+        rp.expect(a[0], K.PH_PEEK, where)
+        assert rp.row(a[0], a[1]) == a[2], f"BVB-8: peeked {a[2]} which is not there ({where})"
+        rp.play(a[1], where)
+    elif name == "knock":
+        rp.expect(a[0], K.PH_KNOCK, where)
+        rp.play(1, where)
+    elif name == "cap":
+        assert K.is_terminal(st) and st[K.S_CAPPED] == 1 and a[0] == st[K.S_TURNS] == rp.rec["round_cap"], (
+            f"BVB-12: cap at the wrong turn ({where})")
+    elif name not in ("aside", "replace", "score"):
+        raise AssertionError(f"unknown event {where}")
+
+
+def _check_round_end(rp: _Replay, events: list) -> None:
+    """BVB-10: the specials put aside and replaced from the pile, knocker first, and the scores."""
+    st, P, rec = rp.state, rp.P, rp.rec
+    assert K.is_terminal(st) and rp.before_end is not None, "the round did not end"
+    final = [[rp.row(p, s) for s in range(SLOTS)] for p in range(P)]
+    aside = [e for e in events if e[0] == "aside"]
+    repl = [e for e in events if e[0] == "replace"]
+    put = [int(x) for x in st[K.S_ASIDE:K.S_ASIDE + st[K.S_ASIDE_N]]]
+    assert [e[3] for e in aside] == put and all(c >= 10 for c in put), (
+        f"BVB-10: put aside {[e[3] for e in aside]}, the rows held the specials {put}")
+    assert [e[1:3] for e in aside] == [e[1:3] for e in repl], "BVB-10: a slot put aside is not filled at once"
+    b = rp.before_end
+    if b[K.S_RESHUFFLES] == st[K.S_RESHUFFLES]:
+        top_down = [int(x) for x in b[K.S_PILE:K.S_PILE + b[K.S_PILE_N]]][::-1]
+        assert [e[3] for e in repl] == top_down[:len(repl)], "BVB-10: replacements not from the top of the pile"
+    last = {(e[1], e[2]): e[3] for e in repl}
+    assert all(final[p][s] == c for (p, s), c in last.items()), "BVB-10: a slot not filled by its last replacement"
+    score = [e for e in events if e[0] == "score"]
+    assert [e[1] for e in score] == list(range(P)), "BVB-10: not one score for every seat, in seat order"
+    for e in score:
+        assert e[2] == sum(final[e[1]]), f"BVB-10: score {e[2]} is not the row's sum ({e})"
+    order = [e[1] for e in aside]
+    kn = int(st[K.S_KNOCKER])
+    first = kn if kn >= 0 else rec["start"]
+    pos = [(p - first) % P for p in order]
+    assert pos == sorted(pos), "BVB-10: replacement not in order from the knocker clockwise"
+    assert rp.reshuffles == st[K.S_RESHUFFLES], "BVB-11: reshuffles do not match the pile"
+    scores = [sum(r) for r in final]
+    assert rec["scores"] == scores, f"BVB-10: scores {rec['scores']} are not the rows' sums {scores}"
+    assert rec["knocker"] == (None if kn < 0 else kn), "BVB-9: the knocker differs from the replay"
+    assert rec["capped"] == bool(st[K.S_CAPPED]), "BVB-12: a round without a knock ends at the cap, only then"
+
+
 def check_record(rec: dict) -> None:
-    """Replay a traced round and assert the rules (BVB-1..BVB-12) and the conservation of every card.
+    """Replay a traced round through the step interface (BVB-1..BVB-13): the record's stream, start
+    and memory deal the round; every event must be a legal decision of the seat to move (its
+    policy's, whose random choices take their draws) with the effect the record gives, or the
+    chance that follows it; cards are conserved after every step.
 
     Raises:
-        AssertionError: naming the broken invariant and the event.
+        AssertionError: naming the broken rule and the event.
     """
     P = rec["players"]
-    comp = rec["composition"]
     idx = {n: i for i, n in enumerate(CARD_NAMES)}
     deck = [idx[c] for c in rec["deal"]]
-    assert Counter(deck) == Counter({k: n for k, n in enumerate(comp) if n}), "BVB-1: the deal is not the deck"
-    full = Counter(deck)
-    rows = [deck[SLOTS * p:SLOTS * p + SLOTS] for p in range(P)]
-    discard = [deck[SLOTS * P]]
-    pile_order = deck[SLOTS * P + 1:]
-    pile = Counter(pile_order)
-    ordered = True
-    aside = []
-    hand = []
-    seat = None
-    turns = 0
-    knocker = None
-    performing = None
-    acted = False
-    may_draw = False
-    pending_two = False
-    first_of_two = False
-    ended = False
-    replacing = False
-    replace_order = []
-
-    def conserved(where):
-        c = Counter(pile)
-        for r in rows:
-            c.update(x for x in r if x is not None)
-        c.update(discard)
-        c.update(aside)
-        c.update(hand)
-        c = +c
-        assert c == full, f"cards not conserved after {where}"
-
-    for i, e in enumerate(rec["events"]):
-        name = e[0]
-        a = [idx[x] if isinstance(x, str) else x for x in e[1:]]
-        where = f"event {i} {e}"
-        if name == "turn":
-            assert not ended and not replacing, f"a turn after the end of the round ({where})"
-            assert not hand, f"a card left in hand ({where})"
-            expect = rec["start"] if seat is None else (seat + 1) % P
-            assert a[0] == expect, f"BVB-5: seat {a[0]} moved, expected {expect}"
-            seat = a[0]
-            turns += 1
-            assert seat != knocker, "BVB-9: the knocker played again"
-            acted = False
-            performing = None
-            may_draw, pending_two, first_of_two = True, False, False
-        elif name == "forget":
-            assert a[0] == seat
-        elif name == "take":
-            assert a[0] == seat and not acted
-            assert discard and discard[-1] == a[2], f"BVB-6: took {e[3]} which is not the top discard"
-            assert a[2] < 10, f"BVB-6: a special card was taken from the discard pile ({where})"
-            assert rows[seat][a[1]] == a[3], f"wrong card replaced ({where})"
-            discard.pop()
-            rows[seat][a[1]] = a[2]
-            discard.append(a[3])
-            acted = True
-            may_draw = False
-            conserved(where)
-        elif name == "draw":
-            assert a[0] == seat and may_draw, f"BVB-5, BVB-8: a draw that no action allows ({where})"
-            may_draw = False
-            first_of_two, pending_two = pending_two, False
-            assert pile[a[1]] > 0, f"drew {e[2]} which is not in the pile ({where})"
-            if ordered:
-                assert pile_order and pile_order[-1] == a[1], f"BVB-3: drew {e[2]}, not the top of the pile"
-                pile_order.pop()
-            pile[a[1]] -= 1
-            hand.append(a[1])
-            acted = True
-        elif name == "exchange":
-            assert hand == [a[2]], f"exchanged a card not in hand ({where})"
-            assert a[2] < 10 or rec["exchange_specials"], f"BVB-7: a special card was exchanged ({where})"
-            assert rows[seat][a[1]] == a[3]
-            hand.clear()
-            rows[seat][a[1]] = a[2]
-            discard.append(a[3])
-            first_of_two = False
-            conserved(where)
-        elif name in ("discard", "perform"):
-            assert hand == [a[1]], f"{name} of a card not in hand ({where})"
-            if name == "perform":
-                assert a[1] >= 10, f"BVB-8: performed a number card ({where})"
-                performing = a[1]
-                if a[1] == DRAW2:
-                    may_draw, pending_two = True, True
-            elif first_of_two:
-                may_draw = True
-            first_of_two = False
-            hand.clear()
-            discard.append(a[1])
-            conserved(where)
-        elif name == "swap":
-            assert performing == SWAP and a[2] != seat, f"BVB-8: bad swap ({where})"
-            rows[seat][a[1]], rows[a[2]][a[3]] = rows[a[2]][a[3]], rows[seat][a[1]]
-            conserved(where)
-        elif name == "peek":
-            assert performing == PEEK and rows[seat][a[1]] == a[2], f"BVB-8: bad peek ({where})"
-        elif name == "reshuffle":
-            assert sum(pile.values()) == 0, f"BVB-11: reshuffled a pile that was not empty ({where})"
-            top = discard[-1]
-            pile = Counter(discard[:-1])
-            assert a[0] == len(discard) - 1
-            discard = [top]
-            ordered = False
-            conserved(where)
-        elif name == "knock":
-            assert knocker is None and a[0] == seat, f"BVB-9: a second knock ({where})"
-            assert turns >= P, f"BVB-9: knocked before every player had a turn ({where})"
-            knocker = seat
-        elif name == "cap":
-            assert knocker is None and a[0] == rec["round_cap"], f"BVB-12: cap at the wrong turn ({where})"
-            ended = True
-        elif name == "aside":
-            replacing = True
-            assert rows[a[0]][a[1]] == a[2] and a[2] >= 10, f"BVB-10: put aside a number card ({where})"
-            replace_order.append(a[0])
-            aside.append(rows[a[0]][a[1]])
-            rows[a[0]][a[1]] = None
-        elif name == "replace":
-            assert rows[a[0]][a[1]] is None and pile[a[2]] > 0, f"BVB-10: replacement not from the pile ({where})"
-            if ordered:
-                assert pile_order and pile_order[-1] == a[2], f"BVB-10: replaced with {e[3]}, not the top of the pile"
-                pile_order.pop()
-            pile[a[2]] -= 1
-            rows[a[0]][a[1]] = a[2]
-            conserved(where)
-        elif name == "score":
-            replacing = True
-            assert all(c < 10 for c in rows[a[0]]), f"BVB-10: a special card left in a row ({where})"
-            assert a[1] == sum(rows[a[0]]), f"BVB-10: score {a[1]} is not the row's sum ({where})"
-        else:
-            raise AssertionError(f"unknown event {where}")
-    # turns played: count 'turn' events
-    nturns = sum(1 for e in rec["events"] if e[0] == "turn")
-    if knocker is not None:
-        kpos = max(i for i, e in enumerate(rec["events"]) if e[0] == "knock")
-        later = sum(1 for e in rec["events"][kpos:] if e[0] == "turn")
-        assert later == P - 1, f"BVB-9: {later} turns after the knock, expected {P - 1}"
-        assert not rec["capped"]
-    else:
-        assert rec["capped"] and nturns == rec["round_cap"], "BVB-12: a round without a knock must end at the cap"
-    first = knocker if knocker is not None else rec["start"]
-    order = [(first + i) % P for i in range(P)]
-    pos = [order.index(p) for p in replace_order]
-    assert pos == sorted(pos), "BVB-10: replacement not in order from the knocker clockwise"
-    scores = [sum(r) for r in rows]
-    assert rec["scores"] == scores, f"BVB-10: scores {rec['scores']} are not the rows' sums {scores}"
-    assert all(0 <= s <= 36 for s in rec["scores"])
-    assert rec["knocker"] == knocker
+    assert Counter(deck) == Counter({k: n for k, n in enumerate(rec["composition"]) if n}), "BVB-1: the deal is not the deck"
+    rp = _Replay(rec)
+    st = rp.state
+    assert [int(x) for x in st[K.S_ROWS:K.S_ROWS + SLOTS * P]] == deck[:SLOTS * P], "BVB-3: the rows are not the deal"
+    assert st[K.S_DISC] == deck[SLOTS * P], "BVB-3: the discard pile does not start with the next card"
+    pile = [int(x) for x in st[K.S_PILE:K.S_PILE + st[K.S_PILE_N]]]
+    assert pile == deck[SLOTS * P + 1:], "BVB-3: the draw pile is not the rest of the deal"
+    events = [[e[0]] + [idx[x] if isinstance(x, str) else x for x in e[1:]] for e in rec["events"]]
+    for i, e in enumerate(events):
+        where = f"event {i} {rec['events'][i]}"
+        try:
+            _replay_event(rp, e[0], e[1:], where)
+        except (IndexError, KeyError, TypeError, ValueError) as err:
+            raise AssertionError(f"a malformed event ({where}): {err}") from None
+    if rp.phase() == K.PH_KNOCK and not K.is_terminal(st):
+        rp.play(0, "the end of the record")
+    assert not rp.draw_due, "BVB-8: a draw twice without its draw at the end of the record"
+    _check_round_end(rp, events)
 
 
 def playthrough(seed: int) -> str:
@@ -611,3 +627,292 @@ def playthrough(seed: int) -> str:
 def conformance() -> Conformance:
     """The conformance hooks (kernel and reference traces, the replay check, the golden playthrough)."""
     return Conformance(play=_play, check=check_record, playthrough=playthrough)
+
+
+# ------------------------------------------------------------------ the step interface
+def _step_policies() -> dict:
+    """Every named policy of :data:`POLICY_PARAMS` as ``(kind, params)`` with its default parameters."""
+    return {name: (int(p.kind), np.array(p.params, dtype=np.float64))
+            for name, p in ((n, make_policy(n)) for n in POLICY_PARAMS)}
+
+
+def _as_step(p: Policy) -> tuple:
+    return int(p.kind), np.array(p.params, dtype=np.float64)
+
+
+def _step_cases() -> list:
+    """The rulebook at every player count (2..6, BVB-2), seats mixing the named policies, and two
+    variants: the knocker penalty with forgetting and special cards exchanged (BVB-7, BVB-13,
+    BVB-15), and single rounds where only a cautious seat knocks, so that some end at the cap and many
+    reshuffle (BVB-11, BVB-12)."""
+    from .step import RulesCase
+
+    names = list(POLICY_PARAMS)
+    cases = []
+    for P in range(2, 7):
+        rules = BeverbendeRules(players=P)
+        pols = tuple(_as_step(make_policy(names[(p + P) % len(names)])) for p in range(P))
+        cases.append(RulesCase(f"{P}p-rulebook", rules.rules_array(), P, pols))
+    rules = BeverbendeRules(players=3, scoring="knocker-penalty", memory_loss=0.25, exchange_specials=True)
+    cases.append(RulesCase("3p-penalty-forgetful-exchange-specials", rules.rules_array(), 3,
+                           tuple(_as_step(make_policy(n)) for n in names)))
+    rules = BeverbendeRules(players=3, rounds=1, round_cap=90, memory_loss=0.1)
+    late = (make_policy("threshold", knock=-1), make_policy("expected-value", margin=100, kmax=-1),
+             make_policy("threshold", knock=5, take=0))
+    cases.append(RulesCase("3p-one-round-cap-90", rules.rules_array(), 3, tuple(_as_step(p) for p in late)))
+    return cases
+
+
+def _step_arrays(rules: np.ndarray, policies) -> tuple:
+    P = int(rules[K.R_PLAYERS])
+    kinds = np.array([int(k) for k, _ in policies], dtype=np.int64)
+    params = np.array([np.asarray(p, dtype=np.float64) for _, p in policies], dtype=np.float64)
+    return kinds, params, np.full(P, rules[K.R_MEMQ], dtype=np.int64)
+
+
+def _step_simulate(rules, policies, keys, per_chunk):
+    """The fast kernel of the step game on chunk keys: _simulate_rounds for a one-round game (seat 0
+    starts, as new_game deals), _simulate_games otherwise; returns its accumulator summed over chunks."""
+    P = int(rules[K.R_PLAYERS])
+    kinds, params, mem = _step_arrays(rules, policies)
+    keys = np.asarray(keys, dtype=np.uint64)
+    starts = np.zeros(len(keys), dtype=np.int64)
+    stops = np.full(len(keys), per_chunk, dtype=np.int64)
+    if rules[K.R_ROUNDS] == 1:
+        out = np.zeros((len(keys), P + 1, K.N_ROUND_STATS), dtype=np.int64)
+        K._simulate_rounds(keys, starts, stops, rules, kinds, params, mem, out)
+    else:
+        out = np.zeros((len(keys), P + 1, 4), dtype=np.int64)
+        K._simulate_games(keys, starts, stops, rules, kinds, params, mem, out)
+    return out.sum(axis=0)
+
+
+def _raw(state, P):
+    return [int(x) for x in state[K.S_ROWS:K.S_ROWS + SLOTS * P].reshape(P, SLOTS).sum(axis=1)]
+
+
+def _final_raw(p, f):
+    """A final-state column of seat p from its row value, the lowest row value and how many hold it."""
+    def final(rules, state):
+        raw = _raw(state, int(rules[K.R_PLAYERS]))
+        lo = min(raw)
+        return float(f(raw[p], lo, raw.count(lo), int(state[K.S_KNOCKER]) == p))
+    return final
+
+
+def _final_state(offset, square=False):
+    def final(rules, state):
+        x = float(state[offset])
+        return x * x if square else x
+    return final
+
+
+def _knocks(p):
+    def event(rules, before, seat, action, after):
+        return 1.0 if seat == p and before[K.S_PHASE] == K.PH_KNOCK and action == 1 else 0.0
+    return event
+
+
+def _step_accumulator(case) -> list:
+    """The fast accumulator's columns as data (see :func:`_step_simulate` for the kernel)."""
+    from .step import Column
+
+    P = case.n_players
+    rules = case.rules
+    cols = []
+    if rules[K.R_ROUNDS] == 1:
+        t = (P,)
+        cols.append(Column(t + (K.RT_GAMES,), "games", name="rounds"))
+        wincount = rules[K.R_SCORING] == K.SC_WINCOUNT
+
+        def table(sq):
+            def final(r, state):
+                raw = _raw(state, P)
+                x = float(sum(raw) if wincount else sum(state[K.S_TOTAL:K.S_TOTAL + P]))
+                return x * x if sq else x
+            return final
+        for p in range(P):
+            if not wincount:
+                cols += [Column((p, K.RS_SCORE), "points", p, name="round score"),
+                         Column((p, K.RS_SCORE2), "points_sq", p, name="round score squared")]
+            if rules[K.R_SCORING] == K.SC_SUM:
+                cols.append(Column((p, K.RS_WIN), "wins", p, ties="sole", name="strictly lowest row"))
+            else:
+                cols.append(Column((p, K.RS_WIN), "final", p, final=_final_raw(p, lambda x, lo, n, k: x == lo and n == 1),
+                                   name="strictly lowest row"))
+            cols += [Column((p, K.RS_TIE), "final", p, final=_final_raw(p, lambda x, lo, n, k: x == lo and n > 1),
+                            name="lowest row shared"),
+                     Column((p, K.RS_KNOCK), "event", p, event=_knocks(p), name="knocks"),
+                     Column((p, K.RS_KNOCK_WIN), "final", p,
+                            final=_final_raw(p, lambda x, lo, n, k: k and x == lo and n == 1), name="knocked and won"),
+                     Column((p, K.RS_RAW), "final", p, final=_final_raw(p, lambda x, lo, n, k: x), name="row value"),
+                     Column((p, K.RS_RAW2), "final", p, final=_final_raw(p, lambda x, lo, n, k: x * x),
+                            name="row value squared")]
+            for v in range(37):
+                cols.append(Column((p, K.RS_HIST + v), "final", p,
+                                   final=_final_raw(p, lambda x, lo, n, k, v=v: x == v), name=f"rows of value {v}"))
+        cols += [Column(t + (K.RT_CAPPED,), "final", final=_final_state(K.S_CAPPED), name="capped rounds"),
+                 Column(t + (K.RT_TURNS,), "final", final=_final_state(K.S_TURNS), name="turns"),
+                 Column(t + (K.RT_TURNS2,), "final", final=_final_state(K.S_TURNS, True), name="turns squared"),
+                 Column(t + (K.RT_MEAN,), "final", final=table(False), name="table score"),
+                 Column(t + (K.RT_MEAN2,), "final", final=table(True), name="table score squared"),
+                 Column(t + (K.RT_RESHUFFLES,), "final", final=_final_state(K.S_RESHUFFLES), name="reshuffles")]
+        return cols
+    sign = -1 if rules[K.R_SCORING] == K.SC_WINCOUNT else 1
+
+    def shared(p):
+        def final(r, state):
+            tot = [sign * int(x) for x in state[K.S_TOTAL:K.S_TOTAL + P]]
+            best = min(tot)
+            return float(tot[p] == best and tot.count(best) > 1)
+        return final
+    cols.append(Column((P, 1), "games", name="games"))
+    for p in range(P):
+        if sign == 1:
+            cols.append(Column((p, 0), "wins", p, ties="sole", name="sole wins"))
+        cols += [Column((p, 1), "final", p, final=shared(p), name="shared wins"),
+                 Column((p, 2), "points", p, name="game total"),
+                 Column((p, 3), "points_sq", p, name="game total squared")]
+    cols.append(Column((P, 0), "final", final=_final_state(K.S_CAPS), name="capped rounds"))
+    return cols
+
+
+def _trace_actions(events, P: int) -> list:
+    """The step actions of a traced game (the kernels' EV_* events): a take, the first draw of a turn,
+    an exchange, a discard, a carried-out special, its swap or peek, and the knock decision where BVB-9
+    offers one (a knock event, else 0 at the end of the turn); later draws and the rest are chance."""
+    acts = []
+    turns, knocker, scores = 0, -1, 0
+    turn = None   # (knocker at the start of the turn, knocked, drawn)
+
+    def close():
+        nonlocal turn, turns
+        if turn is not None:
+            turns += 1
+            if turn[0] < 0 and turns >= P:
+                acts.append(1 if turn[1] else 0)
+            turn = None
+    for code, a, b, c, d in events:
+        if code == K.EV_TURN:
+            close()
+            turn = [knocker, False, False]
+        elif code == K.EV_TAKE:
+            acts.append(b)
+        elif code == K.EV_DRAW:
+            if not turn[2]:
+                acts.append(K.D_DRAW)
+                turn[2] = True
+        elif code == K.EV_EXCHANGE:
+            acts.append(b)
+        elif code == K.EV_DISCARD:
+            acts.append(K.D_DISCARD)
+        elif code == K.EV_PERFORM:
+            acts.append(K.D_PERFORM)
+        elif code == K.EV_SWAP:
+            acts.append(b * 24 + c * 4 + d)
+        elif code == K.EV_PEEK:
+            acts.append(b)
+        elif code == K.EV_KNOCK:
+            turn[1] = True
+            knocker = a
+        elif code in (K.EV_CAP, K.EV_ASIDE, K.EV_REPLACE):
+            close()
+        elif code == K.EV_SCORE:
+            close()
+            scores += 1
+            if scores == P:
+                turns, knocker, scores = 0, -1, 0
+    close()
+    return acts
+
+
+def _step_fast_games(rules, policies, keys) -> list:
+    """The fast kernels' own game for each stream start (_trace_game), as step actions."""
+    kinds, params, mem = _step_arrays(rules, policies)
+    P = int(rules[K.R_PLAYERS])
+    out = []
+    for key in np.asarray(keys, dtype=np.uint64):
+        trace = np.zeros((400_000, 5), dtype=np.int64)
+        K._trace_game(np.uint64(key), rules, kinds, params, mem, trace, np.zeros(P, dtype=np.int64))
+        n = int(trace[0, 0])
+        if n >= trace.shape[0] - 1:
+            raise LudolabError("the game is too long to trace: lower the round cap")
+        out.append(_trace_actions(trace[1:n + 1].tolist(), P))
+    return out
+
+
+def _step_bounds(rules) -> tuple:
+    """Each seat's game total within (BVB-10, BVB-14, BVB-15)."""
+    n = int(rules[K.R_ROUNDS])
+    if rules[K.R_SCORING] == K.SC_WINCOUNT:
+        return 0.0, float(n)
+    pen = int(rules[K.R_PENALTY]) if rules[K.R_SCORING] == K.SC_PENALTY else 0
+    return 0.0, float(n * (36 + pen))
+
+
+def _step_max_steps(rules) -> int:
+    """A bound on a game's decisions: per turn a draw, the draw-twice chain (two decisions a drawn
+    card), a swap or peek and the knock; per round the cap plus the turns after a knock (BVB-9, BVB-12)."""
+    P = int(rules[K.R_PLAYERS])
+    per_turn = 6 + 2 * int(rules[K.R_COMP + DRAW2])
+    return int(rules[K.R_ROUNDS]) * (int(rules[K.R_CAP]) + P) * per_turn
+
+
+def check_state(rules, state) -> None:
+    """The step state's invariants: every card of the deck once (rows, piles, put aside, in hand;
+    BVB-1), the discard counts, counts and seats in range, and while a round is played every
+    remembered value is the card in its slot (BVB-13).
+
+    Raises:
+        AssertionError: naming the broken invariant.
+    """
+    P = int(rules[K.R_PLAYERS])
+    comp = [int(x) for x in rules[K.R_COMP:K.R_COMP + K.N_KINDS]]
+    assert int(state[K.S_NP]) == P, f"the state has {state[K.S_NP]} players, the rules {P}"
+    for name, off in (("draw pile", K.S_PILE_N), ("discard pile", K.S_DISC_N), ("cards put aside", K.S_ASIDE_N)):
+        assert 0 <= state[off] <= K.MAX_CARDS, f"{name} holds {state[off]} cards"
+    cards = [int(x) for x in state[K.S_ROWS:K.S_ROWS + SLOTS * P]]
+    cards += [int(x) for x in state[K.S_PILE:K.S_PILE + state[K.S_PILE_N]]]
+    disc = [int(x) for x in state[K.S_DISC:K.S_DISC + state[K.S_DISC_N]]]
+    cards += disc + [int(x) for x in state[K.S_ASIDE:K.S_ASIDE + state[K.S_ASIDE_N]]]
+    over = bool(state[K.S_GAMEOVER])
+    if state[K.S_PHASE] == K.PH_DRAWN and not over:
+        assert 0 <= state[K.S_CARD] < K.N_KINDS, f"no card in hand in phase drawn ({state[K.S_CARD]})"
+        cards.append(int(state[K.S_CARD]))
+    else:
+        assert state[K.S_CARD] == -1, f"a card in hand ({state[K.S_CARD]}) outside phase drawn"
+    assert all(0 <= c < K.N_KINDS for c in cards), "a card that is no card kind"
+    got = [0] * K.N_KINDS
+    for c in cards:
+        got[c] += 1
+    assert got == comp, f"BVB-1: cards not conserved: {got} instead of the deck {comp}"
+    dc = [0] * K.N_KINDS
+    for c in disc:
+        dc[c] += 1
+    assert dc == [int(x) for x in state[K.S_DCOUNT:K.S_DCOUNT + K.N_KINDS]], "discard counts differ from the pile"
+    assert 0 <= state[K.S_TURN] < P, f"seat to move {state[K.S_TURN]} out of range"
+    assert -1 <= state[K.S_KNOCKER] < P, f"knocker {state[K.S_KNOCKER]} out of range"
+    assert 0 <= state[K.S_PHASE] <= K.PH_KNOCK, f"phase {state[K.S_PHASE]} unknown"
+    assert 0 <= state[K.S_TURNS] <= rules[K.R_CAP] + P, f"{state[K.S_TURNS]} turns in the round"
+    assert 0 <= state[K.S_ROUND] < rules[K.R_ROUNDS], f"round {state[K.S_ROUND]} out of range"
+    assert 0 <= state[K.S_CAPS] <= rules[K.R_ROUNDS], f"{state[K.S_CAPS]} capped rounds"
+    if over:
+        assert all(c < 10 for c in cards[:SLOTS * P]), "BVB-10: a special card left in a row at the end"
+        return
+    assert state[K.S_OVER] == 0, "a finished round is still being played"
+    for o in range(P):
+        for j in range(SLOTS * P):
+            v = state[K.S_KNOW + 24 * o + j]
+            assert v == -1 or v == cards[j], (
+                f"BVB-13: seat {o} remembers {v} at seat {j // SLOTS} slot {j % SLOTS}, which holds {cards[j]}")
+
+
+def step_game():
+    """The step interface of Beverbende (:class:`ludolab.sim.step.StepGame`): a game of the rules'
+    rounds (BVB-14) one decision at a time, its rulesets, named policies and fast accumulators."""
+    from .step import StepGame
+
+    return StepGame(kernels=K, twin=REF, cases=_step_cases(), policies=_step_policies(),
+                    max_steps=_step_max_steps, return_bounds=_step_bounds, check_state=check_state,
+                    simulate=_step_simulate, accumulator=_step_accumulator, fast_games=_step_fast_games,
+                    lower_wins=True)

@@ -16,6 +16,33 @@ The rules arrive as the int64 array of
 ``R_*``).  Every random number comes from the game's own stream
 (:mod:`ludolab.sim.rng`), in the order the pure-Python twin
 (:mod:`ludolab.sim.beverbende_reference`) draws them.
+
+The step interface (:mod:`ludolab.sim.step`): ``new_game`` .. ``act`` play one
+game of ``rules[R_ROUNDS]`` rounds (BVB-14; the rulebook's count, a single
+round where the rules say ``rounds=1``) one decision at a time, over a state
+of ``STATE_SIZE`` int64 (the round's state, then ``S_PHASE``, the card in hand
+``S_CARD``, ``S_MODE``, the round, the game totals, each seat's forgetting
+threshold ``S_MEM`` from ``rules[R_MEMQ]`` and the stream ``S_RNG``).  An
+action is the decision of the phase the seat to move faces (``S_PHASE``,
+public in the observation's ``O_PHASE``):
+
+* ``PH_ACTION``: ``0..3`` take the top discard (a number card) into that slot
+  (BVB-6); ``4`` draw (BVB-7).
+* ``PH_DRAWN`` (the drawn card in hand): ``0..3`` exchange it into that slot
+  (number cards; specials too with ``exchange_specials``); ``4`` discard it
+  (the first card of a draw twice: discard and draw the second); ``5`` carry
+  out the special card (BVB-8).
+* ``PH_SWAP``: ``own_slot * 24 + opponent_seat * 4 + opponent_slot``.
+* ``PH_PEEK``: the own slot to look at.
+* ``PH_KNOCK`` (after the action, once every player has had a turn): ``1``
+  knock, ``0`` not (BVB-9).
+
+Chance follows an action inside ``apply_action`` in the order the fast
+kernels draw it: a draw (and a reshuffle, BVB-11), the end of the round
+(replacements, BVB-10), the next deal, and the forgetting of the next seat to
+move (BVB-13).  ``observe`` is ``_observe`` (what the policies read) followed
+by the game's public facts (``O_TURN`` .. ``O_TOTAL``); other players'
+memories are not in it.
 """
 
 from __future__ import annotations
@@ -487,6 +514,31 @@ def _place(state, p, s, c, public):
     return old
 
 
+@njit(cache=True, inline="always")
+def _swap_slots(state, p, own, q, qs):
+    """BVB-8 swap: seat p's slot own with seat q's slot qs, every player's knowledge moving with the cards."""
+    P = state[S_NP]
+    a = S_ROWS + 4 * p + own
+    b = S_ROWS + 4 * q + qs
+    t = state[a]
+    state[a] = state[b]
+    state[b] = t
+    for o in range(P):
+        ka = S_KNOW + 24 * o + 4 * p + own
+        kb = S_KNOW + 24 * o + 4 * q + qs
+        t = state[ka]
+        state[ka] = state[kb]
+        state[kb] = t
+
+
+@njit(cache=True, inline="always")
+def _peek_slot(state, p, s):
+    """BVB-8 peek: seat p looks at its own slot s; returns the value seen."""
+    v = state[S_ROWS + 4 * p + s]
+    state[S_KNOW + 24 * p + 4 * p + s] = v
+    return v
+
+
 @njit(cache=True)
 def _play_turn(state, rules, kinds, params, mem, obs, st, trace):
     """One turn of the seat to move (BVB-5..BVB-9, BVB-13); returns the stream."""
@@ -531,24 +583,13 @@ def _play_turn(state, rules, kinds, params, mem, obs, st, trace):
                 own = d // 24
                 q = (d % 24) // 4
                 qs = d % 4
-                a = S_ROWS + 4 * p + own
-                b = S_ROWS + 4 * q + qs
-                t = state[a]
-                state[a] = state[b]
-                state[b] = t
-                for o in range(P):
-                    ka = S_KNOW + 24 * o + 4 * p + own
-                    kb = S_KNOW + 24 * o + 4 * q + qs
-                    t = state[ka]
-                    state[ka] = state[kb]
-                    state[kb] = t
+                _swap_slots(state, p, own, q, qs)
                 _ev(trace, EV_SWAP, p, own, q, qs)
                 break
             if c == PEEK:
                 _observe(state, rules, p, PH_PEEK, -1, 0, obs)
                 d, st = _act(kind, par, obs, st)
-                v = state[S_ROWS + 4 * p + d]
-                state[S_KNOW + 24 * p + 4 * p + d] = v
+                v = _peek_slot(state, p, d)
                 _ev(trace, EV_PEEK, p, d, v, 0)
                 break
             c, st = _draw(state, st, trace)
@@ -653,6 +694,7 @@ RT_TURNS2 = 2
 RT_MEAN = 3       # sum over rounds of the seats' total score
 RT_MEAN2 = 4      # ... and of its square
 RT_RESHUFFLES = 5
+RT_GAMES = 6      # rounds played
 
 
 @njit(cache=True)
@@ -684,6 +726,7 @@ def _round_stats(state, rules, raw, pts, out_p, out_t):
     out_t[RT_MEAN] += tot
     out_t[RT_MEAN2] += tot * tot
     out_t[RT_RESHUFFLES] += state[S_RESHUFFLES]
+    out_t[RT_GAMES] += 1
 
 
 @njit(cache=True, parallel=True)
@@ -779,7 +822,7 @@ def _play_game(state, rules, kinds, params, mem, obs, st, raw, pts, total, trace
 @njit(cache=True, parallel=True)
 def _simulate_games(keys, starts, stops, rules, kinds, params, mem, out):
     """Whole games; out[i, p, 0] strict wins, [1] shared wins, [2] total, [3] total**2;
-    out[i, P, 0] capped rounds.  Lowest total wins; with win-count the highest (BVB-14, BVB-15)."""
+    out[i, P, 0] capped rounds, out[i, P, 1] games.  Lowest total wins; with win-count the highest (BVB-14, BVB-15)."""
     P = rules[R_PLAYERS]
     sign = -1 if rules[R_SCORING] == SC_WINCOUNT else 1
     for i in prange(keys.shape[0]):
@@ -809,6 +852,7 @@ def _simulate_games(keys, starts, stops, rules, kinds, params, mem, out):
                 out[i, p, 2] += total[p]
                 out[i, p, 3] += total[p] * total[p]
             out[i, P, 0] += capped
+            out[i, P, 1] += 1
 
 
 @njit(cache=True)
@@ -846,3 +890,431 @@ def _observe_at(rules, kinds, params, mem, key, g, turns, seat, obs):
         t += 1
     _observe(state, rules, seat, PH_ACTION, -1, 0, obs)
     return state
+
+
+@njit(cache=True)
+def _trace_game(key, rules, kinds, params, mem, trace, total):
+    """One traced whole game from the stream start ``key`` (the step-interface check): the events go
+    to trace (trace[0, 0] = count), total[p] the game totals.  Returns the capped rounds."""
+    P = rules[R_PLAYERS]
+    state = np.zeros(S_SIZE, dtype=np.int64)
+    obs = np.zeros(O_SIZE, dtype=np.int64)
+    raw = np.zeros(P, dtype=np.int64)
+    pts = np.zeros(P, dtype=np.int64)
+    trace[0, 0] = 0
+    st, capped = _play_game(state, rules, kinds, params, mem, obs, np.uint64(key), raw, pts, total, trace)
+    return capped
+
+
+# ------------------------------------------------------------------ the step interface
+# One game of rules[R_ROUNDS] rounds (BVB-14; a single round when the rules say rounds=1), one
+# decision at a time (ludolab.sim.step).  The round's state above is followed by the turn's
+# decision phase, the card in hand, the round, the game totals, each seat's memory threshold and the
+# stream.
+S_PHASE = S_SIZE          # PH_* of the decision the seat to move faces
+S_CARD = S_SIZE + 1       # the card in hand (phase PH_DRAWN), else -1
+S_MODE = S_SIZE + 2       # 1 for the first card of a draw twice
+S_ROUND = S_SIZE + 3      # round being played, 0-based
+S_GAMEOVER = S_SIZE + 4   # 1 once the last round is scored
+S_CAPS = S_SIZE + 5       # rounds of this game ended by the cap (BVB-12)
+S_RNG = S_SIZE + 6        # the game's stream (uint64 bits as int64)
+S_MEM = S_SIZE + 8        # forgetting threshold of seat p out of 2**24 (BVB-13) at S_MEM + p
+S_TOTAL = S_MEM + MAXP    # game total of seat p under the scoring variant at S_TOTAL + p
+STATE_SIZE = S_TOTAL + MAXP
+
+# the observation above (what the policies read) is followed by the public facts of the game
+O_TURN = O_SIZE           # the seat to move, -1 once the game is over
+O_ROUND = O_SIZE + 1
+O_START = O_SIZE + 2      # the round's starting seat
+O_LEFT = O_SIZE + 3       # turns left after the knock, -1 before it
+O_OVER = O_SIZE + 4       # 1 once the game is over (O_KNOW then holds the revealed rows, BVB-10)
+O_RESHUFFLES = O_SIZE + 5
+O_CAPS = O_SIZE + 6
+O_TOTAL = O_SIZE + 7      # game total of seat p at O_TOTAL + p
+OBS_SIZE = O_TOTAL + MAXP
+
+MAX_ACTIONS = 96          # a swap decision is at most 3 * 24 + 5 * 4 + 3
+
+
+@njit(cache=True)
+def _tidy(state):
+    """Clear the cells past the top of each pile, so a state is a function of the game alone."""
+    for j in range(state[S_PILE_N], MAX_CARDS):
+        state[S_PILE + j] = 0
+    for j in range(state[S_DISC_N], MAX_CARDS):
+        state[S_DISC + j] = 0
+    for j in range(state[S_ASIDE_N], MAX_CARDS):
+        state[S_ASIDE + j] = 0
+
+
+@njit(cache=True)
+def _start_turn(state, st):
+    """BVB-5, BVB-13: the seat to move forgets (its draws, as _play_turn makes them), then faces PH_ACTION."""
+    p = state[S_TURN]
+    if state[S_MEM + p] > 0:
+        st = _forget(state, p, state[S_MEM + p], st, np.zeros((1, 5), dtype=np.int64))
+    state[S_PHASE] = PH_ACTION
+    state[S_CARD] = -1
+    state[S_MODE] = 0
+    return st
+
+
+@njit(cache=True)
+def _step_end_round(rules, state, st):
+    """BVB-10, BVB-14: replace and score the round, add it to the totals, deal the next round or end."""
+    P = state[S_NP]
+    raw = np.zeros(P, dtype=np.int64)
+    pts = np.zeros(P, dtype=np.int64)
+    trace = np.zeros((1, 5), dtype=np.int64)
+    st = _end_round(state, st, raw, trace)
+    _round_points(state, rules, raw, pts)
+    for p in range(P):
+        state[S_TOTAL + p] += pts[p]
+    state[S_CAPS] += state[S_CAPPED]
+    r = state[S_ROUND] + 1
+    if r < rules[R_ROUNDS]:
+        state[S_ROUND] = r
+        st = _deal(state, rules, r % P, st, trace)
+        return _start_turn(state, st)
+    state[S_GAMEOVER] = 1
+    state[S_PHASE] = PH_ACTION
+    state[S_CARD] = -1
+    state[S_MODE] = 0
+    return st
+
+
+@njit(cache=True)
+def _close_turn(rules, state, st, before_knock):
+    """The end of a turn as _play_turn has it (BVB-9, BVB-12); ``before_knock`` when nobody had
+    knocked at the end of its action."""
+    P = state[S_NP]
+    if before_knock:
+        if state[S_KNOCKER] < 0 and state[S_TURNS] >= rules[R_CAP]:
+            state[S_OVER] = 1
+            state[S_CAPPED] = 1
+    else:
+        state[S_LEFT] -= 1
+        if state[S_LEFT] == 0:
+            state[S_OVER] = 1
+    state[S_TURN] = (state[S_TURN] + 1) % P
+    if state[S_OVER] == 1:
+        return _step_end_round(rules, state, st)
+    return _start_turn(state, st)
+
+
+@njit(cache=True)
+def _end_action(rules, state, st):
+    """The turn's action is complete: the knock decision follows where BVB-9 allows one."""
+    state[S_TURNS] += 1
+    state[S_CARD] = -1
+    state[S_MODE] = 0
+    if state[S_KNOCKER] < 0:
+        if state[S_TURNS] >= state[S_NP]:
+            state[S_PHASE] = PH_KNOCK
+            return st
+        return _close_turn(rules, state, st, True)
+    return _close_turn(rules, state, st, False)
+
+
+@njit(cache=True)
+def new_game(rules, key, state):
+    """Deal game ``key`` into state (int64, STATE_SIZE) as _simulate_games starts it (BVB-3, BVB-4, BVB-14).
+
+    key: the game's stream start (uint64), ``game_state(chunk_key, g)``; every seat forgets with the
+    rules' memory loss (rules[R_MEMQ], BVB-13).
+    """
+    mem = np.full(rules[R_PLAYERS], rules[R_MEMQ], dtype=np.int64)
+    _setup(rules, key, 0, mem, state)
+
+
+@njit(cache=True)
+def _setup(rules, key, start, mem, state):
+    """A round dealt from the stream start ``key`` with ``start`` to move first and forgetting
+    thresholds mem (int64, P), as _play_round begins it (new_game, and the replay of a traced round)."""
+    for j in range(state.shape[0]):
+        state[j] = 0
+    for p in range(rules[R_PLAYERS]):
+        state[S_MEM + p] = mem[p]
+    st = _deal(state, rules, start, np.uint64(key), np.zeros((1, 5), dtype=np.int64))
+    st = _start_turn(state, st)
+    _tidy(state)
+    state[S_RNG] = np.int64(st)
+
+
+@njit(cache=True)
+def current_player(state):
+    """The seat to decide, -1 once the game is over."""
+    if state[S_GAMEOVER] == 1:
+        return -1
+    return state[S_TURN]
+
+
+@njit(cache=True)
+def is_terminal(state):
+    """True once the last round of the game is scored (BVB-14)."""
+    return state[S_GAMEOVER] == 1
+
+
+@njit(cache=True)
+def legal_actions(rules, state, out):
+    """The legal decisions, ascending, into out[:n] (int64, MAX_ACTIONS); returns n (0 once over).
+
+    The encoding per phase is the one of the PH_* constants (BVB-6..BVB-9).
+    """
+    if state[S_GAMEOVER] == 1:
+        return 0
+    ph = state[S_PHASE]
+    p = state[S_TURN]
+    P = state[S_NP]
+    n = 0
+    if ph == PH_ACTION:
+        nd = state[S_DISC_N]
+        if nd > 0 and state[S_DISC + nd - 1] < 10:
+            for s in range(SLOTS):
+                out[n] = s
+                n += 1
+        out[n] = D_DRAW
+        return n + 1
+    if ph == PH_DRAWN:
+        c = state[S_CARD]
+        if c < 10 or rules[R_XSPEC] == 1:
+            for s in range(SLOTS):
+                out[n] = s
+                n += 1
+        out[n] = D_DISCARD
+        n += 1
+        if c >= 10:
+            out[n] = D_PERFORM
+            n += 1
+        return n
+    if ph == PH_SWAP:
+        for own in range(SLOTS):
+            for q in range(P):
+                if q != p:
+                    for s in range(SLOTS):
+                        out[n] = own * 24 + q * 4 + s
+                        n += 1
+        return n
+    if ph == PH_PEEK:
+        for s in range(SLOTS):
+            out[s] = s
+        return SLOTS
+    out[0] = 0
+    out[1] = 1
+    return 2
+
+
+@njit(cache=True)
+def apply_action(rules, state, action):
+    """Play the seat to move's decision ``action`` (BVB-6..BVB-13), then the chance that follows it
+    (draws, reshuffles, the end of the round, the next deal, the next seat's forgetting) from state[S_RNG]."""
+    st = np.uint64(state[S_RNG])
+    trace = np.zeros((1, 5), dtype=np.int64)
+    p = state[S_TURN]
+    ph = state[S_PHASE]
+    a = action
+    if ph == PH_ACTION:
+        if a < D_DRAW:
+            top = _pop_discard(state)
+            _place(state, p, a, top, True)
+            st = _end_action(rules, state, st)
+        else:
+            c, st = _draw(state, st, trace)
+            state[S_CARD] = c
+            state[S_MODE] = 0
+            state[S_PHASE] = PH_DRAWN
+    elif ph == PH_DRAWN:
+        c = state[S_CARD]
+        if a < D_DISCARD:
+            _place(state, p, a, c, False)
+            st = _end_action(rules, state, st)
+        elif a == D_DISCARD:
+            _discard(state, c)
+            if state[S_MODE] == 1:
+                c, st = _draw(state, st, trace)
+                state[S_CARD] = c
+                state[S_MODE] = 0
+            else:
+                st = _end_action(rules, state, st)
+        else:
+            _discard(state, c)
+            state[S_CARD] = -1
+            state[S_MODE] = 0
+            if c == SWAP:
+                state[S_PHASE] = PH_SWAP
+            elif c == PEEK:
+                state[S_PHASE] = PH_PEEK
+            else:
+                c, st = _draw(state, st, trace)
+                state[S_CARD] = c
+                state[S_MODE] = 1
+    elif ph == PH_SWAP:
+        _swap_slots(state, p, a // 24, (a % 24) // 4, a % 4)
+        st = _end_action(rules, state, st)
+    elif ph == PH_PEEK:
+        _peek_slot(state, p, a)
+        st = _end_action(rules, state, st)
+    else:
+        if a == 1:
+            state[S_KNOCKER] = p
+            state[S_LEFT] = state[S_NP] - 1
+        st = _close_turn(rules, state, st, True)
+    _tidy(state)
+    state[S_RNG] = np.int64(st)
+
+
+@njit(cache=True)
+def observe(rules, state, seat, obs):
+    """What ``seat`` knows (BVB-13) into obs (int64, OBS_SIZE): _observe's fields (the phase, the card
+    in hand if it is the seat's, the public discard pile, its own memory) and the game's public facts.
+    Once the game is over O_KNOW holds the revealed rows (BVB-10)."""
+    over = state[S_GAMEOVER] == 1
+    card = state[S_CARD] if (seat == state[S_TURN] and not over) else -1
+    _observe(state, rules, seat, state[S_PHASE], card, state[S_MODE], obs)
+    for j in range(O_XSPEC + 1, O_DCOUNT):
+        obs[j] = 0
+    P = state[S_NP]
+    if over:
+        for j in range(SLOTS * P):
+            obs[O_KNOW + j] = state[S_ROWS + j]
+    obs[O_TURN] = -1 if over else state[S_TURN]
+    obs[O_ROUND] = state[S_ROUND]
+    obs[O_START] = state[S_START]
+    obs[O_LEFT] = state[S_LEFT]
+    obs[O_OVER] = state[S_GAMEOVER]
+    obs[O_RESHUFFLES] = state[S_RESHUFFLES]
+    obs[O_CAPS] = state[S_CAPS]
+    for p in range(MAXP):
+        obs[O_TOTAL + p] = state[S_TOTAL + p] if p < P else 0
+
+
+@njit(cache=True)
+def determinize(rules, obs, seat, key, state):
+    """A full state consistent with ``seat``'s observation obs into state (BVB-13).
+
+    The cards the seat cannot see (the slots it does not remember, another player's card in hand,
+    the draw pile, and once the game is over the cards put aside) are the deck less the discard
+    pile, the remembered cards and its own card in hand, shuffled from the stream start ``key``
+    (uniform among the arrangements consistent with obs); the pile below the top of the discard
+    pile, whose order no rule reads, lies in card order.  Every other player remembers the cards
+    of its own row.  The state's stream continues the shuffle's.
+
+    Raises:
+        ValueError: an observation no deal of the rules' deck can give.
+    """
+    for j in range(state.shape[0]):
+        state[j] = 0
+    P = obs[O_NP]
+    over = obs[O_OVER] == 1
+    for p in range(P):
+        state[S_MEM + p] = rules[R_MEMQ]
+    state[S_NP] = P
+    state[S_TURN] = obs[O_TURN] if obs[O_TURN] >= 0 else (obs[O_START] + obs[O_TURNS]) % P
+    state[S_TURNS] = obs[O_TURNS]
+    state[S_KNOCKER] = obs[O_KNOCKER]
+    state[S_LEFT] = obs[O_LEFT]
+    state[S_PILE_N] = obs[O_PILE_N]
+    state[S_START] = obs[O_START]
+    state[S_OVER] = 1 if over else 0
+    state[S_RESHUFFLES] = obs[O_RESHUFFLES]
+    state[S_PHASE] = obs[O_PHASE]
+    state[S_MODE] = obs[O_MODE]
+    state[S_ROUND] = obs[O_ROUND]
+    state[S_GAMEOVER] = obs[O_OVER]
+    state[S_CAPS] = obs[O_CAPS]
+    for p in range(P):
+        state[S_TOTAL + p] = obs[O_TOTAL + p]
+    cnt = np.zeros(N_KINDS, dtype=np.int64)
+    for k in range(N_KINDS):
+        cnt[k] = rules[R_COMP + k] - obs[O_DCOUNT + k]
+        state[S_DCOUNT + k] = obs[O_DCOUNT + k]
+    # the discard pile: its top, the rest in card order
+    top = obs[O_TOP]
+    nd = 0
+    for k in range(N_KINDS):
+        m = obs[O_DCOUNT + k] - (1 if k == top else 0)
+        for _ in range(m):
+            state[S_DISC + nd] = k
+            nd += 1
+    if top >= 0:
+        state[S_DISC + nd] = top
+        nd += 1
+    state[S_DISC_N] = nd
+    # what the seat remembers, and its card in hand
+    for j in range(SLOTS * P):
+        v = obs[O_KNOW + j]
+        if v >= 0:
+            state[S_ROWS + j] = v
+            cnt[v] -= 1
+    for j in range(SLOTS * MAXP):
+        state[S_KNOW + 24 * seat + j] = obs[O_KNOW + j] if not over else -1
+    drawn = obs[O_PHASE] == PH_DRAWN and not over
+    own_card = drawn and obs[O_TURN] == seat
+    state[S_CARD] = -1
+    if own_card:
+        state[S_CARD] = obs[O_CARD]
+        cnt[obs[O_CARD]] -= 1
+    hidden = 0
+    for k in range(N_KINDS):
+        if cnt[k] < 0:
+            raise ValueError("the observation holds more cards of a kind than the deck")
+        hidden += cnt[k]
+    cards = np.zeros(hidden, dtype=np.int64)
+    n = 0
+    for k in range(N_KINDS):
+        for _ in range(cnt[k]):
+            cards[n] = k
+            n += 1
+    st = shuffle_inplace(cards, np.uint64(key))
+    n = 0
+    for j in range(SLOTS * P):
+        if obs[O_KNOW + j] < 0:
+            if n >= hidden:
+                raise ValueError("the observation leaves fewer hidden cards than hidden places")
+            state[S_ROWS + j] = cards[n]
+            n += 1
+    if drawn and not own_card:
+        if n >= hidden:
+            raise ValueError("the observation leaves fewer hidden cards than hidden places")
+        state[S_CARD] = cards[n]
+        n += 1
+    if hidden - n < state[S_PILE_N] or (not over and hidden - n != state[S_PILE_N]):
+        raise ValueError("the observation's draw pile does not hold the hidden cards")
+    for j in range(state[S_PILE_N]):
+        state[S_PILE + j] = cards[n]
+        n += 1
+    na = 0
+    while n < hidden:
+        state[S_ASIDE + na] = cards[n]
+        na += 1
+        n += 1
+    state[S_ASIDE_N] = na
+    # the other players' memories: their own rows
+    for o in range(P):
+        if o != seat:
+            for s in range(SLOTS):
+                state[S_KNOW + 24 * o + 4 * o + s] = state[S_ROWS + 4 * o + s] if not over else -1
+    for o in range(MAXP):
+        if o != seat:
+            for j in range(SLOTS * MAXP):
+                if o >= P or j // SLOTS != o or over:
+                    state[S_KNOW + 24 * o + j] = -1
+    _tidy(state)
+    state[S_RNG] = np.int64(st)
+
+
+@njit(cache=True)
+def returns(rules, state, out):
+    """Each seat's game total so far (float64, out[:P]) under the scoring variant (BVB-14, BVB-15):
+    penalty points, lower is better (win-count: rounds won, higher is better)."""
+    for p in range(state[S_NP]):
+        out[p] = float(state[S_TOTAL + p])
+
+
+@njit(cache=True)
+def act(kind, params, obs, state):
+    """Policy (kind, params float64 (N_PARAMS,)) decides on obs alone; its random choices (K_RANDOM)
+    advance state[S_RNG] exactly as _play_turn draws them.  Returns the decision."""
+    d, st = _act(kind, params, obs, np.uint64(state[S_RNG]))
+    state[S_RNG] = np.int64(st)
+    return d

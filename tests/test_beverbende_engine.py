@@ -15,7 +15,7 @@ from ludolab.sim import beverbende_kernels as K
 from ludolab.sim import beverbende_reference as R
 from ludolab.sim.experiment import plan_run
 from ludolab.sim.rng import chunk_keys, py_game_state
-from ludolab.stdlib.beverbende import STANDARD_COMPOSITION, BeverbendeRules
+from ludolab.stdlib.beverbende import CARD_NAMES, STANDARD_COMPOSITION, BeverbendeRules
 
 POLICIES = ["random", "threshold", "expected-value", "threshold:knock=-1", "threshold:knock=14,peek=0,draw2=0",
             "expected-value:margin=0,kmax=3"]
@@ -266,3 +266,65 @@ def test_check_catches_a_second_draw():  # BVB-7
                     B.check_record(dict(rec, events=ev))
                 return
     pytest.skip("no draw-and-discard turn found")
+
+
+# ------------------------------------------------------------------ the step interface
+def _step_play(rules, pols, stream):
+    arr = rules.rules_array()
+    kinds, params = B.seat_arrays(rules, pols)
+    state = np.zeros(K.STATE_SIZE, dtype=np.int64)
+    obs = np.zeros(K.OBS_SIZE, dtype=np.int64)
+    K.new_game(arr, np.uint64(stream), state)
+    while not K.is_terminal(state):
+        p = K.current_player(state)
+        K.observe(arr, state, p, obs)
+        K.apply_action(arr, state, K.act(kinds[p], params[p], obs, state))
+    out = np.zeros(rules.players)
+    K.returns(arr, state, out)
+    return out.tolist()
+
+
+def test_step_interface_plays_the_traced_round():  # BVB-3..BVB-13
+    """A one-round step game with the same policies is the round the traced kernel plays."""
+    rules = BeverbendeRules(players=3, rounds=1, memory_loss=0.1)
+    pols = ["threshold", "expected-value", "random"]
+    key = int(chunk_keys(3, 1)[0])
+    for g in range(12):
+        rec = B.trace_round(rules, pols, key, g)
+        assert _step_play(rules, pols, py_game_state(key, g)) == rec["scores"]
+
+
+def test_step_interface_plays_the_reference_game():  # BVB-14, BVB-15
+    rules = BeverbendeRules(players=4, scoring="knocker-penalty", memory_loss=0.2)
+    pols = ["threshold", "random", "expected-value", "threshold:knock=6"]
+    kinds, params = B.seat_arrays(rules, pols)
+    mem = B.memory_array(rules).tolist()
+    for g in range(4):
+        totals, _, _ = R.play_game(rules, kinds.tolist(), params.tolist(), mem, py_game_state(5, g))
+        assert _step_play(rules, pols, py_game_state(5, g)) == totals
+
+
+def test_replay_catches_an_exchanged_special_and_a_decision_not_the_policys():  # BVB-7
+    recs = B.conformance().play(1, 30, "reference")
+    found = 0
+    for rec in recs:
+        ev = [list(e) for e in rec["events"]]
+        for i, e in enumerate(ev):
+            if e[0] == "discard" and e[2] in ("SW", "PK", "D2") and not rec["exchange_specials"]:
+                rp = B._Replay(rec)   # the card in slot 0 when the special is in hand
+                idx = {n: k for k, n in enumerate(CARD_NAMES)}
+                for j, x in enumerate(ev[:i]):
+                    B._replay_event(rp, x[0], [idx[y] if isinstance(y, str) else y for y in x[1:]], str(j))
+                ev[i] = ["exchange", e[1], 0, e[2], CARD_NAMES[rp.row(e[1], 0)]]
+                with pytest.raises(AssertionError):
+                    B.check_record(dict(rec, events=ev))
+                found += 1
+                break
+        knocks = [i for i, e in enumerate(rec["events"]) if e[0] == "knock"]
+        if knocks:
+            ev = [list(e) for e in rec["events"]]
+            del ev[knocks[0]]   # the knock decision becomes 'no knock', which the policy did not take
+            with pytest.raises(AssertionError):
+                B.check_record(dict(rec, events=ev))
+            found += 1
+    assert found >= 4

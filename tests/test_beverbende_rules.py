@@ -300,7 +300,7 @@ def test_total_memory_loss_forgets_everything_at_the_start_of_the_turn():  # BVB
 
 def test_memory_loss_keeps_the_discard_pile():  # BVB-13
     r = scripted([[5, 6, 7, 8], [1, 2, 3, 4]], pile=[0, 9, 9], discard=[9, 4])
-    obs = R.observe(r, 0, "action")
+    obs = R.observe_round(r, 0, "action")
     assert obs["top"] == 4 and obs["discard_counts"][9] == 1
 
 
