@@ -915,4 +915,5 @@ def step_game():
     return StepGame(kernels=K, twin=REF, cases=_step_cases(), policies=_step_policies(),
                     max_steps=_step_max_steps, return_bounds=_step_bounds, check_state=check_state,
                     simulate=_step_simulate, accumulator=_step_accumulator, fast_games=_step_fast_games,
-                    lower_wins=True)
+                    lower_wins=True, extra={"best": "expected-value", "random": "random",
+                                            "moments": lambda r: int(r[K.R_ROUNDS]) + 1})

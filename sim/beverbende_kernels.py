@@ -50,6 +50,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from . import play as _loops
+from . import search as _search
 from .rng import game_state, next_below, shuffle_inplace
 
 # ------------------------------------------------------------------ cards
@@ -1318,3 +1320,38 @@ def act(kind, params, obs, state):
     d, st = _act(kind, params, obs, np.uint64(state[S_RNG]))
     state[S_RNG] = np.int64(st)
     return d
+
+
+# ------------------------------------------- the shared loops over the step interface
+@njit(cache=True)
+def running_score(rules, state, out):
+    """Each seat's game total so far (BVB-14, BVB-15) into out; returns the rounds scored."""
+    returns(rules, state, out)
+    return state[S_ROUND] + (1 if state[S_GAMEOVER] == 1 else 0)
+
+
+@njit(cache=True)
+def play_many(rules, inp, out):
+    """Whole games of named policies (:func:`ludolab.sim.play.play_games`) on these rules."""
+    _loops.play_games(new_game, current_player, legal_actions, apply_action, observe, returns, act, rules, inp, out)
+
+
+@njit(cache=True)
+def play_traced_many(rules, inp, out):
+    """Whole games with their running totals (:func:`ludolab.sim.play.play_traced`)."""
+    _loops.play_traced(new_game, current_player, apply_action, observe, returns, act, running_score,
+                       rules, inp, out)
+
+
+@njit(cache=True)
+def search(rules, inp, work):
+    """Determinized search at one decision (:func:`ludolab.sim.search.pimc`) on these rules."""
+    return _search.pimc(current_player, legal_actions, apply_action, observe, determinize, returns, act,
+                        rules, inp, work)
+
+
+@njit(cache=True)
+def search_tree(rules, inp, work):
+    """Information-set MCTS at one decision (:func:`ludolab.sim.search.ismcts`) on these rules."""
+    return _search.ismcts(current_player, legal_actions, apply_action, observe, determinize, returns, act,
+                          rules, inp, work)
