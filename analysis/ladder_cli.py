@@ -94,7 +94,7 @@ def make_ladder_command(game_id: str) -> click.Command:
     @click.option("--policy", "policies", multiple=True,
                   help="A contender (repeat): a named policy, search:budget=B,rollout=NAME, tree:..., "
                        "all-seeing:..., python:MODULE:FUNCTION. Default: every named policy.")
-    @click.option("--baseline", default=None, help="The named policy of the other seats (default: the first named).")
+    @click.option("--baseline", default=None, help="The named policy of the other seats (default: the game's best heuristic).")
     @click.option("--players", type=click.IntRange(2, 6), default=None, help="Seats at the table.")
     @click.option("--deals", type=click.IntRange(2, 10**7), default=200, show_default=True,
                   help="Duplicate deals; each is played once per seat per contender.")
@@ -114,7 +114,7 @@ def make_ladder_command(game_id: str) -> click.Command:
         from ludolab.sim.step import named_policies
 
         named = named_policies(g, case)
-        base_name = baseline or next(iter(named))
+        base_name = baseline or g.extra.get("best", next(iter(named)))
         if base_name not in named:
             raise InputError(f"--baseline {base_name!r} is not a named policy: allowed {', '.join(named)}")
         base = L.Contender(base_name, "named", named[base_name])
