@@ -1,8 +1,9 @@
 """Shared test setup: warm the numba kernels once per session.
 
 The kernels are compiled (or loaded from numba's on-disk cache) the first
-time they run; doing it here on a tiny three-tile box keeps that cost out of
-the timing of the first test that happens to call them.
+time they run; doing it here (a tiny three-tile box, and two games of every
+registered game through its step interface and the compiled whole-game loop)
+keeps that cost out of the timing of the first test that happens to call them.
 """
 
 from __future__ import annotations
@@ -30,7 +31,22 @@ def warm_numba_kernels():
     B.compare([sol.policy(), rnd], 20, seed=0, chunks=2)
     B.simulate_rounds([rnd, rnd], 10, seed=0, rounds=2, chunks=2)
     B.simulate_rounds([rnd, rnd], 10, seed=0, rounds=None, threshold=5, chunks=2)
+    _warm_every_game()
     yield
+
+
+def _warm_every_game():
+    """Two games of each registered game's first ruleset through ``play_many`` (its step functions
+    and named policies)."""
+    import numpy as np
+
+    from ludolab.sim import play
+    from ludolab.stdlib import registry
+
+    for g in registry.GAMES:
+        step = g.entry("step_game")()
+        case = step.cases[0]
+        play.run(step.kernels, case.rules, np.array([1, 2], dtype=np.uint64), list(case.policies))
 
 
 @pytest.fixture(scope="session")
