@@ -621,3 +621,39 @@ def fig_skill(table: pd.DataFrame, rules=None, title: str = "How much is skill: 
     fig.suptitle(_title(title, rules), fontsize=FONT + 2)
     fig.tight_layout()
     return fig
+
+
+def fig_one_die_decisions(decisions: pd.DataFrame, max_total: int | None = None, rules=None,
+                          title: str = "When to roll one die: every position with a choice") -> Figure:
+    """What one die is worth against two in each position where the rules leave the choice (STB-6).
+
+    One bar per position, by the total of the open tiles: to the right (one die better) or to the left (two dice
+    better), in points of expected score; a dashed line marks the total at which a player who follows "one die
+    at a total of ``max_total`` or less" switches.  No pyplot state.
+
+    Args:
+        decisions: :func:`ludolab.analysis.box.one_die_decisions` (``open``, ``total``, ``dice``, ``gain``).
+        max_total: the total the one-die rule of thumb switches at, or ``None``.
+        rules: a ``BoxRules`` named in the title; title: the figure title.
+    """
+    d = decisions.reset_index(drop=True)
+    worth = np.where(d["dice"] == 1, d["gain"], -d["gain"])  # one die against two, in points
+    fig = Figure(figsize=(7.0, 0.16 * len(d) + 1.6))
+    ax = fig.subplots()
+    y = np.arange(len(d))[::-1]
+    colours = np.where(worth > 0, "#1b7837", "#762a83")
+    ax.barh(y, worth, color=colours, height=0.75)
+    ax.set_yticks(y, [f"{o} (total {t})" for o, t in zip(d["open"], d["total"])], fontsize=8)
+    ax.axvline(0, color="black", lw=0.8)
+    if max_total is not None:
+        below = d.index[d["total"] <= max_total]
+        if len(below) and len(below) < len(d):
+            ax.axhline(y[below[-1]] - 0.5, color="grey", ls="--", lw=1)
+            ax.text(ax.get_xlim()[0], y[below[-1]] - 0.5, f"  one die above this line (total {max_total} or less)",
+                    va="bottom", fontsize=8, color="grey")
+    ax.set_xlabel("one die is better by (points of expected score; left of 0: two dice are better)")
+    ax.set_ylim(-1, len(d))
+    _style_axes(ax)
+    fig.suptitle(_title(title, rules), fontsize=FONT + 1)
+    fig.tight_layout()
+    return fig
