@@ -85,6 +85,142 @@ def best_knock(sweep: pd.DataFrame, objective: str = "margin") -> pd.DataFrame:
         .rename(columns={"knock": "best_knock"}).reset_index(drop=True)
 
 
+def policy_pairs(pt: pd.DataFrame, rounds: int = 20_000, seed: int = 1, field="threshold",
+                 base: BeverbendeRules | None = None, progress=False) -> pd.DataFrame:
+    """The two policies with the best margin at each player count of :func:`policy_table`, compared again on
+    fresh deals (``seed``), paired (the same deals for both): what decides "better" or "equally good".
+
+    Args:
+        pt: :func:`policy_table` (``players``, ``policy``, ``margin``).
+        rounds, seed: the fresh paired run (another seed than ``pt``'s, so the choice of the two does not bias
+            the test).
+
+    Returns:
+        one row per player count: ``players``, ``policy`` (the better by margin in ``pt``), ``against`` (the
+        runner-up), ``margin_diff`` and its 95% CI (``policy``'s paired margin minus ``against``'s, points a
+        round; negative: ``policy`` does better), ``verdict``
+        (:func:`ludolab.analysis.findings.compare` with the ``bev_margin`` tolerance), ``rounds``.
+    """
+    from .findings import compare
+
+    base = base or BeverbendeRules()
+    rows = []
+    for P, d in pt.groupby("players"):
+        a, b = d.sort_values("margin").policy.iloc[:2]
+        c = bev.compare(base.with_changes(players=int(P)), [b, a], field, rounds, seed, progress=progress)
+        r = c.iloc[1]
+        rows.append({"players": int(P), "policy": a, "against": b, "margin_diff": r.margin_diff_vs_first,
+                     "margin_diff_ci_low": r.margin_diff_vs_first_ci_low,
+                     "margin_diff_ci_high": r.margin_diff_vs_first_ci_high,
+                     "verdict": compare(r.margin_diff_vs_first, r.margin_diff_vs_first_ci_low,
+                                        r.margin_diff_vs_first_ci_high, "bev_margin"),
+                     "rounds": int(r.rounds)})
+    return pd.DataFrame(rows)
+
+
+def policy_finding(pairs: pd.DataFrame):
+    """Which policy to play, from :func:`policy_pairs`: the paired verdict at each player count (one rule,
+    :func:`ludolab.analysis.findings.compare`), never from two separate CIs overlapping.
+
+    Returns:
+        a ``comparison`` :class:`~ludolab.analysis.findings.Finding` whose verdict is the one shared by every
+        player count, or ``cannot tell yet`` when they differ.
+    """
+    from .findings import Finding, Quote, tolerance_text
+
+    verdicts = list(pairs.verdict)
+    one = verdicts[0] if len(set(verdicts)) == 1 else "cannot tell yet"
+    words = {"better": "better than", "worse": "worse than", "equally good": "as good as",
+             "cannot tell yet": "against"}
+    per = "; ".join(f"{r.players} players: `{r.policy}` {words[r.verdict]} `{r.against}`, margin "
+                    f"{r.margin_diff:+.2f} points a round ({_ci(r.margin_diff_ci_low, r.margin_diff_ci_high)})"
+                    + (", cannot tell yet" if r.verdict == "cannot tell yet" else "")
+                    for r in pairs.itertuples())
+    best = pairs.policy.mode().iloc[0]
+    n_best = int((pairs.policy == best).sum())
+    head = {"better": f"Play `{best}`.", "equally good": "The two best policies are equally good.",
+            "worse": f"Play `{best}`.", "cannot tell yet": "The two best policies are close."}[one]
+    text = (f"`{best}` has the better margin at {n_best} of {len(pairs)} player counts; paired on the same deals "
+            f"(better only when the 95% CI of the difference excludes 0, equally good only when it includes 0 and "
+            f"is within {tolerance_text('bev_margin')}): {per}.")
+    return Finding("comparison", head, text,
+                   {f"margin_diff_{r.players}": Quote(r.margin_diff, "beverbende_policy_pairs", "margin_diff",
+                                                      str(r.players)) for r in pairs.itertuples()}, verdict=one)
+
+
+def knock_finding(knock_rows, default_k: float, bv: pd.DataFrame, var: pd.DataFrame):
+    """When to knock, once for every player count, and what the knocker penalty does to it.
+
+    Args:
+        knock_rows: per player count ``(players, best row of best_knock, lowest, highest)`` own threshold whose
+            margin lies inside the best one's CI.
+        default_k: the default heuristic's threshold.
+        bv, var: :func:`best_by_variant` and :func:`variants`.
+
+    Returns:
+        a ``rule`` :class:`~ludolab.analysis.findings.Finding`.
+    """
+    from .findings import Finding, Quote
+
+    lo = max(lo for _, _, lo, _ in knock_rows)
+    hi = min(hi for _, _, _, hi in knock_rows)
+    counts = ", ".join(str(P) for P, _, _, _ in knock_rows)
+    if lo <= hi:
+        rule = (f"Count your row, each card you have not seen as 4.5, and knock when that total is about {lo:g} "
+                f"to {hi:g} or less: with {counts} players every threshold in that range is within the noise of "
+                "the best one tried")
+    else:
+        rule = ("Count your row, each card you have not seen as 4.5, and knock when that total is low; the best "
+                "threshold differs with the player count ("
+                + "; ".join(f"{P} players: {a:g} to {b:g}" for P, _, a, b in knock_rows) + ")")
+    text = rule + f" (the field knocking at {knock_rows[0][1].field_knock:g}; the tables below give each count)."
+    quotes = {"low": Quote(lo, "beverbende_best_knock", "best_knock"), "high": Quote(hi, "beverbende_best_knock",
+                                                                                     "best_knock")}
+    kp = bv[bv.scoring == "knocker-penalty"]
+    lowest = float(var.knock.min())
+    at_floor = kp[kp.best_knock == lowest]
+    if len(at_floor):
+        parts = []
+        for r in at_floor.itertuples():
+            rows = var[(var.scoring == "knocker-penalty") & (var.players == r.players)]
+            kr = float(rows.loc[rows.knock == lowest, "knock_rate"].iloc[0])
+            near = rows.iloc[(rows.knock - default_k).abs().argmin()]
+            parts.append(f"{int(r.players)} players (seat 0 then knocks in {kr:.0%} of rounds; margin "
+                         f"{r.margin:+.2f} points a round against {near.margin:+.2f} knocking at {near.knock:g})")
+        text += (f" Under the knocker-penalty variant the best threshold is the lowest one tried, {lowest:g}, with "
+                 + " and ".join(parts) + ": knocking then hardly pays, so leave the knock to others unless your "
+                 "row is nearly empty.")
+        quotes["penalty_best"] = Quote(lowest, "beverbende_variants", "best_knock", "knocker-penalty")
+    return Finding("rule", "When to knock.", text, quotes)
+
+
+def tuned_finding(chk: pd.DataFrame, tuned_knock: float, default_k: float):
+    """The tuned threshold heuristic judged like every policy, by paired margin (what decides a game), with
+    its knock threshold in words and the other tuned parameters left to the table.
+
+    Args:
+        chk: :func:`ludolab.sim.beverbende.compare` of the default then the tuned heuristic on fresh deals.
+
+    Returns:
+        a ``comparison`` :class:`~ludolab.analysis.findings.Finding`.
+    """
+    from .findings import Finding, Quote, compare
+
+    r = chk.iloc[1]
+    v = compare(r.margin_diff_vs_first, r.margin_diff_vs_first_ci_low, r.margin_diff_vs_first_ci_high,
+                "bev_margin")
+    head = {"better": "A tuned threshold heuristic does better.", "worse": "The tuned heuristic does worse.",
+            "equally good": "Tuning the threshold heuristic gains nothing.",
+            "cannot tell yet": "Tuning the threshold heuristic: cannot tell yet."}[v]
+    text = (f"With 4 players, the tuned heuristic (it knocks when its row counts {tuned_knock:g} or less instead of "
+            f"{default_k:g}) changes seat 0's margin by {r.margin_diff_vs_first:+.2f} points a round "
+            f"({_ci(r.margin_diff_vs_first_ci_low, r.margin_diff_vs_first_ci_high)}, paired on fresh deals; its "
+            f"own score changes by {r.diff_vs_first:+.2f}).")
+    return Finding("comparison", head, text,
+                   {"margin_diff": Quote(r.margin_diff_vs_first, "beverbende_tuned", "margin_diff_vs_first",
+                                         str(r.policy))}, verdict=v)
+
+
 def first_player(players=(2, 3, 4, 5, 6), policy="threshold", rounds: int = 20_000, seed: int = 0,
                  base: BeverbendeRules | None = None, progress=False) -> pd.DataFrame:
     """Per seat (seat 0 starts) mean round score and chance of the strictly lowest row, every seat the same policy."""
@@ -439,6 +575,8 @@ def report_section(ctx) -> str:
     player, what memory and each special card are worth, the scoring variants, a tuned heuristic, whole games."""
     from ludolab.analysis.results import provenance
 
+    from .findings import Finding, Quote, render_markdown
+
     quick = ctx.quick
     n = 2_000 if quick else 16_000
     rules = BeverbendeRules()
@@ -462,18 +600,8 @@ def report_section(ctx) -> str:
     body = []  # the sub-sections, each rendered right after its study (so provenance follows the runs)
     ctx.say("beverbende: policies by player count ...")
     pt = policy_table((2, 3, 4, 5, 6), rounds=n, seed=ctx.seed)
-    pol_lines, pol_ties = [], 0
-    for P, d in pt.groupby("players"):
-        d = d.sort_values("margin")
-        a, b = d.iloc[0], d.iloc[1]
-        tie = _overlap(a, b, "margin")
-        pol_ties += tie
-        pol_lines.append(
-            f"With {int(P)} players the best by margin is {a.policy} ({a.margin:+.2f} points a round, "
-            f"{_ci(a.margin_ci_low, a.margin_ci_high)}), then {b.policy} ({b.margin:+.2f}, "
-            f"{_ci(b.margin_ci_low, b.margin_ci_high)})"
-            + (": the CIs overlap, so the two are equally good within the noise." if tie else
-               ": the CIs do not overlap."))
+    pairs = policy_pairs(pt, rounds=n, seed=ctx.seed + 2000)
+    pol_find = policy_finding(pairs)
     n_pol = pt.players.nunique()
     own_best = pt.loc[pt.groupby("players").mean_score.idxmin()].policy.unique()
 
@@ -482,12 +610,22 @@ def report_section(ctx) -> str:
                 "diff_vs_first_ci_low", "diff_vs_first_ci_high", "capped_rounds"]]
     body += ["## Which policy to play\n",
            "Seat 0 plays each policy, every other seat the default threshold heuristic; judged by `margin`. "
-           + " ".join(pol_lines)
+           + "The two best by margin at each player count are then compared again on fresh deals, paired (the "
+           "second table): " + pol_find.text
            + (" By own mean score alone " + " and ".join(own_best) + " would look best, but that is not what "
               "wins a game." if len(own_best) == 1 else "") + "\n",
            _columns(pcols, {**base_defs, "diff_vs_first": "seat 0's paired round-score difference against "
                             "`random` on the same deals (points, negative is better)"}),
-           ctx.table(pcols, "beverbende_policies", {**meta, "rounds": n})]
+           ctx.table(pcols, "beverbende_policies", {**meta, "rounds": n}),
+           "\n" + _columns(pairs, {"players": base_defs["players"], "policy": "the policy with the better margin "
+                                   "in the table above", "against": "the runner-up",
+                                   "margin_diff": "`policy`'s margin minus `against`'s on the same fresh deals "
+                                                  "(points a round, negative: `policy` does better)",
+                                   "verdict": "the comparison word: better / worse when the CI excludes 0, "
+                                              "equally good when it includes 0 and is narrower than the stated "
+                                              "tolerance, cannot tell yet otherwise",
+                                   "rounds": "paired rounds played"}),
+           ctx.table(pairs, "beverbende_policy_pairs", {**meta, "rounds": n, "seed": ctx.seed + 2000})]
 
     ctx.say("beverbende: score distributions and first-player advantage ...")
     fp = first_player((2, 3, 4, 5, 6), rounds=n, seed=ctx.seed)
@@ -517,10 +655,11 @@ def report_section(ctx) -> str:
         lo, hi = _near_best(sw[(sw.players == P) & (sw.field_knock == r.field_knock)], r.margin_ci_high)
         knock_rows.append((int(P), r, lo, hi))
 
-    lines = [f"With {P} players against a field knocking at {r.field_knock:g}, the best own threshold is "
-             f"{r.best_knock:g} (margin {r.margin:+.2f} points a round, {_ci(r.margin_ci_low, r.margin_ci_high)}); "
-             f"every own threshold from {lo:g} to {hi:g} has a margin inside that CI, so they are as good within "
-             "the noise." for P, r, lo, hi in knock_rows]
+    lines = [f"Against a field knocking at {knock_rows[0][1].field_knock:g}, the best own threshold and the "
+             "range of thresholds whose margin lies inside its CI: "
+             + "; ".join(f"{P} players {r.best_knock:g} ({lo:g} to {hi:g}; margin {r.margin:+.2f}, "
+                         f"{_ci(r.margin_ci_low, r.margin_ci_high)})" for P, r, lo, hi in knock_rows)
+             + ". The table shows that field only; the CSV has every field."]
     body += ["\n## When to knock\n",
            "Seat 0's knock threshold (own: knock when the believed row total is at most this) against the "
            "threshold of every other seat (field). The colour is seat 0's `margin`; the dots mark the best own "
@@ -531,7 +670,8 @@ def report_section(ctx) -> str:
                          "mean_score": "seat 0's mean round score at `best_knock` (points)",
                          "p_win": "chance seat 0 has the lowest row at `best_knock`, a shared lowest counted as "
                                   "half"}),
-           ctx.table(bk, "beverbende_best_knock", {**meta, "rounds": sw_rounds})]
+           ctx.table(bk, "beverbende_best_knock", {**meta, "rounds": sw_rounds},
+                     shown=bk[bk.field_knock == knock_rows[0][1].field_knock])]
 
     ctx.say("beverbende: memory ...")
     mc = memory_curve((0.0, 0.1, 0.3, 0.6, 1.0), 4, rounds=n, seed=ctx.seed)
@@ -633,18 +773,22 @@ def report_section(ctx) -> str:
     chk = bev.compare(r4, ["threshold", tuned], "threshold", n, ctx.seed + 1000)
     text = ", ".join(f"{k} = {v:g}" for k, v in tuned_params.items())
     tcols = chk[["policy", "mean_score", "mean_score_ci_low", "mean_score_ci_high", "margin", "margin_ci_low",
-                 "margin_ci_high", "p_lowest_alone", "knock_rate", "diff_vs_first", "diff_vs_first_ci_low",
-                 "diff_vs_first_ci_high"]]
+                 "margin_ci_high", "margin_diff_vs_first", "margin_diff_vs_first_ci_low",
+                 "margin_diff_vs_first_ci_high", "diff_vs_first", "diff_vs_first_ci_low", "diff_vs_first_ci_high"]]
     body += ["\n## Can the threshold heuristic be improved?\n",
            f"Coordinate search (four players, seat 0 against the default heuristic, {tn:,} rounds per step on "
            f"common random numbers, lowest margin) found {text}. Checked on {n:,} fresh rounds (seed "
-           f"{ctx.seed + 1000}): margin {chk.margin[1]:+.2f} against {chk.margin[0]:+.2f} for the default; "
+           f"{ctx.seed + 1000}): margin {chk.margin[1]:+.2f} against {chk.margin[0]:+.2f} for the default, "
+           f"paired margin difference {chk.margin_diff_vs_first[1]:+.2f} points a round "
+           f"({_ci(chk.margin_diff_vs_first_ci_low[1], chk.margin_diff_vs_first_ci_high[1])}); "
            f"paired score difference {chk.diff_vs_first[1]:+.2f} points a round "
            f"({_ci(chk.diff_vs_first_ci_low[1], chk.diff_vs_first_ci_high[1])}). Command: "
            "`ludolab beverbende tune`.\n",
            _columns(tcols, {**base_defs, "policy": "seat 0's policy: the default heuristic, then the tuned one",
                             "diff_vs_first": "seat 0's paired round-score difference against the default "
-                                             "heuristic (points, negative is better)"}),
+                                             "heuristic (points, negative is better)",
+                            "margin_diff_vs_first": "seat 0's paired margin difference against the default "
+                                                    "heuristic (points, negative is better: this decides)"}),
            ctx.table(tcols, "beverbende_tuned", {**meta, "rounds": n, "tune_rounds": tn})]
 
     ctx.say("beverbende: whole games ...")
@@ -673,27 +817,13 @@ def report_section(ctx) -> str:
 
     find = []
     rnd4 = pt[(pt.players == 4) & (pt.policy == "random")].iloc[0]
-    top2 = sorted({p for _, d in pt.groupby("players") for p in d.sort_values("margin").policy.iloc[:2]})
-    if pol_ties == n_pol and len(top2) == 2:
-        find.append(f"Which policy: `{top2[0]}` and `{top2[1]}` are equally good within the noise at every player "
-                    f"count (judged by margin, the measure that decides a game scored by sums: the 95% CIs of "
-                    f"their margins overlap at all {n_pol} counts); `random` is far worse (with 4 players it "
-                    f"scores {rnd4.margin:.2f} points a round more than the others, "
-                    f"{_ci(rnd4.margin_ci_low, rnd4.margin_ci_high, '.2f')}).")
-    else:
-        clear = [f"{int(P)} players" for P, d in pt.groupby("players")
-                 if not _overlap(*[r for r in d.sort_values("margin").iloc[:2].itertuples()], "margin")]
-        find.append("Which policy: judged by margin (the measure that decides a game scored by sums), the best "
-                    f"policy is clearly ahead of the runner-up only with {', '.join(clear) or 'no player count'} "
-                    f"and within the noise otherwise (see the first table); `random` scores {rnd4.margin:+.2f} "
-                    f"points a round more than the others with 4 players "
-                    f"({_ci(rnd4.margin_ci_low, rnd4.margin_ci_high)}).")
-    kn = "; ".join(f"{r.best_knock:g} with {P} players (margin {r.margin:+.2f}, "
-                   f"{_ci(r.margin_ci_low, r.margin_ci_high)}; every threshold from {lo:g} to {hi:g} has a margin "
-                   "inside that CI)" for P, r, lo, hi in knock_rows)
-    flat = all(hi > lo for _, _, lo, hi in knock_rows)
-    find.append(f"When to knock: against a field knocking at {knock_rows[0][1].field_knock:g}, the best own "
-                f"threshold is {kn}." + (" The exact threshold matters little." if flat else ""))
+    find.append(Finding("comparison", pol_find.title, pol_find.text
+                        + f" `random` is far worse (with 4 players its margin is {rnd4.margin:+.2f} points a round, "
+                          f"{_ci(rnd4.margin_ci_low, rnd4.margin_ci_high)}).",
+                        {**pol_find.quotes, "random_margin": Quote(rnd4.margin, "beverbende_policies", "margin",
+                                                                    "4 players, random")},
+                        verdict=pol_find.verdict))
+    find.append(knock_finding(knock_rows, default_k, bv, var))
     adv4 = last.mean_score_ci_low > first.mean_score_ci_high
     find.append(("Starting is an advantage" if adv4 else "Starting makes no clear difference")
                 + f": with 4 players seat 0 (which starts) scores {first.mean_score:.2f} points a round "
@@ -712,12 +842,7 @@ def report_section(ctx) -> str:
                 + ", ".join(f"{r.ignores} costs {r.diff_vs_first:+.2f} points a round "
                             f"({_ci(r.diff_vs_first_ci_low, r.diff_vs_first_ci_high)})" for r in use.itertuples())
                 + ".")
-    better = chk.diff_vs_first_ci_high[1] < 0
-    find.append(("A tuned threshold heuristic does better" if better else "Tuning the threshold heuristic gains "
-                 "nothing clear") + f": with 4 players, knocking at {tuned_params['knock']:g} instead of "
-                f"{default_k:g} (and the other tuned parameters) changes seat 0's score by "
-                f"{chk.diff_vs_first[1]:+.2f} points a round "
-                f"({_ci(chk.diff_vs_first_ci_low[1], chk.diff_vs_first_ci_high[1])}).")
+    find.append(tuned_finding(chk, tuned_params["knock"], default_k))
 
     def _fair(r):
         inside = r.p_win_alone_ci_low <= r.fair_share <= r.p_win_alone_ci_high
@@ -734,7 +859,7 @@ def report_section(ctx) -> str:
 
     md = ["# Beverbende\n",
           "## What a player should know\n",
-          "\n".join(f"- {f}" for f in find) + "\n",
+          render_markdown(find) + "\n",
           "## How these numbers were made\n",
           "Rulebook deck (66 cards), sum scoring, perfect memory unless said otherwise (clauses in "
           "`seeds/beverbende.md`). Seat 0 starts every round. Policies: `random` (uniform legal moves), "
