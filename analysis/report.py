@@ -43,12 +43,22 @@ class ReportContext:
     _table_runs: list = field(default_factory=list)
     _figure_runs: list = field(default_factory=list)
 
+    progress: "BuildProgress | None" = None
+
     def say(self, msg: str) -> None:
+        """Start a new stage named ``msg`` (``"game: what ..."``): logged with the time so far and an
+        estimate of what remains (:class:`BuildProgress`)."""
+        if self.progress is not None:
+            msg = self.progress.stage(msg)
         if self.log:
             self.log(msg)
 
-    def table(self, df: pd.DataFrame, name: str, meta: dict, floatfmt: str = ".4g", rows: int | None = None) -> str:
-        """Save ``df`` (CSV + provenance sidecar) and return it as a Markdown table."""
+    def table(self, df: pd.DataFrame, name: str, meta: dict, floatfmt: str = ".4g", rows: int | None = None,
+              shown: pd.DataFrame | None = None) -> str:
+        """Save ``df`` (CSV + provenance sidecar) and return it as a Markdown table.
+
+        ``rows`` shows only the first rows; ``shown`` shows that frame instead (a part of ``df``: fewer
+        rows or columns), while the CSV keeps every row and column of ``df``."""
         from ludolab.sim.runner import current_session
 
         outcomes = current_session().outcomes
@@ -56,7 +66,8 @@ class ReportContext:
         self._table_runs_seen, self._table_runs = len(outcomes), runs  # no new run: the same runs as before
         meta = {**meta, "runs": runs} if "runs" not in meta else meta  # the runs behind this table only
         self.files += save_table(df, self.out_dir / "tables", name, "csv", meta)
-        shown = df if rows is None else df.head(rows)
+        shown = df if shown is None else shown
+        shown = shown if rows is None else shown.head(rows)
         return markdown_table(shown, floatfmt) + f"\n\n<sub>Table: `tables/{name}.csv`</sub>\n"
 
     def figure(self, fig, name: str, caption: str, meta: dict | None = None) -> str:
@@ -87,6 +98,137 @@ class ReportContext:
         if meta:
             rec.update(meta)
         return rec
+
+
+def _stage_key(msg: str) -> str:
+    """A stage's name without its run sizes and dots (``"box: policy comparison"``), to match it across builds."""
+    import re
+
+    return re.sub(r"[\s.]+$", "", re.sub(r"\d[\d,]*", "N", msg)).strip()
+
+
+class BuildProgress:
+    """Times the stages of a report build and estimates what remains.
+
+    The estimate uses the stage times of the previous build in the same folder (``build.log``, same quick
+    flag), scaled by how fast this build has gone so far; without one it scales the time so far by the
+    share of games done.  A background timer says "still on ..." every ``beat`` seconds so no stage sits
+    silent.
+
+    Args:
+        log: where messages go (``None``: nowhere, the timings are still kept).
+        previous: stage name -> seconds of the previous build (:meth:`read_log`), or ``{}``.
+        n_games: games in the report; beat: seconds between "still on" messages (0: none).
+    """
+
+    def __init__(self, log=None, previous: dict | None = None, n_games: int = 1, beat: float = 30.0):
+        self.log, self.previous, self.n_games, self.beat = log, dict(previous or {}), max(1, n_games), beat
+        self.t0 = time.perf_counter()
+        self.stages: list[list] = []  # [name, start, end]
+        self.games_done = 0
+        self._timer = None
+
+    def _now(self) -> float:
+        return time.perf_counter() - self.t0
+
+    def _close(self) -> None:
+        if self.stages and self.stages[-1][2] is None:
+            self.stages[-1][2] = self._now()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def remaining(self) -> float | None:
+        """Seconds the build still needs, estimated; ``None`` before anything is known."""
+        now = self._now()
+        done = {_stage_key(n) for n, _, _ in self.stages}
+        if self.previous:
+            prev_done = sum(v for k, v in self.previous.items() if k in done)
+            left = sum(v for k, v in self.previous.items() if k not in done)
+            pace = now / prev_done if prev_done > 0 else 1.0
+            return max(0.0, left * pace)
+        if self.games_done:
+            return now * (self.n_games - self.games_done) / self.games_done
+        return None
+
+    def stage(self, msg: str) -> str:
+        """Close the running stage, open ``msg``; returns the message to show."""
+        self._close()
+        now = self._now()
+        self.stages.append([msg, now, None])
+        left = self.remaining()
+        est = "" if left is None else f", about {_clock(left)} left"
+        self._arm(msg)
+        return f"[{_clock(now)}{est}] {msg}"
+
+    def game_done(self) -> None:
+        """One more game's section is finished."""
+        self._close()
+        self.games_done += 1
+
+    def _arm(self, msg: str, start: float | None = None) -> None:
+        """Say "still on ``msg``" after every ``beat`` seconds the stage runs."""
+        if not self.beat or self.log is None:
+            return
+        import threading
+
+        start = self._now() if start is None else start
+
+        def still():
+            if not (self.stages and self.stages[-1][0] == msg and self.stages[-1][2] is None):
+                return
+            self.log(f"[{_clock(self._now())}] still on {msg.rstrip(' .')} ({_clock(self._now() - start)} so far)")
+            self._arm(msg, start)
+
+        self._timer = threading.Timer(self.beat, still)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def finish(self) -> str:
+        """Close the last stage; returns the one-line summary of where the time went."""
+        self._close()
+        total = self._now()
+        by_game: dict = {}
+        for name, a, b in self.stages:
+            by_game[name.split(":")[0]] = by_game.get(name.split(":")[0], 0.0) + (b - a)
+        top = sorted(self.stages, key=lambda st: st[1] - st[2])[:3]
+        return (f"Built in {_clock(total)}: " + ", ".join(f"{g} {_clock(t)}" for g, t in by_game.items())
+                + "; longest stages: " + ", ".join(f"{n.rstrip(' .')} {_clock(b - a)}" for n, a, b in top) + ".")
+
+    def log_text(self, quick: bool) -> str:
+        """The build log: one tab-separated line per stage (seconds, stage), then the summary."""
+        lines = [f"# ludolab report build log ({'quick' if quick else 'full'}); seconds\tstage"]
+        lines += [f"{b - a:.2f}\t{_stage_key(n)}" for n, a, b in self.stages]
+        return "\n".join(lines) + "\n# " + self.finish() + "\n"
+
+    @staticmethod
+    def read_log(path: Path, quick: bool) -> dict:
+        """Stage name -> seconds from a previous ``build.log`` of the same kind (``{}`` when absent or other)."""
+        try:
+            text = Path(path).read_text().splitlines()
+        except OSError:
+            return {}
+        if not text or f"({'quick' if quick else 'full'})" not in text[0]:
+            return {}
+        out = {}
+        for ln in text[1:]:
+            sec, _, name = ln.partition("\t")
+            if ln.startswith("#") or not name:
+                continue
+            try:
+                out[name] = out.get(name, 0.0) + float(sec)
+            except ValueError:
+                continue
+        return out
+
+
+def _clock(seconds: float) -> str:
+    """Seconds as ``"42 s"`` or ``"3 min 05 s"``."""
+    seconds = max(0.0, float(seconds))
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    m, sec = divmod(int(round(seconds)), 60)
+    return f"{m} min {sec:02d} s"
 
 
 def _condensed(prov: dict, most: int = 4) -> dict:
@@ -165,15 +307,19 @@ def _move_into_place(staging: Path, final_dir: Path) -> None:
         if new.exists():
             os.replace(new, old)
         shutil.rmtree(staging / f"old-{sub}", ignore_errors=True)
-    for name in ("report.html", "report.md"):
+    for name in ("build.log", "report.html", "report.md"):
         if (staging / name).exists():
             os.replace(staging / name, final_dir / name)
 
 
 def _build(out_dir: Path, quick: bool, seed: int, log) -> Path:
-    """Write the whole report into ``out_dir``; returns the path of report.md there."""
-    t0 = time.perf_counter()
-    ctx = ReportContext(out_dir, quick, seed, log)
+    """Write the whole report into ``out_dir``; returns the path of report.md there.
+
+    The stage timings go to ``build.log`` (estimates for the next build come from it), never into report.md:
+    two builds with the same seed differ in report.md only in its one line starting ``Build:``."""
+    previous = BuildProgress.read_log(out_dir.parent / "build.log", quick)
+    progress = BuildProgress(log, previous, n_games=len(registry.GAMES))
+    ctx = ReportContext(out_dir, quick, seed, log, progress=progress)
     parts = []
     for g in registry.GAMES:
         ctx.game = g.id
@@ -182,18 +328,24 @@ def _build(out_dir: Path, quick: bool, seed: int, log) -> Path:
         ctx._runs_seen = ctx._table_runs_seen = len(current_session().outcomes)
         ctx._table_runs, ctx._figure_runs = [], []
         parts.append(g.load("analysis").report_section(ctx))
+        progress.game_done()
     ctx.game = None
     v = versions()
     head = ("# ludolab report\n\n"
-            f"Made {_dt.datetime.now(_dt.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} with ludolab {v['ludolab']} "
+            f"Build: {_dt.datetime.now(_dt.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} (the only line that "
+            "differs between two builds with the same seed; timings are in `build.log`).\n\n"
+            f"Made with ludolab {v['ludolab']} "
             f"(numpy {v['numpy']}, numba {v['numba']}, pandas {v['pandas']}); root seed {seed}"
             f"{', quick run' if quick else ''}; Monte Carlo on the {_backend()} backend. Every table is also "
             "saved as CSV with a `.meta.json` provenance sidecar, every chart with its own `.meta.json`; "
             "`report.html` is this report as one page, charts embedded.\n")
-    tail = f"\n---\nBuilt in {time.perf_counter() - t0:.1f} s.\n"
     path = out_dir / "report.md"
-    _atomic_write(path, lambda tmp: Path(tmp).write_text(head + "\n" + "\n\n".join(parts) + tail))
+    _atomic_write(path, lambda tmp: Path(tmp).write_text(head + "\n" + "\n\n".join(parts) + "\n"))
     from .html import write_html
 
     write_html(path, out_dir / "report.html", ctx.figure_provenance)
+    text = progress.log_text(quick)
+    _atomic_write(out_dir / "build.log", lambda tmp: Path(tmp).write_text(text))
+    if log:
+        log(text.rstrip().splitlines()[-1].lstrip("# "))
     return path
