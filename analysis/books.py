@@ -350,6 +350,59 @@ def _sign_text(lo, hi, more="more", less="less") -> str:
     return "not clearly different, the CI includes 0"
 
 
+def _card_value(params, colour_red: bool, number: int, n_max: int) -> float:
+    """Trick value of one card under the hand-strength forecaster's parameters (the count of
+    ``sim/books_kernels._strength``): a red card ``trump_base + trump_rank * x``, another card
+    ``high_value * (x - high_cut) / (1 - high_cut)`` above ``high_cut`` and 0 below, x = number / n_max."""
+    x = number / n_max
+    if colour_red:
+        return params[0] + params[1] * x
+    v = (x - params[3]) / (1.0 - params[3])
+    return params[2] * v if v > 0 else 0.0
+
+
+def hand_strength_finding(params=None, n_max: int = 15, tuned_bias=None):
+    """The hand-strength estimate in words a player can apply at the table, and which cards to lay (STK-4,
+    STK-6), from the heuristic forecaster's parameters.
+
+    Args:
+        params: :data:`ludolab.stdlib.books.HEURISTIC_FORECAST_PARAMS` (default) or a tuned copy.
+        n_max: the highest number in play (15 with four players).
+        tuned_bias: the bias the re-tuning found (tricks), or ``None``.
+
+    Returns:
+        a ``definition`` :class:`~ludolab.analysis.findings.Finding` quoting the card values it uses.
+    """
+    from ludolab.stdlib.books import HEURISTIC_FORECAST_PARAMS
+
+    from .findings import Finding, Quote
+
+    p = list(HEURISTIC_FORECAST_PARAMS if params is None else params)
+    cut = int(np.floor(p[3] * n_max)) + 1  # the lowest number a non-red card counts from
+    r_hi, r_mid = _card_value(p, True, n_max, n_max), _card_value(p, True, 8, n_max)
+    h_hi, h_13 = _card_value(p, False, n_max, n_max), _card_value(p, False, 13, n_max)
+    bias = p[8] if tuned_bias is None else float(tuned_bias)
+    text = (f"Count your tricks: a red (trump) card is worth about {p[1]:.2f} x its number / {n_max} of a trick "
+            f"(R{n_max} {r_hi:.2f}, R8 {r_mid:.2f}); a blue, yellow or purple card counts only from {cut} up, "
+            f"rising to {h_hi:.2f} for a {n_max} ({h_13:.2f} for a 13); add {p[4]:.2f} for each other colour you hold "
+            f"at most one card of while you hold red; take off {p[5]:.2f} for each prediction card the earlier "
+            f"players laid beyond {p[6]:g} each; shrink the count by {p[7]:.0%} of the share of the hand left "
+            f"unplayed (a hand lasts {n_max} tricks minus the most cards anyone lays, STK-7: with 3 laid, by "
+            f"{p[7] * 3 / n_max:.0%}); then {'add' if bias >= 0 else 'take off'} "
+            f"{abs(bias):.1f} of a trick"
+            + (" (what re-tuning to the scoring found)" if tuned_bias is not None else "")
+            + ". Lay as many prediction cards as that count comes to, counting only the cards left in hand. Which "
+            "cards: those worth least as winners that share a colour or a number with your strong cards, since a "
+            "trick won with a card of the same colour or number closes a prediction card (STK-6). This is the "
+            "project's hand-strength heuristic; the next findings measure it.")
+    return Finding("definition", "How to forecast: the hand-strength count.", text,
+                   {"red_top": Quote(r_hi, "HEURISTIC_FORECAST_PARAMS", "trump_rank"),
+                    "high_top": Quote(h_hi, "HEURISTIC_FORECAST_PARAMS", "high_value"),
+                    "cut": Quote(cut, "HEURISTIC_FORECAST_PARAMS", "high_cut"),
+                    "bias": Quote(bias, "books_variants" if tuned_bias is not None else "HEURISTIC_FORECAST_PARAMS",
+                                  "tuned_bias" if tuned_bias is not None else "bias")})
+
+
 def report_section(ctx) -> str:
     """The Shut The Books section of ``ludolab report``: what a player or designer should know first,
     then one sub-heading per question (forecast accuracy, the cost of forecasting first, the rollout
@@ -368,7 +421,6 @@ def report_section(ctx) -> str:
     h0 = fc.iloc[0]
     cols = ["forecast", "play", "player_hands", "exact", "exact_ci_low", "exact_ci_high", "off_by_1", "mean_score",
             "mean_score_ci_low", "mean_score_ci_high", "mae", "mean_predictions"]
-    acc_table = _shown(ctx, ov[cols], "books_accuracy_overall", meta)
     acc_figs = [ctx.figure(fig_by_seat(t["by_seat"], rules), "books_accuracy_by_seat",
                            "Exact share and mean score by forecast position"),
                 ctx.figure(fig_by_predictions(t["by_predictions"], rules), "books_accuracy_by_predictions",
@@ -390,6 +442,10 @@ def report_section(ctx) -> str:
     bins, summ = racc.calibration()
     rmeta = provenance(GAME, **racc.provenance, configs=[list(c) for c in racc.configs])
     r0, rh0 = rov.iloc[0], rov.iloc[1]
+    # the main accuracy table includes the strongest player the project has, on the deals it can afford
+    main = pd.concat([rov.iloc[[0]][cols], ov[cols]], ignore_index=True)
+    acc_table = _shown(ctx, main, "books_accuracy_overall",
+                       {**meta, "rollout_row": {"deals": rh, "seed": ctx.seed, "configs": [list(racc.configs[0])]}})
     d = rpair.iloc[1]
     sm = summ.iloc[0]
     cal_table = _shown(ctx, summ, "books_calibration", rmeta)
@@ -449,6 +505,8 @@ def report_section(ctx) -> str:
     out.append("")
     out.append("## What a player should know")
     out.append("")
+    tb_one = float(tb.iloc[0]) if tb.min() == tb.max() else None
+    out.append("- " + hand_strength_finding(tuned_bias=tb_one).markdown())
     fewer = float(r0["mean_predictions"]) < float(rh0["mean_predictions"])
     if tb.min() == tb.max():
         bias_txt = f"a bias of {tb.min():+.1f} tricks under every scoring"
@@ -464,7 +522,7 @@ def report_section(ctx) -> str:
         f"against {rh0['mean_predictions']:.2f} for the hand-strength heuristic on the same {rh:,} deals, and "
         f"scores {gain:+.2f} points per hand against it ({_ci(glo, ghi, '{:+.2f}')}: "
         f"{_sign_text(glo, ghi, 'better', 'worse')}). Re-tuning the heuristic to each scoring gives it "
-        f"{bias_txt}; it then lays {var['mean_predictions'].astype(float).mean():.2f} cards on average, the "
+        f"{bias_txt} (the last step of the count above); it then lays {var['mean_predictions'].astype(float).mean():.2f} cards on average, the "
         f"rollout forecaster {var['rollout_mean_predictions'].astype(float).mean():.2f} "
         f"(over {rdeals} deals per scoring; no CI on these means).")
     rarer = float(bp.loc[k_many, "exact"]) < float(bp.loc[k_few, "exact"])
@@ -487,12 +545,9 @@ def report_section(ctx) -> str:
     out.append(
         f"- **Careful play matters.** The same heuristic forecasts score {hh['mean_score']:.2f} "
         f"points per hand with heuristic play and {hr['mean_score']:.2f} "
-        f"({_ci(hr['mean_score_ci_low'], hr['mean_score_ci_high'])}) with random play. "
-        + (f"When you lose a trick on purpose while you still have open prediction cards, lose it with your "
-           f"{'lowest' if True in keep_low else 'highest'} losing card: the re-tuned player does so under every "
-           "scoring (`tuned_keep_low`, no CI)." if len(keep_low) == 1 else
-           "Whether to lose a trick with the lowest or the highest losing card depends on the scoring "
-           "(`tuned_keep_low`)."))
+        f"({_ci(hr['mean_score_ci_low'], hr['mean_score_ci_high'])}) with random play: win a trick with a card "
+        "that closes one of your open prediction cards, and lose it on purpose when winning would only add an "
+        "extra trick.")
     out.append(
         f"- **Forecasting first costs points.** With heuristic forecasts and play, the first forecaster scores "
         f"{h0['first_minus_others']:.2f} points per hand against the mean of the other three in the same hand "
@@ -522,6 +577,10 @@ def report_section(ctx) -> str:
         f"{_pct(best['exact_ci_high'])}), misses by one in {_pct(best['off_by_1'])}, and scores "
         f"{best['mean_score']:.2f} points per hand ({_ci(best['mean_score_ci_low'], best['mean_score_ci_high'])}); "
         f"its forecasts are off by {best['mae']:.2f} tricks on average in absolute terms (`mae`).")
+    out.append(
+        f"The first row is the strongest player the project has, the rollout forecaster with heuristic play "
+        f"(see \"Does searching ahead forecast better?\"), on its own {rh:,} deals: it is slow, so its "
+        f"`player_hands` are fewer and its CIs wider.")
     out.append("")
     out.append(acc_table)
     out.extend(acc_figs[1:])

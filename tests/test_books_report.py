@@ -104,3 +104,35 @@ def test_bench_record():
     r = rows[0]
     assert r["unit"] == "hands" and r["per_second"] > 0 and r["reference_per_second"] > 0
     assert r["ratio"] == r["per_second_1_thread"] / r["reference_per_second"]
+
+
+def test_hand_strength_count_is_defined_with_the_forecasters_own_values():
+    """Issue 16: "a bias of -0.5 tricks" could not be applied; the count is now defined in words and every
+    card value it quotes is the forecaster's (the reference engine's card strength)."""
+    from ludolab.sim import books_reference as ref
+    from ludolab.stdlib.books import HEURISTIC_FORECAST_PARAMS as P, parse_card
+
+    f = A.hand_strength_finding(tuned_bias=-0.5)
+    assert f.kind == "definition"
+    for card, shown in (("R15", f.quotes["red_top"].value), ("B15", f.quotes["high_top"].value)):
+        assert abs(ref._strength(parse_card(card), 15, P) - shown) < 1e-12
+        assert f"{shown:.2f}" in f.text
+    cut = f.quotes["cut"].value
+    assert ref._strength(parse_card(f"Y{cut - 1}"), 15, P) == 0 < ref._strength(parse_card(f"Y{cut}"), 15, P)
+    assert f"counts only from {cut} up" in f.text and "take off 0.5 of a trick" in f.text
+    assert "same colour or number closes a prediction card" in f.text
+
+
+def test_findings_name_no_tuned_parameter_as_a_discovery(quick_report):
+    """The heuristic's default (lose with the lowest losing card) is not presented as what tuning found, and the
+    main accuracy table holds the strongest player, the rollout forecaster."""
+    import pandas as pd
+
+    tmp_path, _ = quick_report
+    md = _section(quick_report)
+    head = md.split("## How often")[0]
+    assert "lowest losing card" not in head and "tuned_keep_low" not in head
+    assert "hand-strength count" in head
+    acc = pd.read_csv(tmp_path / "tables" / "books_accuracy_overall.csv")
+    assert acc["forecast"].iloc[0].startswith("rollout")
+    assert "strongest player the project has" in md
