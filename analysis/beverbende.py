@@ -529,29 +529,28 @@ def fig_seat_scores(out: dict):
 
 # ------------------------------------------------------------------ report
 def _columns(df: pd.DataFrame, defs: dict) -> str:
-    """The "Columns:" line for a report table: every column ``df`` shows, and only those, in table order.
-
-    A pair ``x_ci_low``, ``x_ci_high`` is defined together as the 95% CI of ``x``.
+    """The "Columns:" line for a report table: every column the report shows of ``df``, and only those, in
+    table order, then what is the same on every row and what is in the CSV only
+    (:func:`ludolab.analysis.report.table_layout`; a pair ``x_ci_low``, ``x_ci_high`` is shown in brackets with ``x``).
 
     Raises:
         LudolabError: a column without a definition.
     """
+    from .report import table_layout
+
     cols = list(df.columns)
     missing = [c for c in cols if c not in defs and not (c.endswith(("_ci_low", "_ci_high")))]
     if missing:
         raise LudolabError(f"report table columns without a definition: {missing}")
+    lay = table_layout(df)
     parts = []
-    for c in cols:
-        if c.endswith("_ci_high") and c[:-5] + "_low" in cols:
-            continue
-        if c.endswith("_ci_low"):
-            base = c[:-7]
-            hi = base + "_ci_high"
-            names = f"`{c}`, `{hi}`" if hi in cols else f"`{c}`"
-            parts.append(f"{names} = lower and upper bounds of the 95% CI of `{base}`")
+    for c in lay.shown:
+        if c.endswith("_ci_low") or c.endswith("_ci_high"):
+            parts.append(f"`{c}` = a 95% confidence limit of `{c.rsplit('_ci_', 1)[0]}`")
         else:
-            parts.append(f"`{c}` = {defs[c]}")
-    return "Columns: " + "; ".join(parts) + ".\n"
+            parts.append(f"`{c}` = {defs[c]}" + (", with its 95% CI in brackets" if c in lay.with_ci else ""))
+    note = lay.note()
+    return "Columns: " + "; ".join(parts) + "." + (" " + note if note else "") + "\n"
 
 
 def _ci(lo: float, hi: float, fmt: str = "+.2f") -> str:
@@ -665,7 +664,8 @@ def report_section(ctx) -> str:
            "threshold of every other seat (field). The colour is seat 0's `margin`; the dots mark the best own "
            f"threshold for each field ({sw_rounds:,} rounds per cell). " + " ".join(lines) + "\n",
            ctx.figure(fig_heatmap(sw), "beverbende_knock_heatmap", "knock threshold heatmap"),
-           _columns(bk, {**base_defs, "best_knock": "seat 0's knock threshold with the lowest `margin` against "
+           _columns(bk[bk.field_knock == knock_rows[0][1].field_knock],
+                    {**base_defs, "best_knock": "seat 0's knock threshold with the lowest `margin` against "
                          "that field", "margin": "seat 0's `margin` at `best_knock` (points, lower is better)",
                          "mean_score": "seat 0's mean round score at `best_knock` (points)",
                          "p_win": "chance seat 0 has the lowest row at `best_knock`, a shared lowest counted as "

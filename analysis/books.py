@@ -329,8 +329,14 @@ def columns_line(cols) -> str:
 
 
 def _shown(ctx, df, name, meta) -> str:
-    """A table preceded by its "Columns:" line."""
-    return columns_line(df.columns) + "\n\n" + ctx.table(df, name, meta)
+    """A table preceded by its "Columns:" line, for the columns the report shows of it
+    (:func:`ludolab.analysis.report.table_layout`: CIs in brackets, constant columns stated once, at most
+    eight columns, the CSV keeping every one)."""
+    from .report import table_layout
+
+    lay = table_layout(df)
+    note = lay.note()
+    return columns_line(lay.shown) + (" " + note if note else "") + "\n\n" + ctx.table(df, name, meta)
 
 
 def _overlap(lo1, hi1, lo2, hi2) -> bool:

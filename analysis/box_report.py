@@ -123,7 +123,8 @@ def column_definition(col: str, glossary: dict | None = None) -> str:
 
 
 def columns_note(df: pd.DataFrame, glossary: dict | None = None) -> str:
-    """One line defining every column of ``df``, to print right before the table.
+    """One line defining every column the report shows of ``df``, to print right before the table, then what
+    is the same on every row and what is in the CSV only (:func:`ludolab.analysis.report.table_layout`).
 
     Returns:
         ``"Columns: `a`: ...; `b`: ...."`` in column order.
@@ -131,8 +132,13 @@ def columns_note(df: pd.DataFrame, glossary: dict | None = None) -> str:
     Raises:
         KeyError: a column without a definition (see :func:`column_definition`).
     """
-    parts = [f"`{c}`: {column_definition(str(c), glossary)}" for c in df.columns]
-    return "Columns: " + "; ".join(parts) + ".\n"
+    from .report import table_layout
+
+    lay = table_layout(df)
+    parts = [f"`{c}`: {column_definition(str(c), glossary)}" + (", with its 95% confidence interval in brackets"
+                                                               if c in lay.with_ci else "") for c in lay.shown]
+    note = lay.note()
+    return "Columns: " + "; ".join(parts) + "." + (" " + note if note else "") + "\n"
 
 
 def rule_text(words: list[str]) -> str:

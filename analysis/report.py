@@ -67,8 +67,10 @@ class ReportContext:
         meta = {**meta, "runs": runs} if "runs" not in meta else meta  # the runs behind this table only
         self.files += save_table(df, self.out_dir / "tables", name, "csv", meta)
         shown = df if shown is None else shown
+        layout = table_layout(shown)
         shown = shown if rows is None else shown.head(rows)
-        return markdown_table(shown, floatfmt) + f"\n\n<sub>Table: `tables/{name}.csv`</sub>\n"
+        return (markdown_table(compact_table(shown, floatfmt, layout), floatfmt)
+                + f"\n\n<sub>Table: `tables/{name}.csv`</sub>\n")
 
     def figure(self, fig, name: str, caption: str, meta: dict | None = None) -> str:
         """Save ``fig`` as ``charts/NAME.png`` with its provenance (``charts/NAME.meta.json``:
@@ -243,6 +245,106 @@ def _condensed(prov: dict, most: int = 4) -> dict:
                    "chunks": sorted({int(r.get("chunks", 0)) for r in runs}),
                    "backends": sorted({str(r.get("backend")) for r in runs})}
     return out
+
+
+#: At most this many columns of a table are shown in the report; the CSV keeps every column.
+MAX_SHOWN_COLUMNS = 8
+
+
+@dataclass(frozen=True)
+class TableLayout:
+    """How a table is shown: the columns in the page, those shown as a value with its 95% CI in brackets
+    (``X`` with ``X_ci_low`` and ``X_ci_high``), the columns with one value on every row (stated once above
+    the table), and the columns kept for the CSV only."""
+
+    shown: tuple
+    with_ci: frozenset
+    constant: dict
+    hidden: tuple
+
+    def note(self) -> str:
+        """The words said once above the table: what is the same on every row, what is in the CSV only, and
+        what the brackets hold (empty when nothing needs saying)."""
+        parts = []
+        if self.constant:
+            parts.append("On every row: " + ", ".join(f"{k} {_plain(v)}" for k, v in self.constant.items()) + ".")
+        if self.with_ci:
+            parts.append("In brackets: the 95% confidence interval.")
+        if self.hidden:
+            parts.append("In the CSV only: " + ", ".join(self.hidden) + ".")
+        return " ".join(parts)
+
+
+def _plain(v) -> str:
+    return _number(v) if isinstance(v, float) else str(v)
+
+
+def table_layout(df: pd.DataFrame, max_columns: int = MAX_SHOWN_COLUMNS) -> TableLayout:
+    """Which columns of ``df`` the report shows (:class:`TableLayout`): CI limits folded into their value's
+    cell, columns with one value on every row (of two rows or more) stated once, at most ``max_columns``
+    columns in the page, the rest in the CSV.
+
+    Raises:
+        ValueError: ``max_columns`` below 1.
+    """
+    if max_columns < 1:
+        raise ValueError(f"max_columns must be at least 1, not {max_columns}")
+    cols = [str(c) for c in df.columns]
+    with_ci = {c for c in cols if f"{c}_ci_low" in cols and f"{c}_ci_high" in cols}
+    folded = {f"{c}_ci_{e}" for c in with_ci for e in ("low", "high")}
+    rest = [c for c in cols if c not in folded]
+    constant = {}
+    if len(df) >= 2:
+        for c in rest:
+            vals = df[c]
+            if c not in with_ci and vals.nunique(dropna=False) == 1 and len(constant) < len(rest) - 1:
+                constant[c] = vals.iloc[0]
+    rest = [c for c in rest if c not in constant]
+    return TableLayout(tuple(rest[:max_columns]), frozenset(with_ci & set(rest[:max_columns])), constant,
+                       tuple(rest[max_columns:]))
+
+
+def _number(v: float, floatfmt: str = ".4g") -> str:
+    """A number for people: ``floatfmt`` for fixed formats, else that many significant digits without
+    scientific notation (0.000068, 16,000)."""
+    import math
+
+    if v != v:  # NaN
+        return ""
+    if floatfmt.endswith("f"):
+        return format(v, floatfmt)
+    digits = int(floatfmt.strip(".g") or 4)
+    if v == 0:
+        return "0"
+    if float(v).is_integer() and abs(v) < 1e15:
+        return f"{int(v):,}" if abs(v) >= 10_000 else str(int(v))
+    mag = math.floor(math.log10(abs(v)))
+    if mag >= digits - 1:
+        return f"{v:,.0f}"
+    text = f"{v:.{digits - 1 - mag}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def compact_table(df: pd.DataFrame, floatfmt: str = ".4g", layout: TableLayout | None = None) -> pd.DataFrame:
+    """``df`` as shown in the report (:func:`table_layout`): strings, a value and its CI in one cell
+    ("21.42 (21.38 to 21.46)"), no scientific notation."""
+    layout = layout or table_layout(df)
+    out = {}
+    for c in layout.shown:
+        if c in layout.with_ci:
+            out[c] = [f"{_plain_fmt(v, floatfmt)} ({_plain_fmt(lo, floatfmt)} to {_plain_fmt(hi, floatfmt)})"
+                      for v, lo, hi in zip(df[c], df[f"{c}_ci_low"], df[f"{c}_ci_high"])]
+        else:
+            out[c] = [_plain_fmt(v, floatfmt) for v in df[c]]
+    return pd.DataFrame(out, columns=list(layout.shown))
+
+
+def _plain_fmt(v, floatfmt: str) -> str:
+    import numpy as np
+
+    if isinstance(v, (float, np.floating)):
+        return _number(float(v), floatfmt)
+    return str(v)
 
 
 def markdown_table(df: pd.DataFrame, floatfmt: str = ".4g") -> str:

@@ -311,20 +311,22 @@ COLUMN_DOC = {
 
 
 def columns_line(df: pd.DataFrame, overrides: dict | None = None) -> str:
-    """``Columns:`` line defining every column of ``df`` (and nothing else); a ``X_ci_low`` /
-    ``X_ci_high`` pair is defined with ``X``.  A column without a definition raises KeyError."""
+    """``Columns:`` line defining every column the report shows of ``df`` (and nothing else), then what is
+    the same on every row and what is in the CSV only (:func:`ludolab.analysis.report.table_layout`); a
+    ``X_ci_low`` / ``X_ci_high`` pair is shown in brackets with ``X``.  A column without a definition raises
+    KeyError."""
+    from .report import table_layout
+
     doc = {**COLUMN_DOC, **(overrides or {})}
-    cols = list(df.columns)
+    lay = table_layout(df)
     parts = []
-    for c in cols:
-        base = c[:-7] if c.endswith("_ci_low") else c[:-8] if c.endswith("_ci_high") else None
-        if base is not None and base in cols:
-            continue
+    for c in lay.shown:
         text = f"`{c}` {doc[c]}"
-        if f"{c}_ci_low" in cols and f"{c}_ci_high" in cols:
-            text += f"; `{c}_ci_low` / `{c}_ci_high` the lower and upper ends of its 95% confidence interval"
+        if c in lay.with_ci:
+            text += ", with its 95% confidence interval in brackets"
         parts.append(text)
-    return "Columns: " + "; ".join(parts) + ".\n"
+    note = lay.note()
+    return "Columns: " + "; ".join(parts) + "." + (" " + note if note else "") + "\n"
 
 
 def _ci(v, lo, hi, f=".2f") -> str:
