@@ -421,9 +421,10 @@ def section(ctx) -> str:
         """Provenance of a simulated table: seed, games and chunks come with the fields (or df.attrs)."""
         return provenance("box", **ba.rules_meta(rules), method=method, **fields)
 
-    def table(df, name, meta, floatfmt=".4g", rows=None, glossary=None) -> str:
-        """The column definitions, then the table."""
-        return columns_note(df, glossary) + "\n" + ctx.table(df, name, meta, floatfmt, rows)
+    def table(df, name, meta, floatfmt=".4g", rows=None, glossary=None, shown=None) -> str:
+        """The column definitions, then the table (``shown``: the rows shown, the CSV keeps all)."""
+        return (columns_note(df if shown is None else shown, glossary) + "\n"
+                + ctx.table(df, name, meta, floatfmt, rows, shown=shown))
 
     md = [f"Default rules: {rules.label()} (clauses in `seeds/shut_the_box.md`). "
           "Values marked exact come from dynamic programming over every set of open tiles; "
@@ -462,10 +463,14 @@ def section(ctx) -> str:
     one_die = ba.one_die_decisions(rules)
     one_die_rules = ba.one_die_total_rules(rules)
     k_best = int(one_die_rules.loc[one_die_rules["cost"].idxmin(), "max_total"])
+    k_show = sorted({0, k_best - 1, k_best, k_best + 1, int(one_die_rules["max_total"].max())} & set(
+        one_die_rules["max_total"]))
     md += [f"\n## When to roll one die\n",
            f"Under the `{rules.one_die}` rule the choice of one die or two arises in {len(one_die)} positions. "
            "Each rule below plays the optimal moves and rolls one die, where allowed, when the open tiles total "
-           "`max_total` or less (0: always two dice); exact.\n",
+           f"`max_total` or less (0: always two dice); exact. The best total is {k_best}; the table shows it, its "
+           f"neighbours and the two extremes (every total from 0 to {int(one_die_rules['max_total'].max())} is in "
+           "the CSV).\n",
            table(one_die_rules, "box_one_die_rules",
                  exact(policy="optimal moves, dice by the rule of the row", objective="min E[score]"), ".4g",
                  glossary={"max_total": "the rule: one die, where allowed, when the open tiles total this or less",
@@ -474,7 +479,8 @@ def section(ctx) -> str:
                            "cost": "points per turn above optimal play",
                            "wrong": "positions where the rule's dice count differs from the optimal one",
                            "how_often": "expected number of such positions met per turn by optimal play (for one "
-                                        "position: the chance to meet it)"}),
+                                        "position: the chance to meet it)"},
+                 shown=one_die_rules[one_die_rules["max_total"].isin(k_show)]),
            "\nThe chart shows, for each of those positions, how much better one die is than two (right) or two "
            "than one (left) when the rest is played optimally; the dashed line is where the rule switches.\n",
            ctx.figure(plots.fig_one_die_decisions(one_die, k_best, rules=rules), "box_one_die_decisions",

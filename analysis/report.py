@@ -332,11 +332,24 @@ def compact_table(df: pd.DataFrame, floatfmt: str = ".4g", layout: TableLayout |
     out = {}
     for c in layout.shown:
         if c in layout.with_ci:
-            out[c] = [f"{_plain_fmt(v, floatfmt)} ({_plain_fmt(lo, floatfmt)} to {_plain_fmt(hi, floatfmt)})"
-                      for v, lo, hi in zip(df[c], df[f"{c}_ci_low"], df[f"{c}_ci_high"])]
+            out[c] = [ci_cell(v, lo, hi, floatfmt) for v, lo, hi in zip(df[c], df[f"{c}_ci_low"], df[f"{c}_ci_high"])]
         else:
             out[c] = [_plain_fmt(v, floatfmt) for v in df[c]]
     return pd.DataFrame(out, columns=list(layout.shown))
+
+
+def ci_cell(value, low, high, floatfmt: str = ".4g") -> str:
+    """A value and its 95% CI in one cell, ``"21.42 (21.38 to 21.46)"``: the last decimal shown is at most
+    a 2.5th of the CI's half-width (``floatfmt`` when the interval is empty or undefined)."""
+    import math
+
+    vals = [float(v) for v in (value, low, high)]
+    half = (vals[2] - vals[1]) / 2
+    if not all(math.isfinite(v) for v in vals) or half <= 0:
+        return f"{_plain_fmt(value, floatfmt)} ({_plain_fmt(low, floatfmt)} to {_plain_fmt(high, floatfmt)})"
+    dec = min(6, max(0, -math.floor(math.log10(half / 2.5))))
+    v, lo, hi = (f"{x:.{dec}f}" for x in vals)
+    return f"{v} ({lo} to {hi})"
 
 
 def _plain_fmt(v, floatfmt: str) -> str:

@@ -57,3 +57,19 @@ def test_tolerances_are_stated_once_in_the_readme():
 
 def test_value_and_ci_in_one_cell():
     assert F.fmt_ci(21.4213, 21.381, 21.459) == "21.42 (21.38 to 21.46)"
+
+
+def test_report_tables_fold_cis_state_constants_and_cap_columns():
+    import pandas as pd
+
+    from ludolab.analysis.report import ci_cell, compact_table, table_layout
+
+    df = pd.DataFrame({"deck": ["a", "a"], "m": [21.4213, 3.0], "m_ci_low": [21.381, 2.9], "m_ci_high": [21.459, 3.1],
+                       "p": [6.8e-05, 16000.0], **{f"x{i}": [i, i + 1] for i in range(9)}})
+    lay = table_layout(df)
+    assert lay.constant == {"deck": "a"} and lay.with_ci == {"m"} and len(lay.shown) == 8
+    assert lay.hidden == ("x6", "x7", "x8") and "In the CSV only: x6, x7, x8." in lay.note()
+    shown = compact_table(df, ".4g", lay)
+    assert shown.loc[0, "m"] == "21.42 (21.38 to 21.46)" and shown.loc[1, "m"] == "3.00 (2.90 to 3.10)"
+    assert shown.loc[0, "p"] == "0.000068" and shown.loc[1, "p"] == "16,000"
+    assert ci_cell(0.9717, 0.9486, 0.9948) == "0.972 (0.949 to 0.995)"
