@@ -418,6 +418,38 @@ def fig_heatmap(sweep: pd.DataFrame, value: str = "margin", title_rules: str = "
     return fig
 
 
+def fig_knock_margin(sweep: pd.DataFrame, field_knock: float, title_rules: str = "rulebook deck, sum scoring"):
+    """Seat 0's margin against its own knock threshold, one line per player count with its 95% CI band, the
+    field knocking at ``field_knock`` (BVB-10): lower is better, so the lowest stretch of a line is when to knock.
+
+    Args:
+        sweep: :func:`knock_sweep` (``players``, ``field_knock``, ``knock``, ``margin`` and its CI).
+        field_knock: the field's threshold drawn (one of ``sweep.field_knock``).
+
+    Raises:
+        LudolabError: ``field_knock`` is not in the sweep.
+    """
+    from matplotlib.figure import Figure
+
+    part = sweep[sweep.field_knock == field_knock]
+    if part.empty:
+        raise LudolabError(f"the sweep has no field knocking at {field_knock:g}: it has "
+                           f"{', '.join(f'{v:g}' for v in sorted(sweep.field_knock.unique()))}")
+    fig = Figure(figsize=(7.5, 4.4), layout="constrained")
+    ax = fig.subplots()
+    for P, d in part.groupby("players"):
+        d = d.sort_values("knock")
+        line, = ax.plot(d.knock, d.margin, marker="o", label=f"{int(P)} players")
+        ax.fill_between(d.knock, d.margin_ci_low, d.margin_ci_high, color=line.get_color(), alpha=0.15)
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set_xlabel("your knock threshold: knock when you believe your row totals this or less (points)")
+    ax.set_ylabel("your round score minus the others' mean\n(points, lower is better)")
+    ax.legend(title="bands: 95% CI", fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.suptitle(f"Beverbende: when to knock, the others knocking at {field_knock:g} ({title_rules})")
+    return fig
+
+
 def fig_memory(curve: pd.DataFrame):
     """Mean round score of seat 0 against the memory loss q, with 95% CIs."""
     from matplotlib.figure import Figure
@@ -636,7 +668,7 @@ def report_section(ctx) -> str:
     body += ["\n## Does the first player have an advantage?\n",
            "Every seat plays the default threshold heuristic; seat 0 starts. Mean round score per seat "
            "(" + "; ".join(adv) + "). The chart shows the round score distributions of each policy.\n",
-           ctx.figure(fig_sc, "beverbende_scores", "round score distributions"),
+           ctx.figure(fig_sc, "beverbende_scores", "Round score distribution of each policy"),
            _columns(fcols, {**base_defs, "seat": "seat number (seat 0 starts every round)",
                             "mean_score": "this seat's mean round score (points)",
                             "p_lowest_alone": "chance this seat's row is strictly the lowest",
@@ -661,9 +693,13 @@ def report_section(ctx) -> str:
              + ". The table shows that field only; the CSV has every field."]
     body += ["\n## When to knock\n",
            "Seat 0's knock threshold (own: knock when the believed row total is at most this) against the "
-           "threshold of every other seat (field). The colour is seat 0's `margin`; the dots mark the best own "
-           f"threshold for each field ({sw_rounds:,} rounds per cell). " + " ".join(lines) + "\n",
-           ctx.figure(fig_heatmap(sw), "beverbende_knock_heatmap", "knock threshold heatmap"),
+           f"threshold of every other seat (field), {sw_rounds:,} rounds per pair. " + " ".join(lines)
+           + " The chart draws seat 0's margin against its own threshold for that field, one line per player "
+           "count with its 95% CI band: the flatter and wider the low stretch, the less the exact threshold "
+           "matters.\n",
+           ctx.figure(fig_knock_margin(sw, knock_rows[0][1].field_knock), "beverbende_knock",
+                      f"Margin against your own knock threshold, the others knocking at "
+                      f"{knock_rows[0][1].field_knock:g}"),
            _columns(bk[bk.field_knock == knock_rows[0][1].field_knock],
                     {**base_defs, "best_knock": "seat 0's knock threshold with the lowest `margin` against "
                          "that field", "margin": "seat 0's `margin` at `best_knock` (points, lower is better)",
@@ -688,7 +724,7 @@ def report_section(ctx) -> str:
            "heuristic counts a forgotten card as 4.5 and stops believing its row is low enough to knock"
            + (", and at q = 1 nobody ever knocks and every round ends at the round cap"
               if allf.capped_rounds.iloc[-1] == n else "") + ".\n",
-           ctx.figure(fig_memory(mc), "beverbende_memory", "memory curve"),
+           ctx.figure(fig_memory(mc), "beverbende_memory", "Round score against the chance of forgetting a card each turn"),
            _columns(mcols, {**base_defs, "memory_loss": "chance q per turn that a forgetting seat forgets each "
                             "card it remembers (BVB-13)",
                             "who": "who forgets: `one` only seat 0 (the others remember perfectly), `all` every "
@@ -707,7 +743,7 @@ def report_section(ctx) -> str:
            "special dealt into a row is replaced by a random number at the end, so fewer specials can mean lower "
            "scores even though each special helps the player who draws it. The table gives, per special type "
            "and factor, the table's mean round score and its change against the printed deck.\n",
-           ctx.figure(fig_specials(sv), "beverbende_specials", "special card values"),
+           ctx.figure(fig_specials(sv), "beverbende_specials", "Change in the table's round score without or with doubled special cards"),
            _columns(svcols, {**base_defs, "special": "the special card type changed",
                              "factor": "its number of copies relative to the printed deck (0 none, 1 printed, "
                                        "2 doubled)",
@@ -754,7 +790,7 @@ def report_section(ctx) -> str:
            "`sum` is the rulebook; `knocker-penalty` adds 5 to a knocker who is not strictly lowest; `win-count` "
            f"gives a point per round won. Seat 0's best own knock threshold against the default field (knocking "
            f"at {default_k:g}), {var_rounds:,} rounds per threshold. " + " ".join(agree) + "\n",
-           ctx.figure(fig_variants(var), "beverbende_variants", "scoring variants"),
+           ctx.figure(fig_variants(var), "beverbende_variants", "Seat 0's result against its knock threshold under each scoring variant"),
            _columns(bv, {**base_defs, "scoring": "the scoring variant (BVB-15)",
                          "field_knock": "knock threshold of every other seat (the default heuristic's)",
                          "best_knock": "seat 0's best knock threshold: lowest `margin` for `sum` and "

@@ -142,7 +142,12 @@ def test_analyses_return_tidy_tables():
 
 def test_figures_have_titles_and_labels():
     sw = A.knock_sweep((2, 3), (4, 8), (6, 10), rounds=100, seed=1)
-    for fig in (A.fig_heatmap(sw), A.fig_memory(A.memory_curve((0.0, 1.0), rounds=100)),
+    knock = A.fig_knock_margin(sw, 6.0)
+    assert len(knock.axes) == 1 and len(knock.axes[0].get_lines()) == 2 + 1  # a line per player count, and 0
+    assert [t.get_text() for t in knock.axes[0].get_legend().get_texts()] == ["2 players", "3 players"]
+    with pytest.raises(Exception, match="no field knocking at 7"):
+        A.fig_knock_margin(sw, 7.0)
+    for fig in (knock, A.fig_heatmap(sw), A.fig_memory(A.memory_curve((0.0, 1.0), rounds=100)),
                 A.fig_specials(A.special_values(rounds=100)), A.fig_scores(BeverbendeRules(players=2), rounds=20)):
         ax = fig.axes[0]
         assert fig._suptitle is not None or ax.get_title()
@@ -155,7 +160,7 @@ def test_report_section_quick(tmp_path):
     ctx = ReportContext(tmp_path, True, 1)
     md = A.report_section(ctx)
     assert md.startswith("# Beverbende")
-    for name in ("beverbende_knock_heatmap.png", "beverbende_memory.png", "beverbende_specials.png"):
+    for name in ("beverbende_knock.png", "beverbende_memory.png", "beverbende_specials.png"):
         assert (tmp_path / "charts" / name).exists()
     assert "95% CI" in md
 
