@@ -603,10 +603,11 @@ def section(ctx) -> str:
                        policy="optimal for each target", objective="max P(score < T) for T in column target"),
                  glossary={r: f"best chance of a score below `target` under the one-die rule {r} (STB-6)"
                            for r in ONE_DIE_RULES}),
-           "\nThe chart shows (a) that chance against T, (b) what each one-die rule adds or takes away against "
-           "always rolling two dice, in percentage points (rules with the same curve are named together), and "
-           "(c) what playing for T adds over playing for the lowest expected score.\n",
-           ctx.figure(plots.fig_beat_curve(curve, rules=rules), "box_beat_curve", "P(score < T) against T")]
+           "\nThe chart shows (a) that chance against T with the default one-die rule and with two dice always, "
+           "and (b) what playing for T adds over playing for the lowest expected score; the table above compares "
+           "every one-die rule.\n",
+           ctx.figure(plots.fig_beat_curve(curve, rules=rules, differences=False), "box_beat_curve",
+                      "Chance to score below a target T, and what playing for T adds")]
 
     ctx.say("box: matches ...")
     mt = ba.match_table(rules, (2, 3, 4, 5, 6))

@@ -215,3 +215,10 @@ def test_mean_rounds_is_the_game_length():
 def test_one_die_chart_is_legible():
     fig = plots.fig_one_die_decisions(ba.one_die_decisions(RULES), 6, rules=RULES)
     _check_legible(fig, RULES)
+
+
+def test_report_beat_curve_drops_the_overlapping_panel():
+    curve = ba.beat_curve(RULES, targets=range(1, 21))
+    fig = plots.fig_beat_curve(curve, rules=RULES, differences=False)
+    assert len(fig.axes) == 2 and fig.axes[1].get_title().startswith("(b) playing for T")
+    _check_legible(fig, RULES)
