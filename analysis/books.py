@@ -133,9 +133,15 @@ def fig_reliability(bins: pd.DataFrame, summary: pd.DataFrame, rules: BooksRules
 
 
 def fig_variants(var: pd.DataFrame, players: int):
-    """Scoring variants: spread between skilled and random play, and the cost of forecasting first."""
+    """Scoring variants on one scale: how much skill pays and what forecasting first costs, both in standard
+    deviations of the skilled hand score under that scoring (its points differ in size between scorings:
+    exact-only pays 10 + tricks), so the bars compare across scorings."""
     from matplotlib.figure import Figure
 
+    sd = var["skill_spread"].astype(float) / var["skill_spread_sd"].astype(float)  # the hand score's SD
+    first = var["first_minus_others"].astype(float) / sd
+    first_err = np.vstack([(var["first_minus_others"] - var["first_minus_others_ci_low"]).astype(float) / sd,
+                           (var["first_minus_others_ci_high"] - var["first_minus_others"]).astype(float) / sd])
     fig = Figure(figsize=(10, 4.2))
     ax1, ax2 = fig.subplots(1, 2)
     x = np.arange(len(var))
@@ -143,9 +149,9 @@ def fig_variants(var: pd.DataFrame, players: int):
     ax1.set_xticks(x, var["scoring"])
     ax1.set_ylabel("skilled minus random, in SDs of the hand score")
     ax1.set_title("how much skill pays (95% CI)")
-    ax2.bar(x, var["first_minus_others"], yerr=_err(var, "first_minus_others"), capsize=4, color="tab:red")
+    ax2.bar(x, first, yerr=first_err, capsize=4, color="tab:red")
     ax2.set_xticks(x, var["scoring"])
-    ax2.set_ylabel("first forecaster minus the others (points per hand)")
+    ax2.set_ylabel("first forecaster minus the others, in SDs")
     ax2.set_title("cost of forecasting first (95% CI)")
     for ax in (ax1, ax2):
         ax.axhline(0, color="black", lw=0.8)
@@ -469,7 +475,9 @@ def report_section(ctx) -> str:
              "rollout_mean_predictions", "rollout_exact", "rollout_exact_ci_low", "rollout_exact_ci_high",
              "rollout_mean_score"]
     var_table = _shown(ctx, var[vcols], "books_variants", provenance(GAME, hands=vh, seed=ctx.seed, players=4))
-    var_fig = ctx.figure(fig_variants(var, 4), "books_variants", "Scoring variants")
+    var_fig = ctx.figure(fig_variants(var, 4), "books_variants",
+                         "What skill pays and what forecasting first costs under each scoring, in standard "
+                         "deviations of the hand score")
 
     # ---- numbers the findings and the sub-sections share
     vsd = var["skill_spread_sd"].astype(float)

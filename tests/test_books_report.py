@@ -136,3 +136,19 @@ def test_findings_name_no_tuned_parameter_as_a_discovery(quick_report):
     acc = pd.read_csv(tmp_path / "tables" / "books_accuracy_overall.csv")
     assert acc["forecast"].iloc[0].startswith("rollout")
     assert "strongest player the project has" in md
+
+
+def test_variants_chart_puts_every_scoring_on_one_scale():
+    """Both panels are in standard deviations of the hand score, so exact-only's bigger points do not dwarf
+    the others: the cost of forecasting first is divided by the same SD as skill's pay."""
+    import numpy as np
+    import pandas as pd
+
+    var = pd.DataFrame({"scoring": ["rulebook", "exact-only"], "skill_spread": [3.0, 6.0],
+                        "skill_spread_sd": [1.0, 0.5], "skill_spread_sd_ci_low": [0.9, 0.4],
+                        "skill_spread_sd_ci_high": [1.1, 0.6], "first_minus_others": [-0.6, -2.4],
+                        "first_minus_others_ci_low": [-0.9, -3.6], "first_minus_others_ci_high": [-0.3, -1.2]})
+    fig = A.fig_variants(var, 4)
+    heights = [p.get_height() for p in fig.axes[1].patches]
+    assert np.allclose(heights, [-0.6 / 3.0, -2.4 / 12.0])
+    assert "SD" in fig.axes[1].get_ylabel()
