@@ -45,6 +45,12 @@ class ReportContext:
 
     progress: "BuildProgress | None" = None
 
+    def note(self, msg: str) -> None:
+        """Record a timing or other build fact in ``build.log`` (never in report.md, which stays the same
+        from build to build)."""
+        if self.progress is not None:
+            self.progress.notes.append(msg)
+
     def say(self, msg: str) -> None:
         """Start a new stage named ``msg`` (``"game: what ..."``): logged with the time so far and an
         estimate of what remains (:class:`BuildProgress`)."""
@@ -128,6 +134,7 @@ class BuildProgress:
         self.t0 = time.perf_counter()
         self.stages: list[list] = []  # [name, start, end]
         self.games_done = 0
+        self.notes: list[str] = []
         self._timer = None
 
     def _now(self) -> float:
@@ -201,6 +208,7 @@ class BuildProgress:
         """The build log: one tab-separated line per stage (seconds, stage), then the summary."""
         lines = [f"# ludolab report build log ({'quick' if quick else 'full'}); seconds\tstage"]
         lines += [f"{b - a:.2f}\t{_stage_key(n)}" for n, a, b in self.stages]
+        lines += [f"# {n}" for n in self.notes]
         return "\n".join(lines) + "\n# " + self.finish() + "\n"
 
     @staticmethod

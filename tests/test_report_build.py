@@ -17,6 +17,7 @@ def _stub_section(ctx) -> str:
     ctx.say("box: drawing 1,000 numbers ...")
     x = np.random.default_rng(ctx.seed).normal(size=1000)
     df = pd.DataFrame({"mean": [x.mean()], "sd": [x.std()]})
+    ctx.note("stub: drawing took a moment")  # a timing: build.log only
     return "# Stub\n\n" + ctx.table(df, "stub_table", {"game": "box", "seed": ctx.seed})
 
 
@@ -39,6 +40,7 @@ def test_two_builds_with_one_seed_differ_only_in_the_build_line(tmp_path, monkey
     assert (a / "tables" / "stub_table.csv").read_bytes() == (b / "tables" / "stub_table.csv").read_bytes()
     log = (a / "build.log").read_text()
     assert "box: drawing N numbers" in log and "Built in" in log
+    assert "# stub: drawing took a moment" in log and "took a moment" not in "\n".join(ma)
 
 
 def test_progress_shows_elapsed_time_an_estimate_and_a_summary(tmp_path, monkeypatch):
