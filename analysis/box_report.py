@@ -617,9 +617,12 @@ def section(ctx) -> str:
            "Exact equilibrium of one round: the second player knows the score to beat and plays for it; the first "
            "player plays to maximise the chance to win against that reply. A shut box wins at once.\n",
            table(two, "box_match_2p", exact(players=2, ties_win=False, policy=equilibrium)),
-           "\nWin probability by seat for 2 to 6 players (exact):\n",
+           f"\nWin probability by seat for 2 to 6 players (exact): the first seat wins "
+           + ", ".join(f"{_pct(d['p_win'].iloc[0])} with {int(P)} players" for P, d in mt.groupby("players"))
+           + f", the last {', '.join(_pct(d['p_win'].iloc[-1]) for _, d in mt.groupby('players'))}. The table shows "
+           f"the {int(mt['players'].max())}-player game; every player count is in the CSV and the chart.\n",
            table(mt, "box_match_seats", exact(players=[2, 3, 4, 5, 6], ties_win=False, policy=equilibrium),
-                 rows=None),
+                 shown=mt[mt["players"] == mt["players"].max()]),
            ctx.figure(plots.fig_seat_wins(mt, rules=rules, title="Win probability by seat, one round, best play"),
                       "box_seat_wins", "Win probability by seat")]
     n_multi = 20_000 if ctx.quick else 200_000
