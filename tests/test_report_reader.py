@@ -142,3 +142,24 @@ def test_print_stylesheet_keeps_tables_whole():
     assert "@media print" in CSS
     printed = CSS[CSS.index("@media print"):]
     assert "table{" in printed and "break-inside:avoid" in printed
+
+
+def test_quoted_numbers_match_their_tables(quick_report):
+    """The findings' numbers are the tables' numbers: the one-die rule's cost, the paired Beverbende verdicts
+    (chosen by the shared rule from the CSV's own CI), the rollout row of the Books accuracy table."""
+    import pandas as pd
+
+    from ludolab.analysis.findings import compare
+
+    out, _ = quick_report
+    md = (out / "report.md").read_text()
+    rules = pd.read_csv(out / "tables" / "box_one_die_rules.csv")
+    best = rules.loc[rules["cost"].idxmin()]
+    assert f"one die at a total of {int(best['max_total'])} or less" in md
+    assert f"this rule costs {best['cost']:.3f} points per turn" in md
+    pairs = pd.read_csv(out / "tables" / "beverbende_policy_pairs.csv")
+    for r in pairs.itertuples():
+        assert r.verdict == compare(r.margin_diff, r.margin_diff_ci_low, r.margin_diff_ci_high, "bev_margin")
+        assert f"{r.players} players: `{r.policy}`" in md and f"margin {r.margin_diff:+.2f} points a round" in md
+    acc = pd.read_csv(out / "tables" / "books_accuracy_overall.csv")
+    assert acc["forecast"].iloc[0].startswith("rollout") and int(acc["player_hands"].iloc[0]) > 0
