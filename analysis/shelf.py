@@ -363,8 +363,9 @@ def sequence_finding(policies: pd.DataFrame, skilled: str = "potential"):
     seq = (pts["number"] + pts["author"]) / total
     text = (f"{100 * seq:.0f}% of a skilled (`{skilled}`) player's points come from sequences: "
             f"{pts['number']:.1f} points from number sequences and {pts['author']:.1f} from author-name sequences, "
-            f"against {pts['colour']:.1f} from colour runs and {pts['field']:.1f} from field runs. Place each book "
-            "where it extends a sequence of numbers or names you can still finish, before anything else.")
+            f"against {pts['colour']:.1f} from colour runs and {pts['field']:.1f} from field runs: when you place a "
+            "book, look first for a place where it extends a sequence of numbers or names you can still finish, "
+            "since that is where a skilled player's points come from.")
     return Finding("rule", "Build sequences: they bring most of the points.", text,
                    {"sequence_share": Quote(seq, "shelf_policies", "pts_number + pts_author over all pts_", skilled)})
 
