@@ -362,6 +362,18 @@ def _sign_text(lo, hi, more="more", less="less") -> str:
     return "not clearly different, the CI includes 0"
 
 
+def _paired_words(diff: float, lo: float, hi: float) -> str:
+    """The shared comparison word (:func:`ludolab.analysis.findings.compare`, ``books_points``) for a paired
+    score difference A - B with 95% CI (lo, hi), higher being better, in words for the findings."""
+    from .findings import compare, tolerance_text
+
+    v = compare(diff, min(lo, diff), max(hi, diff), "books_points", lower_is_better=False)
+    return {"better": "better, the CI excludes 0", "worse": "worse, the CI excludes 0",
+            "equally good": f"equally good: the CI includes 0 and is within {tolerance_text('books_points')}",
+            "cannot tell yet": f"cannot tell yet: the CI includes 0 and its half-width is "
+                               f"{tolerance_text('books_points')} or more"}[v]
+
+
 def _card_value(params, colour_red: bool, number: int, n_max: int) -> float:
     """Trick value of one card under the hand-strength forecaster's parameters (the count of
     ``sim/books_kernels._strength``): a red card ``trump_base + trump_rank * x``, another card
@@ -535,7 +547,7 @@ def report_section(ctx) -> str:
         f"candidate forecasts out before choosing) lays {r0['mean_predictions']:.2f} prediction cards per hand "
         f"against {rh0['mean_predictions']:.2f} for the hand-strength heuristic on the same {rh:,} deals, and "
         f"scores {gain:+.2f} points per hand against it ({_ci(glo, ghi, '{:+.2f}')}: "
-        f"{_sign_text(glo, ghi, 'better', 'worse')}). Re-tuning the heuristic to each scoring gives it "
+        f"{_paired_words(gain, glo, ghi)}). Re-tuning the heuristic to each scoring gives it "
         f"{bias_txt} (the last step of the count above); it then lays {var['mean_predictions'].astype(float).mean():.2f} cards on average, the "
         f"rollout forecaster {var['rollout_mean_predictions'].astype(float).mean():.2f} "
         f"(over {rdeals} deals per scoring; no CI on these means).")

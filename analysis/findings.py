@@ -31,7 +31,7 @@ TOLERANCES: dict[str, tuple[float, str, str]] = {
     "bev_margin": (0.25, "points", "Beverbende: round margin (own score minus the others' mean)"),
     "bev_score": (0.25, "points", "Beverbende: own round score"),
     "books_tricks": (0.05, "tricks", "Shut The Books: mean absolute forecast error per hand"),
-    "books_points": (0.5, "points", "Shut The Books: points per deal"),
+    "books_points": (0.25, "points", "Shut The Books: points per player-hand"),
     "shelf_points": (1.0, "points", "Shelve the Book: final score"),
     "win_share": (0.02, "share of games", "any game: chance to win"),
 }

@@ -152,3 +152,10 @@ def test_variants_chart_puts_every_scoring_on_one_scale():
     heights = [p.get_height() for p in fig.axes[1].patches]
     assert np.allclose(heights, [-0.6 / 3.0, -2.4 / 12.0])
     assert "SD" in fig.axes[1].get_ylabel()
+
+
+def test_rollout_against_heuristic_is_worded_by_the_shared_rule():
+    assert A._paired_words(0.36, -0.003, 0.73).startswith("cannot tell yet")
+    assert A._paired_words(0.05, -0.1, 0.2).startswith("equally good")
+    assert A._paired_words(0.5, 0.2, 0.8).startswith("better")
+    assert A._paired_words(-0.5, -0.8, -0.2).startswith("worse")
