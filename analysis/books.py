@@ -450,7 +450,7 @@ def report_section(ctx) -> str:
                 ctx.figure(fig_by_predictions(t["by_predictions"], rules), "books_accuracy_by_predictions",
                            "Exact share and mean score by number of prediction cards"),
                 ctx.figure(fig_off_distribution(t["off_distribution"], rules), "books_off_distribution",
-                           "Distribution of off")]
+                           "How far forecasts miss (off) for each policy pair")]
     ctx.table(t["by_seat"], "books_accuracy_by_seat", meta)
     ctx.table(t["by_predictions"], "books_accuracy_by_predictions", meta)
     ctx.table(t["first_cost"], "books_first_cost", meta)

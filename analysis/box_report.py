@@ -567,7 +567,8 @@ def section(ctx) -> str:
            table(skill, "box_skill", exact(policy="one per row, see column policy",
                                            objective="min E[score] unless the row says otherwise"),
                  glossary={"policy": "the policy the row's player follows (a name, a rule of thumb, or foresight)"}),
-           ctx.figure(plots.fig_skill(skill, rules=rules), "box_skill", "How much is skill")]
+           ctx.figure(plots.fig_skill(skill, rules=rules), "box_skill",
+                      "Chance to shut and mean score of each player, from random moves to foresight")]
 
     ctx.say("box: scoring variants ...")
     matrix, dis = ba.variants_matrix(rules)
