@@ -194,7 +194,8 @@ def knock_finding(knock_rows, default_k: float, bv: pd.DataFrame, var: pd.DataFr
     return Finding("rule", "When to knock.", text, quotes)
 
 
-def tuned_finding(chk: pd.DataFrame, tuned_knock: float, default_k: float):
+def tuned_finding(chk: pd.DataFrame, tuned_knock: float, default_k: float, tuned_unknown: float | None = None,
+                  default_unknown: float = 4.5):
     """The tuned threshold heuristic judged like every policy, by paired margin (what decides a game), with
     its knock threshold in words and the other tuned parameters left to the table.
 
@@ -212,8 +213,10 @@ def tuned_finding(chk: pd.DataFrame, tuned_knock: float, default_k: float):
     head = {"better": "A tuned threshold heuristic does better.", "worse": "The tuned heuristic does worse.",
             "equally good": "Tuning the threshold heuristic gains nothing.",
             "cannot tell yet": "Tuning the threshold heuristic: cannot tell yet."}[v]
+    counted = ("" if tuned_unknown is None or tuned_unknown == default_unknown else
+               f", counting each card it has not seen as {tuned_unknown:g} instead of {default_unknown:g}")
     text = (f"With 4 players, the tuned heuristic (it knocks when its row counts {tuned_knock:g} or less instead of "
-            f"{default_k:g}) changes seat 0's margin by {r.margin_diff_vs_first:+.2f} points a round "
+            f"{default_k:g}{counted}; its other tuned settings are in the table) changes seat 0's margin by {r.margin_diff_vs_first:+.2f} points a round "
             f"({_ci(r.margin_diff_vs_first_ci_low, r.margin_diff_vs_first_ci_high)}, paired on fresh deals; its "
             f"own score changes by {r.diff_vs_first:+.2f}).")
     return Finding("comparison", head, text,
@@ -878,7 +881,8 @@ def report_section(ctx) -> str:
                 + ", ".join(f"{r.ignores} costs {r.diff_vs_first:+.2f} points a round "
                             f"({_ci(r.diff_vs_first_ci_low, r.diff_vs_first_ci_high)})" for r in use.itertuples())
                 + ".")
-    find.append(tuned_finding(chk, tuned_params["knock"], default_k))
+    find.append(tuned_finding(chk, tuned_params["knock"], default_k, tuned_params.get("unknown"),
+                              float(bev.POLICY_PARAMS["threshold"]["unknown"])))
 
     def _fair(r):
         inside = r.p_win_alone_ci_low <= r.fair_share <= r.p_win_alone_ci_high

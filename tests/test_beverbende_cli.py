@@ -263,6 +263,7 @@ def test_tuned_finding_is_judged_by_paired_margin():
                          "margin_diff_vs_first_ci_high": 0.0, "diff_vs_first": 0.0},
                         {"policy": "tuned", "margin_diff_vs_first": 0.05, "margin_diff_vs_first_ci_low": -0.4,
                          "margin_diff_vs_first_ci_high": 0.5, "diff_vs_first": -1.16}])
+    assert "counting each card it has not seen as 6 instead of 4.5" in A.tuned_finding(chk, 6, 10, 6.0).text
     f = A.tuned_finding(chk, 6, 10)
     # its own score drops by 1.16, but the margin (what decides) cannot tell
     assert f.verdict == "cannot tell yet" and "does better" not in f.title and "+0.05" in f.text
