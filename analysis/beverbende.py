@@ -604,12 +604,81 @@ def _near_best(part: pd.DataFrame, best_margin_ci_high: float) -> tuple[float, f
     return float(ok.min()), float(ok.max())
 
 
+def section_findings(*, pt: pd.DataFrame, pairs: pd.DataFrame, knock_rows, default_k: float, bv: pd.DataFrame,
+                     var: pd.DataFrame, fp: pd.DataFrame, mc: pd.DataFrame, su: pd.DataFrame, sv: pd.DataFrame,
+                     chk: pd.DataFrame, tuned_params: dict, gw: pd.DataFrame) -> list:
+    """The findings of the Beverbende section, most useful to a player first: a pure function of the section's
+    tables (:func:`policy_table`, :func:`policy_pairs`, the knock rows of :func:`best_knock`,
+    :func:`best_by_variant` and :func:`variants`, :func:`first_player`, :func:`memory_curve`,
+    :func:`special_use`, :func:`special_values`, the tuned check of :func:`ludolab.sim.beverbende.compare`,
+    :func:`game_wins`).
+
+    Returns:
+        :class:`~ludolab.analysis.findings.Finding` objects and Markdown strings, for
+        :func:`~ludolab.analysis.findings.render_markdown`.
+    """
+    from .findings import Finding, Quote
+
+    pol_find = policy_finding(pairs)
+    one = mc[mc.who == "one"].set_index("memory_loss")
+    m0, m1 = one.iloc[0], one.iloc[-1]
+    fp4 = fp[fp.players == 4].sort_values("seat")
+    first, last = fp4.iloc[0], fp4.iloc[-1]
+    use = su.iloc[1:].sort_values("diff_vs_first", ascending=False)
+    sv_big = sv[sv.factor == 0].assign(a=lambda x: x.change.abs()).sort_values("a", ascending=False).iloc[0]
+    gbest = gw.loc[gw.groupby("players").p_win_alone.idxmax()]
+
+    find = []
+    rnd4 = pt[(pt.players == 4) & (pt.policy == "random")].iloc[0]
+    find.append(Finding("comparison", pol_find.title, pol_find.text
+                        + f" `random` is far worse (with 4 players its margin is {rnd4.margin:+.2f} points a round, "
+                          f"{_ci(rnd4.margin_ci_low, rnd4.margin_ci_high)}).",
+                        {**pol_find.quotes, "random_margin": Quote(rnd4.margin, "beverbende_policies", "margin",
+                                                                    "4 players, random")},
+                        verdict=pol_find.verdict))
+    find.append(knock_finding(knock_rows, default_k, bv, var))
+    adv4 = last.mean_score_ci_low > first.mean_score_ci_high
+    find.append(("Starting is an advantage" if adv4 else "Starting makes no clear difference")
+                + f": with 4 players seat 0 (which starts) scores {first.mean_score:.2f} points a round "
+                f"({_ci(first.mean_score_ci_low, first.mean_score_ci_high, '.2f')}) and the last seat "
+                f"{last.mean_score:.2f} ({_ci(last.mean_score_ci_low, last.mean_score_ci_high, '.2f')}).")
+    mem_clear = m1.mean_score_ci_low > m0.mean_score_ci_high
+    find.append(("Memory pays" if mem_clear else "Memory makes no clear difference")
+                + ": with 4 players, a seat 0 that forgets "
+                + ("every remembered card each turn " if m1.name == 1 else
+                   f"each remembered card with chance {m1.name:g} per turn ")
+                + f"scores {m1.mean_score:.2f} points a round "
+                f"({_ci(m1.mean_score_ci_low, m1.mean_score_ci_high, '.2f')}) against {m0.mean_score:.2f} "
+                f"({_ci(m0.mean_score_ci_low, m0.mean_score_ci_high, '.2f')}) with perfect memory.")
+    all_pay = bool((use.diff_vs_first_ci_low > 0).all())
+    find.append(("Play every special card: " if all_pay else "Specials: ") + "never playing "
+                + ", ".join(f"{r.ignores} costs {r.diff_vs_first:+.2f} points a round "
+                            f"({_ci(r.diff_vs_first_ci_low, r.diff_vs_first_ci_high)})" for r in use.itertuples())
+                + ".")
+    find.append(tuned_finding(chk, tuned_params["knock"], default_k, tuned_params.get("unknown"),
+                              float(bev.POLICY_PARAMS["threshold"]["unknown"])))
+
+    def _fair(r):
+        inside = r.p_win_alone_ci_low <= r.fair_share <= r.p_win_alone_ci_high
+        return "not distinguishable from" if inside else ("above" if r.p_win_alone > r.fair_share else "below")
+
+    find.append("Whole games: " + "; ".join(
+        f"with {int(r.players)} players the policy winning most often against the threshold field, {r.policy}, "
+        f"wins {r.p_win_alone:.0%} of games alone ({_ci(r.p_win_alone_ci_low, r.p_win_alone_ci_high, '.0%')}), "
+        f"{_fair(r)} an even share of {r.fair_share:.0%}" for r in gbest.itertuples()) + ".")
+    find.append(f"For a designer: removing a special type changes the table's mean round score by "
+                f"{sv_big.change:+.2f} points at most ({sv_big.special}, "
+                f"{_ci(sv_big.change_ci_low, sv_big.change_ci_high)}); a special drawn is a number card not drawn, "
+                "so fewer specials need not mean higher scores.")
+    return find
+
+
 def report_section(ctx) -> str:
     """Beverbende: findings first, then one sub-section per question: which policy, when to knock, the first
     player, what memory and each special card are worth, the scoring variants, a tuned heuristic, whole games."""
     from ludolab.analysis.results import provenance
 
-    from .findings import Finding, Quote, render_markdown
+    from .findings import render_markdown
 
     quick = ctx.quick
     n = 2_000 if quick else 16_000
@@ -847,55 +916,8 @@ def report_section(ctx) -> str:
                                           f"{rules.round_cap} turns (BVB-12)"}),
            ctx.table(gw, "beverbende_game_wins", {**meta, "games": games})]
 
-    # ---- findings (first in the section), from the numbers of the tables below
-    fp4 = fp[fp.players == 4].sort_values("seat")
-    first, last = fp4.iloc[0], fp4.iloc[-1]
-    use = su.iloc[1:].sort_values("diff_vs_first", ascending=False)
-    sv_big = sv[sv.factor == 0].assign(a=lambda x: x.change.abs()).sort_values("a", ascending=False).iloc[0]
-    gbest = gw.loc[gw.groupby("players").p_win_alone.idxmax()]
-
-    find = []
-    rnd4 = pt[(pt.players == 4) & (pt.policy == "random")].iloc[0]
-    find.append(Finding("comparison", pol_find.title, pol_find.text
-                        + f" `random` is far worse (with 4 players its margin is {rnd4.margin:+.2f} points a round, "
-                          f"{_ci(rnd4.margin_ci_low, rnd4.margin_ci_high)}).",
-                        {**pol_find.quotes, "random_margin": Quote(rnd4.margin, "beverbende_policies", "margin",
-                                                                    "4 players, random")},
-                        verdict=pol_find.verdict))
-    find.append(knock_finding(knock_rows, default_k, bv, var))
-    adv4 = last.mean_score_ci_low > first.mean_score_ci_high
-    find.append(("Starting is an advantage" if adv4 else "Starting makes no clear difference")
-                + f": with 4 players seat 0 (which starts) scores {first.mean_score:.2f} points a round "
-                f"({_ci(first.mean_score_ci_low, first.mean_score_ci_high, '.2f')}) and the last seat "
-                f"{last.mean_score:.2f} ({_ci(last.mean_score_ci_low, last.mean_score_ci_high, '.2f')}).")
-    mem_clear = m1.mean_score_ci_low > m0.mean_score_ci_high
-    find.append(("Memory pays" if mem_clear else "Memory makes no clear difference")
-                + ": with 4 players, a seat 0 that forgets "
-                + ("every remembered card each turn " if m1.name == 1 else
-                   f"each remembered card with chance {m1.name:g} per turn ")
-                + f"scores {m1.mean_score:.2f} points a round "
-                f"({_ci(m1.mean_score_ci_low, m1.mean_score_ci_high, '.2f')}) against {m0.mean_score:.2f} "
-                f"({_ci(m0.mean_score_ci_low, m0.mean_score_ci_high, '.2f')}) with perfect memory.")
-    all_pay = bool((use.diff_vs_first_ci_low > 0).all())
-    find.append(("Play every special card: " if all_pay else "Specials: ") + "never playing "
-                + ", ".join(f"{r.ignores} costs {r.diff_vs_first:+.2f} points a round "
-                            f"({_ci(r.diff_vs_first_ci_low, r.diff_vs_first_ci_high)})" for r in use.itertuples())
-                + ".")
-    find.append(tuned_finding(chk, tuned_params["knock"], default_k, tuned_params.get("unknown"),
-                              float(bev.POLICY_PARAMS["threshold"]["unknown"])))
-
-    def _fair(r):
-        inside = r.p_win_alone_ci_low <= r.fair_share <= r.p_win_alone_ci_high
-        return "not distinguishable from" if inside else ("above" if r.p_win_alone > r.fair_share else "below")
-
-    find.append("Whole games: " + "; ".join(
-        f"with {int(r.players)} players the policy winning most often against the threshold field, {r.policy}, "
-        f"wins {r.p_win_alone:.0%} of games alone ({_ci(r.p_win_alone_ci_low, r.p_win_alone_ci_high, '.0%')}), "
-        f"{_fair(r)} an even share of {r.fair_share:.0%}" for r in gbest.itertuples()) + ".")
-    find.append(f"For a designer: removing a special type changes the table's mean round score by "
-                f"{sv_big.change:+.2f} points at most ({sv_big.special}, "
-                f"{_ci(sv_big.change_ci_low, sv_big.change_ci_high)}); a special drawn is a number card not drawn, "
-                "so fewer specials need not mean higher scores.")
+    find = section_findings(pt=pt, pairs=pairs, knock_rows=knock_rows, default_k=default_k, bv=bv, var=var,
+                            fp=fp, mc=mc, su=su, sv=sv, chk=chk, tuned_params=tuned_params, gw=gw)
 
     md = ["# Beverbende\n",
           "## What a player should know\n",
