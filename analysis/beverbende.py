@@ -85,6 +85,145 @@ def best_knock(sweep: pd.DataFrame, objective: str = "margin") -> pd.DataFrame:
         .rename(columns={"knock": "best_knock"}).reset_index(drop=True)
 
 
+def policy_pairs(pt: pd.DataFrame, rounds: int = 20_000, seed: int = 1, field="threshold",
+                 base: BeverbendeRules | None = None, progress=False) -> pd.DataFrame:
+    """The two policies with the best margin at each player count of :func:`policy_table`, compared again on
+    fresh deals (``seed``), paired (the same deals for both): what decides "better" or "equally good".
+
+    Args:
+        pt: :func:`policy_table` (``players``, ``policy``, ``margin``).
+        rounds, seed: the fresh paired run (another seed than ``pt``'s, so the choice of the two does not bias
+            the test).
+
+    Returns:
+        one row per player count: ``players``, ``policy`` (the better by margin in ``pt``), ``against`` (the
+        runner-up), ``margin_diff`` and its 95% CI (``policy``'s paired margin minus ``against``'s, points a
+        round; negative: ``policy`` does better), ``verdict``
+        (:func:`ludolab.analysis.findings.compare` with the ``bev_margin`` tolerance), ``rounds``.
+    """
+    from .findings import compare
+
+    base = base or BeverbendeRules()
+    rows = []
+    for P, d in pt.groupby("players"):
+        a, b = d.sort_values("margin").policy.iloc[:2]
+        c = bev.compare(base.with_changes(players=int(P)), [b, a], field, rounds, seed, progress=progress)
+        r = c.iloc[1]
+        rows.append({"players": int(P), "policy": a, "against": b, "margin_diff": r.margin_diff_vs_first,
+                     "margin_diff_ci_low": r.margin_diff_vs_first_ci_low,
+                     "margin_diff_ci_high": r.margin_diff_vs_first_ci_high,
+                     "verdict": compare(r.margin_diff_vs_first, r.margin_diff_vs_first_ci_low,
+                                        r.margin_diff_vs_first_ci_high, "bev_margin"),
+                     "rounds": int(r.rounds)})
+    return pd.DataFrame(rows)
+
+
+def policy_finding(pairs: pd.DataFrame):
+    """Which policy to play, from :func:`policy_pairs`: the paired verdict at each player count (one rule,
+    :func:`ludolab.analysis.findings.compare`), never from two separate CIs overlapping.
+
+    Returns:
+        a ``comparison`` :class:`~ludolab.analysis.findings.Finding` whose verdict is the one shared by every
+        player count, or ``cannot tell yet`` when they differ.
+    """
+    from .findings import Finding, Quote, tolerance_text
+
+    verdicts = list(pairs.verdict)
+    one = verdicts[0] if len(set(verdicts)) == 1 else "cannot tell yet"
+    words = {"better": "better than", "worse": "worse than", "equally good": "as good as",
+             "cannot tell yet": "against"}
+    per = "; ".join(f"{r.players} players: `{r.policy}` {words[r.verdict]} `{r.against}`, margin "
+                    f"{r.margin_diff:+.2f} points a round ({_ci(r.margin_diff_ci_low, r.margin_diff_ci_high)})"
+                    + (", cannot tell yet" if r.verdict == "cannot tell yet" else "")
+                    for r in pairs.itertuples())
+    best = pairs.policy.mode().iloc[0]
+    n_best = int((pairs.policy == best).sum())
+    head = {"better": f"Play `{best}`.", "equally good": "The two best policies are equally good.",
+            "worse": f"Play `{best}`.", "cannot tell yet": "The two best policies are close."}[one]
+    text = (f"`{best}` has the better margin at {n_best} of {len(pairs)} player counts; paired on the same deals "
+            f"(better only when the 95% CI of the difference excludes 0, equally good only when it includes 0 and "
+            f"is within {tolerance_text('bev_margin')}): {per}.")
+    return Finding("comparison", head, text,
+                   {f"margin_diff_{r.players}": Quote(r.margin_diff, "beverbende_policy_pairs", "margin_diff",
+                                                      str(r.players)) for r in pairs.itertuples()}, verdict=one)
+
+
+def knock_finding(knock_rows, default_k: float, bv: pd.DataFrame, var: pd.DataFrame):
+    """When to knock, once for every player count, and what the knocker penalty does to it.
+
+    Args:
+        knock_rows: per player count ``(players, best row of best_knock, lowest, highest)`` own threshold whose
+            margin lies inside the best one's CI.
+        default_k: the default heuristic's threshold.
+        bv, var: :func:`best_by_variant` and :func:`variants`.
+
+    Returns:
+        a ``rule`` :class:`~ludolab.analysis.findings.Finding`.
+    """
+    from .findings import Finding, Quote
+
+    lo = max(lo for _, _, lo, _ in knock_rows)
+    hi = min(hi for _, _, _, hi in knock_rows)
+    counts = ", ".join(str(P) for P, _, _, _ in knock_rows)
+    if lo <= hi:
+        rule = (f"Count your row, each card you have not seen as 4.5, and knock when that total is about {lo:g} "
+                f"to {hi:g} or less: with {counts} players every threshold in that range is within the noise of "
+                "the best one tried")
+    else:
+        rule = ("Count your row, each card you have not seen as 4.5, and knock when that total is low; the best "
+                "threshold differs with the player count ("
+                + "; ".join(f"{P} players: {a:g} to {b:g}" for P, _, a, b in knock_rows) + ")")
+    text = rule + f" (the field knocking at {knock_rows[0][1].field_knock:g}; the tables below give each count)."
+    quotes = {"low": Quote(lo, "beverbende_best_knock", "best_knock"), "high": Quote(hi, "beverbende_best_knock",
+                                                                                     "best_knock")}
+    kp = bv[bv.scoring == "knocker-penalty"]
+    lowest = float(var.knock.min())
+    at_floor = kp[kp.best_knock == lowest]
+    if len(at_floor):
+        parts = []
+        for r in at_floor.itertuples():
+            rows = var[(var.scoring == "knocker-penalty") & (var.players == r.players)]
+            kr = float(rows.loc[rows.knock == lowest, "knock_rate"].iloc[0])
+            near = rows.iloc[(rows.knock - default_k).abs().argmin()]
+            parts.append(f"{int(r.players)} players (seat 0 then knocks in {kr:.0%} of rounds; margin "
+                         f"{r.margin:+.2f} points a round against {near.margin:+.2f} knocking at {near.knock:g})")
+        text += (f" Under the knocker-penalty variant the best threshold is the lowest one tried, {lowest:g}, with "
+                 + " and ".join(parts) + ": knocking then hardly pays, so leave the knock to others unless your "
+                 "row is nearly empty.")
+        quotes["penalty_best"] = Quote(lowest, "beverbende_variants", "best_knock", "knocker-penalty")
+    return Finding("rule", "When to knock.", text, quotes)
+
+
+def tuned_finding(chk: pd.DataFrame, tuned_knock: float, default_k: float, tuned_unknown: float | None = None,
+                  default_unknown: float = 4.5):
+    """The tuned threshold heuristic judged like every policy, by paired margin (what decides a game), with
+    its knock threshold in words and the other tuned parameters left to the table.
+
+    Args:
+        chk: :func:`ludolab.sim.beverbende.compare` of the default then the tuned heuristic on fresh deals.
+
+    Returns:
+        a ``comparison`` :class:`~ludolab.analysis.findings.Finding`.
+    """
+    from .findings import Finding, Quote, compare
+
+    r = chk.iloc[1]
+    v = compare(r.margin_diff_vs_first, r.margin_diff_vs_first_ci_low, r.margin_diff_vs_first_ci_high,
+                "bev_margin")
+    head = {"better": "A tuned threshold heuristic does better.", "worse": "The tuned heuristic does worse.",
+            "equally good": "Tuning the threshold heuristic gains nothing.",
+            "cannot tell yet": "Tuning the threshold heuristic: cannot tell yet."}[v]
+    counted = ("" if tuned_unknown is None or tuned_unknown == default_unknown else
+               f", counting each card it has not seen as {tuned_unknown:g} instead of {default_unknown:g}")
+    text = (f"With 4 players, the tuned heuristic (it knocks when its row counts {tuned_knock:g} or less instead of "
+            f"{default_k:g}{counted}; its other tuned settings are in the table) changes seat 0's margin by {r.margin_diff_vs_first:+.2f} points a round "
+            f"({_ci(r.margin_diff_vs_first_ci_low, r.margin_diff_vs_first_ci_high)}, paired on fresh deals; its "
+            f"own score changes by {r.diff_vs_first:+.2f}).")
+    return Finding("comparison", head, text,
+                   {"margin_diff": Quote(r.margin_diff_vs_first, "beverbende_tuned", "margin_diff_vs_first",
+                                         str(r.policy))}, verdict=v)
+
+
 def first_player(players=(2, 3, 4, 5, 6), policy="threshold", rounds: int = 20_000, seed: int = 0,
                  base: BeverbendeRules | None = None, progress=False) -> pd.DataFrame:
     """Per seat (seat 0 starts) mean round score and chance of the strictly lowest row, every seat the same policy."""
@@ -282,6 +421,38 @@ def fig_heatmap(sweep: pd.DataFrame, value: str = "margin", title_rules: str = "
     return fig
 
 
+def fig_knock_margin(sweep: pd.DataFrame, field_knock: float, title_rules: str = "rulebook deck, sum scoring"):
+    """Seat 0's margin against its own knock threshold, one line per player count with its 95% CI band, the
+    field knocking at ``field_knock`` (BVB-10): lower is better, so the lowest stretch of a line is when to knock.
+
+    Args:
+        sweep: :func:`knock_sweep` (``players``, ``field_knock``, ``knock``, ``margin`` and its CI).
+        field_knock: the field's threshold drawn (one of ``sweep.field_knock``).
+
+    Raises:
+        LudolabError: ``field_knock`` is not in the sweep.
+    """
+    from matplotlib.figure import Figure
+
+    part = sweep[sweep.field_knock == field_knock]
+    if part.empty:
+        raise LudolabError(f"the sweep has no field knocking at {field_knock:g}: it has "
+                           f"{', '.join(f'{v:g}' for v in sorted(sweep.field_knock.unique()))}")
+    fig = Figure(figsize=(7.5, 4.4), layout="constrained")
+    ax = fig.subplots()
+    for P, d in part.groupby("players"):
+        d = d.sort_values("knock")
+        line, = ax.plot(d.knock, d.margin, marker="o", label=f"{int(P)} players")
+        ax.fill_between(d.knock, d.margin_ci_low, d.margin_ci_high, color=line.get_color(), alpha=0.15)
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set_xlabel("your knock threshold: knock when you believe your row totals this or less (points)")
+    ax.set_ylabel("your round score minus the others' mean\n(points, lower is better)")
+    ax.legend(title="bands: 95% CI", fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.suptitle(f"Beverbende: when to knock, the others knocking at {field_knock:g} ({title_rules})")
+    return fig
+
+
 def fig_memory(curve: pd.DataFrame):
     """Mean round score of seat 0 against the memory loss q, with 95% CIs."""
     from matplotlib.figure import Figure
@@ -393,29 +564,28 @@ def fig_seat_scores(out: dict):
 
 # ------------------------------------------------------------------ report
 def _columns(df: pd.DataFrame, defs: dict) -> str:
-    """The "Columns:" line for a report table: every column ``df`` shows, and only those, in table order.
-
-    A pair ``x_ci_low``, ``x_ci_high`` is defined together as the 95% CI of ``x``.
+    """The "Columns:" line for a report table: every column the report shows of ``df``, and only those, in
+    table order, then what is the same on every row and what is in the CSV only
+    (:func:`ludolab.analysis.report.table_layout`; a pair ``x_ci_low``, ``x_ci_high`` is shown in brackets with ``x``).
 
     Raises:
         LudolabError: a column without a definition.
     """
+    from .report import table_layout
+
     cols = list(df.columns)
     missing = [c for c in cols if c not in defs and not (c.endswith(("_ci_low", "_ci_high")))]
     if missing:
         raise LudolabError(f"report table columns without a definition: {missing}")
+    lay = table_layout(df)
     parts = []
-    for c in cols:
-        if c.endswith("_ci_high") and c[:-5] + "_low" in cols:
-            continue
-        if c.endswith("_ci_low"):
-            base = c[:-7]
-            hi = base + "_ci_high"
-            names = f"`{c}`, `{hi}`" if hi in cols else f"`{c}`"
-            parts.append(f"{names} = lower and upper bounds of the 95% CI of `{base}`")
+    for c in lay.shown:
+        if c.endswith("_ci_low") or c.endswith("_ci_high"):
+            parts.append(f"`{c}` = a 95% confidence limit of `{c.rsplit('_ci_', 1)[0]}`")
         else:
-            parts.append(f"`{c}` = {defs[c]}")
-    return "Columns: " + "; ".join(parts) + ".\n"
+            parts.append(f"`{c}` = {defs[c]}" + (", with its 95% CI in brackets" if c in lay.with_ci else ""))
+    note = lay.note()
+    return "Columns: " + "; ".join(parts) + "." + (" " + note if note else "") + "\n"
 
 
 def _ci(lo: float, hi: float, fmt: str = "+.2f") -> str:
@@ -434,10 +604,81 @@ def _near_best(part: pd.DataFrame, best_margin_ci_high: float) -> tuple[float, f
     return float(ok.min()), float(ok.max())
 
 
+def section_findings(*, pt: pd.DataFrame, pairs: pd.DataFrame, knock_rows, default_k: float, bv: pd.DataFrame,
+                     var: pd.DataFrame, fp: pd.DataFrame, mc: pd.DataFrame, su: pd.DataFrame, sv: pd.DataFrame,
+                     chk: pd.DataFrame, tuned_params: dict, gw: pd.DataFrame) -> list:
+    """The findings of the Beverbende section, most useful to a player first: a pure function of the section's
+    tables (:func:`policy_table`, :func:`policy_pairs`, the knock rows of :func:`best_knock`,
+    :func:`best_by_variant` and :func:`variants`, :func:`first_player`, :func:`memory_curve`,
+    :func:`special_use`, :func:`special_values`, the tuned check of :func:`ludolab.sim.beverbende.compare`,
+    :func:`game_wins`).
+
+    Returns:
+        :class:`~ludolab.analysis.findings.Finding` objects and Markdown strings, for
+        :func:`~ludolab.analysis.findings.render_markdown`.
+    """
+    from .findings import Finding, Quote
+
+    pol_find = policy_finding(pairs)
+    one = mc[mc.who == "one"].set_index("memory_loss")
+    m0, m1 = one.iloc[0], one.iloc[-1]
+    fp4 = fp[fp.players == 4].sort_values("seat")
+    first, last = fp4.iloc[0], fp4.iloc[-1]
+    use = su.iloc[1:].sort_values("diff_vs_first", ascending=False)
+    sv_big = sv[sv.factor == 0].assign(a=lambda x: x.change.abs()).sort_values("a", ascending=False).iloc[0]
+    gbest = gw.loc[gw.groupby("players").p_win_alone.idxmax()]
+
+    find = []
+    rnd4 = pt[(pt.players == 4) & (pt.policy == "random")].iloc[0]
+    find.append(Finding("comparison", pol_find.title, pol_find.text
+                        + f" `random` is far worse (with 4 players its margin is {rnd4.margin:+.2f} points a round, "
+                          f"{_ci(rnd4.margin_ci_low, rnd4.margin_ci_high)}).",
+                        {**pol_find.quotes, "random_margin": Quote(rnd4.margin, "beverbende_policies", "margin",
+                                                                    "4 players, random")},
+                        verdict=pol_find.verdict))
+    find.append(knock_finding(knock_rows, default_k, bv, var))
+    adv4 = last.mean_score_ci_low > first.mean_score_ci_high
+    find.append(("Starting is an advantage" if adv4 else "Starting makes no clear difference")
+                + f": with 4 players seat 0 (which starts) scores {first.mean_score:.2f} points a round "
+                f"({_ci(first.mean_score_ci_low, first.mean_score_ci_high, '.2f')}) and the last seat "
+                f"{last.mean_score:.2f} ({_ci(last.mean_score_ci_low, last.mean_score_ci_high, '.2f')}).")
+    mem_clear = m1.mean_score_ci_low > m0.mean_score_ci_high
+    find.append(("Memory pays" if mem_clear else "Memory makes no clear difference")
+                + ": with 4 players, a seat 0 that forgets "
+                + ("every remembered card each turn " if m1.name == 1 else
+                   f"each remembered card with chance {m1.name:g} per turn ")
+                + f"scores {m1.mean_score:.2f} points a round "
+                f"({_ci(m1.mean_score_ci_low, m1.mean_score_ci_high, '.2f')}) against {m0.mean_score:.2f} "
+                f"({_ci(m0.mean_score_ci_low, m0.mean_score_ci_high, '.2f')}) with perfect memory.")
+    all_pay = bool((use.diff_vs_first_ci_low > 0).all())
+    find.append(("Play every special card: " if all_pay else "Specials: ") + "never playing "
+                + ", ".join(f"{r.ignores} costs {r.diff_vs_first:+.2f} points a round "
+                            f"({_ci(r.diff_vs_first_ci_low, r.diff_vs_first_ci_high)})" for r in use.itertuples())
+                + ".")
+    find.append(tuned_finding(chk, tuned_params["knock"], default_k, tuned_params.get("unknown"),
+                              float(bev.POLICY_PARAMS["threshold"]["unknown"])))
+
+    def _fair(r):
+        inside = r.p_win_alone_ci_low <= r.fair_share <= r.p_win_alone_ci_high
+        return "not distinguishable from" if inside else ("above" if r.p_win_alone > r.fair_share else "below")
+
+    find.append("Whole games: " + "; ".join(
+        f"with {int(r.players)} players the policy winning most often against the threshold field, {r.policy}, "
+        f"wins {r.p_win_alone:.0%} of games alone ({_ci(r.p_win_alone_ci_low, r.p_win_alone_ci_high, '.0%')}), "
+        f"{_fair(r)} an even share of {r.fair_share:.0%}" for r in gbest.itertuples()) + ".")
+    find.append(f"For a designer: removing a special type changes the table's mean round score by "
+                f"{sv_big.change:+.2f} points at most ({sv_big.special}, "
+                f"{_ci(sv_big.change_ci_low, sv_big.change_ci_high)}); a special drawn is a number card not drawn, "
+                "so fewer specials need not mean higher scores.")
+    return find
+
+
 def report_section(ctx) -> str:
     """Beverbende: findings first, then one sub-section per question: which policy, when to knock, the first
     player, what memory and each special card are worth, the scoring variants, a tuned heuristic, whole games."""
     from ludolab.analysis.results import provenance
+
+    from .findings import render_markdown
 
     quick = ctx.quick
     n = 2_000 if quick else 16_000
@@ -462,18 +703,8 @@ def report_section(ctx) -> str:
     body = []  # the sub-sections, each rendered right after its study (so provenance follows the runs)
     ctx.say("beverbende: policies by player count ...")
     pt = policy_table((2, 3, 4, 5, 6), rounds=n, seed=ctx.seed)
-    pol_lines, pol_ties = [], 0
-    for P, d in pt.groupby("players"):
-        d = d.sort_values("margin")
-        a, b = d.iloc[0], d.iloc[1]
-        tie = _overlap(a, b, "margin")
-        pol_ties += tie
-        pol_lines.append(
-            f"With {int(P)} players the best by margin is {a.policy} ({a.margin:+.2f} points a round, "
-            f"{_ci(a.margin_ci_low, a.margin_ci_high)}), then {b.policy} ({b.margin:+.2f}, "
-            f"{_ci(b.margin_ci_low, b.margin_ci_high)})"
-            + (": the CIs overlap, so the two are equally good within the noise." if tie else
-               ": the CIs do not overlap."))
+    pairs = policy_pairs(pt, rounds=n, seed=ctx.seed + 2000)
+    pol_find = policy_finding(pairs)
     n_pol = pt.players.nunique()
     own_best = pt.loc[pt.groupby("players").mean_score.idxmin()].policy.unique()
 
@@ -482,12 +713,22 @@ def report_section(ctx) -> str:
                 "diff_vs_first_ci_low", "diff_vs_first_ci_high", "capped_rounds"]]
     body += ["## Which policy to play\n",
            "Seat 0 plays each policy, every other seat the default threshold heuristic; judged by `margin`. "
-           + " ".join(pol_lines)
+           + "The two best by margin at each player count are then compared again on fresh deals, paired (the "
+           "second table): " + pol_find.text
            + (" By own mean score alone " + " and ".join(own_best) + " would look best, but that is not what "
               "wins a game." if len(own_best) == 1 else "") + "\n",
            _columns(pcols, {**base_defs, "diff_vs_first": "seat 0's paired round-score difference against "
                             "`random` on the same deals (points, negative is better)"}),
-           ctx.table(pcols, "beverbende_policies", {**meta, "rounds": n})]
+           ctx.table(pcols, "beverbende_policies", {**meta, "rounds": n}),
+           "\n" + _columns(pairs, {"players": base_defs["players"], "policy": "the policy with the better margin "
+                                   "in the table above", "against": "the runner-up",
+                                   "margin_diff": "`policy`'s margin minus `against`'s on the same fresh deals "
+                                                  "(points a round, negative: `policy` does better)",
+                                   "verdict": "the comparison word: better / worse when the CI excludes 0, "
+                                              "equally good when it includes 0 and is narrower than the stated "
+                                              "tolerance, cannot tell yet otherwise",
+                                   "rounds": "paired rounds played"}),
+           ctx.table(pairs, "beverbende_policy_pairs", {**meta, "rounds": n, "seed": ctx.seed + 2000})]
 
     ctx.say("beverbende: score distributions and first-player advantage ...")
     fp = first_player((2, 3, 4, 5, 6), rounds=n, seed=ctx.seed)
@@ -499,7 +740,7 @@ def report_section(ctx) -> str:
     body += ["\n## Does the first player have an advantage?\n",
            "Every seat plays the default threshold heuristic; seat 0 starts. Mean round score per seat "
            "(" + "; ".join(adv) + "). The chart shows the round score distributions of each policy.\n",
-           ctx.figure(fig_sc, "beverbende_scores", "round score distributions"),
+           ctx.figure(fig_sc, "beverbende_scores", "Round score distribution of each policy"),
            _columns(fcols, {**base_defs, "seat": "seat number (seat 0 starts every round)",
                             "mean_score": "this seat's mean round score (points)",
                             "p_lowest_alone": "chance this seat's row is strictly the lowest",
@@ -517,21 +758,28 @@ def report_section(ctx) -> str:
         lo, hi = _near_best(sw[(sw.players == P) & (sw.field_knock == r.field_knock)], r.margin_ci_high)
         knock_rows.append((int(P), r, lo, hi))
 
-    lines = [f"With {P} players against a field knocking at {r.field_knock:g}, the best own threshold is "
-             f"{r.best_knock:g} (margin {r.margin:+.2f} points a round, {_ci(r.margin_ci_low, r.margin_ci_high)}); "
-             f"every own threshold from {lo:g} to {hi:g} has a margin inside that CI, so they are as good within "
-             "the noise." for P, r, lo, hi in knock_rows]
+    lines = [f"Against a field knocking at {knock_rows[0][1].field_knock:g}, the best own threshold and the "
+             "range of thresholds whose margin lies inside its CI: "
+             + "; ".join(f"{P} players {r.best_knock:g} ({lo:g} to {hi:g}; margin {r.margin:+.2f}, "
+                         f"{_ci(r.margin_ci_low, r.margin_ci_high)})" for P, r, lo, hi in knock_rows)
+             + ". The table shows that field only; the CSV has every field."]
     body += ["\n## When to knock\n",
            "Seat 0's knock threshold (own: knock when the believed row total is at most this) against the "
-           "threshold of every other seat (field). The colour is seat 0's `margin`; the dots mark the best own "
-           f"threshold for each field ({sw_rounds:,} rounds per cell). " + " ".join(lines) + "\n",
-           ctx.figure(fig_heatmap(sw), "beverbende_knock_heatmap", "knock threshold heatmap"),
-           _columns(bk, {**base_defs, "best_knock": "seat 0's knock threshold with the lowest `margin` against "
+           f"threshold of every other seat (field), {sw_rounds:,} rounds per pair. " + " ".join(lines)
+           + " The chart draws seat 0's margin against its own threshold for that field, one line per player "
+           "count with its 95% CI band: the flatter and wider the low stretch, the less the exact threshold "
+           "matters.\n",
+           ctx.figure(fig_knock_margin(sw, knock_rows[0][1].field_knock), "beverbende_knock",
+                      f"Margin against your own knock threshold, the others knocking at "
+                      f"{knock_rows[0][1].field_knock:g}"),
+           _columns(bk[bk.field_knock == knock_rows[0][1].field_knock],
+                    {**base_defs, "best_knock": "seat 0's knock threshold with the lowest `margin` against "
                          "that field", "margin": "seat 0's `margin` at `best_knock` (points, lower is better)",
                          "mean_score": "seat 0's mean round score at `best_knock` (points)",
                          "p_win": "chance seat 0 has the lowest row at `best_knock`, a shared lowest counted as "
                                   "half"}),
-           ctx.table(bk, "beverbende_best_knock", {**meta, "rounds": sw_rounds})]
+           ctx.table(bk, "beverbende_best_knock", {**meta, "rounds": sw_rounds},
+                     shown=bk[bk.field_knock == knock_rows[0][1].field_knock])]
 
     ctx.say("beverbende: memory ...")
     mc = memory_curve((0.0, 0.1, 0.3, 0.6, 1.0), 4, rounds=n, seed=ctx.seed)
@@ -548,7 +796,7 @@ def report_section(ctx) -> str:
            "heuristic counts a forgotten card as 4.5 and stops believing its row is low enough to knock"
            + (", and at q = 1 nobody ever knocks and every round ends at the round cap"
               if allf.capped_rounds.iloc[-1] == n else "") + ".\n",
-           ctx.figure(fig_memory(mc), "beverbende_memory", "memory curve"),
+           ctx.figure(fig_memory(mc), "beverbende_memory", "Round score against the chance of forgetting a card each turn"),
            _columns(mcols, {**base_defs, "memory_loss": "chance q per turn that a forgetting seat forgets each "
                             "card it remembers (BVB-13)",
                             "who": "who forgets: `one` only seat 0 (the others remember perfectly), `all` every "
@@ -567,7 +815,7 @@ def report_section(ctx) -> str:
            "special dealt into a row is replaced by a random number at the end, so fewer specials can mean lower "
            "scores even though each special helps the player who draws it. The table gives, per special type "
            "and factor, the table's mean round score and its change against the printed deck.\n",
-           ctx.figure(fig_specials(sv), "beverbende_specials", "special card values"),
+           ctx.figure(fig_specials(sv), "beverbende_specials", "Change in the table's round score without or with doubled special cards"),
            _columns(svcols, {**base_defs, "special": "the special card type changed",
                              "factor": "its number of copies relative to the printed deck (0 none, 1 printed, "
                                        "2 doubled)",
@@ -614,7 +862,7 @@ def report_section(ctx) -> str:
            "`sum` is the rulebook; `knocker-penalty` adds 5 to a knocker who is not strictly lowest; `win-count` "
            f"gives a point per round won. Seat 0's best own knock threshold against the default field (knocking "
            f"at {default_k:g}), {var_rounds:,} rounds per threshold. " + " ".join(agree) + "\n",
-           ctx.figure(fig_variants(var), "beverbende_variants", "scoring variants"),
+           ctx.figure(fig_variants(var), "beverbende_variants", "Seat 0's result against its knock threshold under each scoring variant"),
            _columns(bv, {**base_defs, "scoring": "the scoring variant (BVB-15)",
                          "field_knock": "knock threshold of every other seat (the default heuristic's)",
                          "best_knock": "seat 0's best knock threshold: lowest `margin` for `sum` and "
@@ -633,18 +881,22 @@ def report_section(ctx) -> str:
     chk = bev.compare(r4, ["threshold", tuned], "threshold", n, ctx.seed + 1000)
     text = ", ".join(f"{k} = {v:g}" for k, v in tuned_params.items())
     tcols = chk[["policy", "mean_score", "mean_score_ci_low", "mean_score_ci_high", "margin", "margin_ci_low",
-                 "margin_ci_high", "p_lowest_alone", "knock_rate", "diff_vs_first", "diff_vs_first_ci_low",
-                 "diff_vs_first_ci_high"]]
+                 "margin_ci_high", "margin_diff_vs_first", "margin_diff_vs_first_ci_low",
+                 "margin_diff_vs_first_ci_high", "diff_vs_first", "diff_vs_first_ci_low", "diff_vs_first_ci_high"]]
     body += ["\n## Can the threshold heuristic be improved?\n",
            f"Coordinate search (four players, seat 0 against the default heuristic, {tn:,} rounds per step on "
            f"common random numbers, lowest margin) found {text}. Checked on {n:,} fresh rounds (seed "
-           f"{ctx.seed + 1000}): margin {chk.margin[1]:+.2f} against {chk.margin[0]:+.2f} for the default; "
+           f"{ctx.seed + 1000}): margin {chk.margin[1]:+.2f} against {chk.margin[0]:+.2f} for the default, "
+           f"paired margin difference {chk.margin_diff_vs_first[1]:+.2f} points a round "
+           f"({_ci(chk.margin_diff_vs_first_ci_low[1], chk.margin_diff_vs_first_ci_high[1])}); "
            f"paired score difference {chk.diff_vs_first[1]:+.2f} points a round "
            f"({_ci(chk.diff_vs_first_ci_low[1], chk.diff_vs_first_ci_high[1])}). Command: "
            "`ludolab beverbende tune`.\n",
            _columns(tcols, {**base_defs, "policy": "seat 0's policy: the default heuristic, then the tuned one",
                             "diff_vs_first": "seat 0's paired round-score difference against the default "
-                                             "heuristic (points, negative is better)"}),
+                                             "heuristic (points, negative is better)",
+                            "margin_diff_vs_first": "seat 0's paired margin difference against the default "
+                                                    "heuristic (points, negative is better: this decides)"}),
            ctx.table(tcols, "beverbende_tuned", {**meta, "rounds": n, "tune_rounds": tn})]
 
     ctx.say("beverbende: whole games ...")
@@ -664,77 +916,12 @@ def report_section(ctx) -> str:
                                           f"{rules.round_cap} turns (BVB-12)"}),
            ctx.table(gw, "beverbende_game_wins", {**meta, "games": games})]
 
-    # ---- findings (first in the section), from the numbers of the tables below
-    fp4 = fp[fp.players == 4].sort_values("seat")
-    first, last = fp4.iloc[0], fp4.iloc[-1]
-    use = su.iloc[1:].sort_values("diff_vs_first", ascending=False)
-    sv_big = sv[sv.factor == 0].assign(a=lambda x: x.change.abs()).sort_values("a", ascending=False).iloc[0]
-    gbest = gw.loc[gw.groupby("players").p_win_alone.idxmax()]
-
-    find = []
-    rnd4 = pt[(pt.players == 4) & (pt.policy == "random")].iloc[0]
-    top2 = sorted({p for _, d in pt.groupby("players") for p in d.sort_values("margin").policy.iloc[:2]})
-    if pol_ties == n_pol and len(top2) == 2:
-        find.append(f"Which policy: `{top2[0]}` and `{top2[1]}` are equally good within the noise at every player "
-                    f"count (judged by margin, the measure that decides a game scored by sums: the 95% CIs of "
-                    f"their margins overlap at all {n_pol} counts); `random` is far worse (with 4 players it "
-                    f"scores {rnd4.margin:.2f} points a round more than the others, "
-                    f"{_ci(rnd4.margin_ci_low, rnd4.margin_ci_high, '.2f')}).")
-    else:
-        clear = [f"{int(P)} players" for P, d in pt.groupby("players")
-                 if not _overlap(*[r for r in d.sort_values("margin").iloc[:2].itertuples()], "margin")]
-        find.append("Which policy: judged by margin (the measure that decides a game scored by sums), the best "
-                    f"policy is clearly ahead of the runner-up only with {', '.join(clear) or 'no player count'} "
-                    f"and within the noise otherwise (see the first table); `random` scores {rnd4.margin:+.2f} "
-                    f"points a round more than the others with 4 players "
-                    f"({_ci(rnd4.margin_ci_low, rnd4.margin_ci_high)}).")
-    kn = "; ".join(f"{r.best_knock:g} with {P} players (margin {r.margin:+.2f}, "
-                   f"{_ci(r.margin_ci_low, r.margin_ci_high)}; every threshold from {lo:g} to {hi:g} has a margin "
-                   "inside that CI)" for P, r, lo, hi in knock_rows)
-    flat = all(hi > lo for _, _, lo, hi in knock_rows)
-    find.append(f"When to knock: against a field knocking at {knock_rows[0][1].field_knock:g}, the best own "
-                f"threshold is {kn}." + (" The exact threshold matters little." if flat else ""))
-    adv4 = last.mean_score_ci_low > first.mean_score_ci_high
-    find.append(("Starting is an advantage" if adv4 else "Starting makes no clear difference")
-                + f": with 4 players seat 0 (which starts) scores {first.mean_score:.2f} points a round "
-                f"({_ci(first.mean_score_ci_low, first.mean_score_ci_high, '.2f')}) and the last seat "
-                f"{last.mean_score:.2f} ({_ci(last.mean_score_ci_low, last.mean_score_ci_high, '.2f')}).")
-    mem_clear = m1.mean_score_ci_low > m0.mean_score_ci_high
-    find.append(("Memory pays" if mem_clear else "Memory makes no clear difference")
-                + ": with 4 players, a seat 0 that forgets "
-                + ("every remembered card each turn " if m1.name == 1 else
-                   f"each remembered card with chance {m1.name:g} per turn ")
-                + f"scores {m1.mean_score:.2f} points a round "
-                f"({_ci(m1.mean_score_ci_low, m1.mean_score_ci_high, '.2f')}) against {m0.mean_score:.2f} "
-                f"({_ci(m0.mean_score_ci_low, m0.mean_score_ci_high, '.2f')}) with perfect memory.")
-    all_pay = bool((use.diff_vs_first_ci_low > 0).all())
-    find.append(("Play every special card: " if all_pay else "Specials: ") + "never playing "
-                + ", ".join(f"{r.ignores} costs {r.diff_vs_first:+.2f} points a round "
-                            f"({_ci(r.diff_vs_first_ci_low, r.diff_vs_first_ci_high)})" for r in use.itertuples())
-                + ".")
-    better = chk.diff_vs_first_ci_high[1] < 0
-    find.append(("A tuned threshold heuristic does better" if better else "Tuning the threshold heuristic gains "
-                 "nothing clear") + f": with 4 players, knocking at {tuned_params['knock']:g} instead of "
-                f"{default_k:g} (and the other tuned parameters) changes seat 0's score by "
-                f"{chk.diff_vs_first[1]:+.2f} points a round "
-                f"({_ci(chk.diff_vs_first_ci_low[1], chk.diff_vs_first_ci_high[1])}).")
-
-    def _fair(r):
-        inside = r.p_win_alone_ci_low <= r.fair_share <= r.p_win_alone_ci_high
-        return "not distinguishable from" if inside else ("above" if r.p_win_alone > r.fair_share else "below")
-
-    find.append("Whole games: " + "; ".join(
-        f"with {int(r.players)} players the policy winning most often against the threshold field, {r.policy}, "
-        f"wins {r.p_win_alone:.0%} of games alone ({_ci(r.p_win_alone_ci_low, r.p_win_alone_ci_high, '.0%')}), "
-        f"{_fair(r)} an even share of {r.fair_share:.0%}" for r in gbest.itertuples()) + ".")
-    find.append(f"For a designer: removing a special type changes the table's mean round score by "
-                f"{sv_big.change:+.2f} points at most ({sv_big.special}, "
-                f"{_ci(sv_big.change_ci_low, sv_big.change_ci_high)}); a special drawn is a number card not drawn, "
-                "so fewer specials need not mean higher scores.")
+    find = section_findings(pt=pt, pairs=pairs, knock_rows=knock_rows, default_k=default_k, bv=bv, var=var,
+                            fp=fp, mc=mc, su=su, sv=sv, chk=chk, tuned_params=tuned_params, gw=gw)
 
     md = ["# Beverbende\n",
           "## What a player should know\n",
-          "\n".join(f"- {f}" for f in find) + "\n",
+          render_markdown(find) + "\n",
           "## How these numbers were made\n",
           "Rulebook deck (66 cards), sum scoring, perfect memory unless said otherwise (clauses in "
           "`seeds/beverbende.md`). Seat 0 starts every round. Policies: `random` (uniform legal moves), "

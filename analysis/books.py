@@ -133,9 +133,15 @@ def fig_reliability(bins: pd.DataFrame, summary: pd.DataFrame, rules: BooksRules
 
 
 def fig_variants(var: pd.DataFrame, players: int):
-    """Scoring variants: spread between skilled and random play, and the cost of forecasting first."""
+    """Scoring variants on one scale: how much skill pays and what forecasting first costs, both in standard
+    deviations of the skilled hand score under that scoring (its points differ in size between scorings:
+    exact-only pays 10 + tricks), so the bars compare across scorings."""
     from matplotlib.figure import Figure
 
+    sd = var["skill_spread"].astype(float) / var["skill_spread_sd"].astype(float)  # the hand score's SD
+    first = var["first_minus_others"].astype(float) / sd
+    first_err = np.vstack([(var["first_minus_others"] - var["first_minus_others_ci_low"]).astype(float) / sd,
+                           (var["first_minus_others_ci_high"] - var["first_minus_others"]).astype(float) / sd])
     fig = Figure(figsize=(10, 4.2))
     ax1, ax2 = fig.subplots(1, 2)
     x = np.arange(len(var))
@@ -143,9 +149,9 @@ def fig_variants(var: pd.DataFrame, players: int):
     ax1.set_xticks(x, var["scoring"])
     ax1.set_ylabel("skilled minus random, in SDs of the hand score")
     ax1.set_title("how much skill pays (95% CI)")
-    ax2.bar(x, var["first_minus_others"], yerr=_err(var, "first_minus_others"), capsize=4, color="tab:red")
+    ax2.bar(x, first, yerr=first_err, capsize=4, color="tab:red")
     ax2.set_xticks(x, var["scoring"])
-    ax2.set_ylabel("first forecaster minus the others (points per hand)")
+    ax2.set_ylabel("first forecaster minus the others, in SDs")
     ax2.set_title("cost of forecasting first (95% CI)")
     for ax in (ax1, ax2):
         ax.axhline(0, color="black", lw=0.8)
@@ -329,8 +335,14 @@ def columns_line(cols) -> str:
 
 
 def _shown(ctx, df, name, meta) -> str:
-    """A table preceded by its "Columns:" line."""
-    return columns_line(df.columns) + "\n\n" + ctx.table(df, name, meta)
+    """A table preceded by its "Columns:" line, for the columns the report shows of it
+    (:func:`ludolab.analysis.report.table_layout`: CIs in brackets, constant columns stated once, at most
+    eight columns, the CSV keeping every one)."""
+    from .report import table_layout
+
+    lay = table_layout(df)
+    note = lay.note()
+    return columns_line(lay.shown) + (" " + note if note else "") + "\n\n" + ctx.table(df, name, meta)
 
 
 def _overlap(lo1, hi1, lo2, hi2) -> bool:
@@ -348,6 +360,71 @@ def _sign_text(lo, hi, more="more", less="less") -> str:
     if hi < 0:
         return f"clearly {less}"
     return "not clearly different, the CI includes 0"
+
+
+def _paired_words(diff: float, lo: float, hi: float) -> str:
+    """The shared comparison word (:func:`ludolab.analysis.findings.compare`, ``books_points``) for a paired
+    score difference A - B with 95% CI (lo, hi), higher being better, in words for the findings."""
+    from .findings import compare, tolerance_text
+
+    v = compare(diff, min(lo, diff), max(hi, diff), "books_points", lower_is_better=False)
+    return {"better": "better, the CI excludes 0", "worse": "worse, the CI excludes 0",
+            "equally good": f"equally good: the CI includes 0 and is within {tolerance_text('books_points')}",
+            "cannot tell yet": f"cannot tell yet: the CI includes 0 and its half-width is "
+                               f"{tolerance_text('books_points')} or more"}[v]
+
+
+def _card_value(params, colour_red: bool, number: int, n_max: int) -> float:
+    """Trick value of one card under the hand-strength forecaster's parameters (the count of
+    ``sim/books_kernels._strength``): a red card ``trump_base + trump_rank * x``, another card
+    ``high_value * (x - high_cut) / (1 - high_cut)`` above ``high_cut`` and 0 below, x = number / n_max."""
+    x = number / n_max
+    if colour_red:
+        return params[0] + params[1] * x
+    v = (x - params[3]) / (1.0 - params[3])
+    return params[2] * v if v > 0 else 0.0
+
+
+def hand_strength_finding(params=None, n_max: int = 15, tuned_bias=None):
+    """The hand-strength estimate in words a player can apply at the table, and which cards to lay (STK-4,
+    STK-6), from the heuristic forecaster's parameters.
+
+    Args:
+        params: :data:`ludolab.stdlib.books.HEURISTIC_FORECAST_PARAMS` (default) or a tuned copy.
+        n_max: the highest number in play (15 with four players).
+        tuned_bias: the bias the re-tuning found (tricks), or ``None``.
+
+    Returns:
+        a ``definition`` :class:`~ludolab.analysis.findings.Finding` quoting the card values it uses.
+    """
+    from ludolab.stdlib.books import HEURISTIC_FORECAST_PARAMS
+
+    from .findings import Finding, Quote
+
+    p = list(HEURISTIC_FORECAST_PARAMS if params is None else params)
+    cut = int(np.floor(p[3] * n_max)) + 1  # the lowest number a non-red card counts from
+    r_hi, r_mid = _card_value(p, True, n_max, n_max), _card_value(p, True, 8, n_max)
+    h_hi, h_13 = _card_value(p, False, n_max, n_max), _card_value(p, False, 13, n_max)
+    bias = p[8] if tuned_bias is None else float(tuned_bias)
+    text = (f"Count your tricks: a red (trump) card is worth about {p[1]:.2f} x its number / {n_max} of a trick "
+            f"(R{n_max} {r_hi:.2f}, R8 {r_mid:.2f}); a blue, yellow or purple card counts only from {cut} up, "
+            f"rising to {h_hi:.2f} for a {n_max} ({h_13:.2f} for a 13); add {p[4]:.2f} for each other colour you hold "
+            f"at most one card of while you hold red; take off {p[5]:.2f} for each prediction card the earlier "
+            f"players laid beyond {p[6]:g} each; shrink the count by {p[7]:.0%} of the share of the hand left "
+            f"unplayed (a hand lasts {n_max} tricks minus the most cards anyone lays, STK-7: with 3 laid, by "
+            f"{p[7] * 3 / n_max:.0%}); then {'add' if bias >= 0 else 'take off'} "
+            f"{abs(bias):.1f} of a trick"
+            + (" (what re-tuning to the scoring found)" if tuned_bias is not None else "")
+            + ". Lay as many prediction cards as that count comes to, counting only the cards left in hand. Which "
+            "cards: those worth least as winners that share a colour or a number with your strong cards, since a "
+            "trick won with a card of the same colour or number closes a prediction card (STK-6). This is the "
+            "project's hand-strength heuristic; the next findings measure it.")
+    return Finding("definition", "How to forecast: the hand-strength count.", text,
+                   {"red_top": Quote(r_hi, "HEURISTIC_FORECAST_PARAMS", "trump_rank"),
+                    "high_top": Quote(h_hi, "HEURISTIC_FORECAST_PARAMS", "high_value"),
+                    "cut": Quote(cut, "HEURISTIC_FORECAST_PARAMS", "high_cut"),
+                    "bias": Quote(bias, "books_variants" if tuned_bias is not None else "HEURISTIC_FORECAST_PARAMS",
+                                  "tuned_bias" if tuned_bias is not None else "bias")})
 
 
 def report_section(ctx) -> str:
@@ -368,13 +445,12 @@ def report_section(ctx) -> str:
     h0 = fc.iloc[0]
     cols = ["forecast", "play", "player_hands", "exact", "exact_ci_low", "exact_ci_high", "off_by_1", "mean_score",
             "mean_score_ci_low", "mean_score_ci_high", "mae", "mean_predictions"]
-    acc_table = _shown(ctx, ov[cols], "books_accuracy_overall", meta)
     acc_figs = [ctx.figure(fig_by_seat(t["by_seat"], rules), "books_accuracy_by_seat",
                            "Exact share and mean score by forecast position"),
                 ctx.figure(fig_by_predictions(t["by_predictions"], rules), "books_accuracy_by_predictions",
                            "Exact share and mean score by number of prediction cards"),
                 ctx.figure(fig_off_distribution(t["off_distribution"], rules), "books_off_distribution",
-                           "Distribution of off")]
+                           "How far forecasts miss (off) for each policy pair")]
     ctx.table(t["by_seat"], "books_accuracy_by_seat", meta)
     ctx.table(t["by_predictions"], "books_accuracy_by_predictions", meta)
     ctx.table(t["first_cost"], "books_first_cost", meta)
@@ -390,6 +466,10 @@ def report_section(ctx) -> str:
     bins, summ = racc.calibration()
     rmeta = provenance(GAME, **racc.provenance, configs=[list(c) for c in racc.configs])
     r0, rh0 = rov.iloc[0], rov.iloc[1]
+    # the main accuracy table includes the strongest player the project has, on the deals it can afford
+    main = pd.concat([rov.iloc[[0]][cols], ov[cols]], ignore_index=True)
+    acc_table = _shown(ctx, main, "books_accuracy_overall",
+                       {**meta, "rollout_row": {"deals": rh, "seed": ctx.seed, "configs": [list(racc.configs[0])]}})
     d = rpair.iloc[1]
     sm = summ.iloc[0]
     cal_table = _shown(ctx, summ, "books_calibration", rmeta)
@@ -407,7 +487,9 @@ def report_section(ctx) -> str:
              "rollout_mean_predictions", "rollout_exact", "rollout_exact_ci_low", "rollout_exact_ci_high",
              "rollout_mean_score"]
     var_table = _shown(ctx, var[vcols], "books_variants", provenance(GAME, hands=vh, seed=ctx.seed, players=4))
-    var_fig = ctx.figure(fig_variants(var, 4), "books_variants", "Scoring variants")
+    var_fig = ctx.figure(fig_variants(var, 4), "books_variants",
+                         "What skill pays and what forecasting first costs under each scoring, in standard "
+                         "deviations of the hand score")
 
     # ---- numbers the findings and the sub-sections share
     vsd = var["skill_spread_sd"].astype(float)
@@ -449,6 +531,8 @@ def report_section(ctx) -> str:
     out.append("")
     out.append("## What a player should know")
     out.append("")
+    tb_one = float(tb.iloc[0]) if tb.min() == tb.max() else None
+    out.append("- " + hand_strength_finding(tuned_bias=tb_one).markdown())
     fewer = float(r0["mean_predictions"]) < float(rh0["mean_predictions"])
     if tb.min() == tb.max():
         bias_txt = f"a bias of {tb.min():+.1f} tricks under every scoring"
@@ -463,8 +547,8 @@ def report_section(ctx) -> str:
         f"candidate forecasts out before choosing) lays {r0['mean_predictions']:.2f} prediction cards per hand "
         f"against {rh0['mean_predictions']:.2f} for the hand-strength heuristic on the same {rh:,} deals, and "
         f"scores {gain:+.2f} points per hand against it ({_ci(glo, ghi, '{:+.2f}')}: "
-        f"{_sign_text(glo, ghi, 'better', 'worse')}). Re-tuning the heuristic to each scoring gives it "
-        f"{bias_txt}; it then lays {var['mean_predictions'].astype(float).mean():.2f} cards on average, the "
+        f"{_paired_words(gain, glo, ghi)}). Re-tuning the heuristic to each scoring gives it "
+        f"{bias_txt} (the last step of the count above); it then lays {var['mean_predictions'].astype(float).mean():.2f} cards on average, the "
         f"rollout forecaster {var['rollout_mean_predictions'].astype(float).mean():.2f} "
         f"(over {rdeals} deals per scoring; no CI on these means).")
     rarer = float(bp.loc[k_many, "exact"]) < float(bp.loc[k_few, "exact"])
@@ -487,12 +571,9 @@ def report_section(ctx) -> str:
     out.append(
         f"- **Careful play matters.** The same heuristic forecasts score {hh['mean_score']:.2f} "
         f"points per hand with heuristic play and {hr['mean_score']:.2f} "
-        f"({_ci(hr['mean_score_ci_low'], hr['mean_score_ci_high'])}) with random play. "
-        + (f"When you lose a trick on purpose while you still have open prediction cards, lose it with your "
-           f"{'lowest' if True in keep_low else 'highest'} losing card: the re-tuned player does so under every "
-           "scoring (`tuned_keep_low`, no CI)." if len(keep_low) == 1 else
-           "Whether to lose a trick with the lowest or the highest losing card depends on the scoring "
-           "(`tuned_keep_low`)."))
+        f"({_ci(hr['mean_score_ci_low'], hr['mean_score_ci_high'])}) with random play: win a trick with a card "
+        "that closes one of your open prediction cards, and lose it on purpose when winning would only add an "
+        "extra trick.")
     out.append(
         f"- **Forecasting first costs points.** With heuristic forecasts and play, the first forecaster scores "
         f"{h0['first_minus_others']:.2f} points per hand against the mean of the other three in the same hand "
@@ -522,6 +603,10 @@ def report_section(ctx) -> str:
         f"{_pct(best['exact_ci_high'])}), misses by one in {_pct(best['off_by_1'])}, and scores "
         f"{best['mean_score']:.2f} points per hand ({_ci(best['mean_score_ci_low'], best['mean_score_ci_high'])}); "
         f"its forecasts are off by {best['mae']:.2f} tricks on average in absolute terms (`mae`).")
+    out.append(
+        f"The first row is the strongest player the project has, the rollout forecaster with heuristic play "
+        f"(see \"Does searching ahead forecast better?\"), on its own {rh:,} deals: it is slow, so its "
+        f"`player_hands` are fewer and its CIs wider.")
     out.append("")
     out.append(acc_table)
     out.extend(acc_figs[1:])

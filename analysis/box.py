@@ -249,6 +249,91 @@ def match_table(rules: BoxRules, players=(2, 3, 4), ties_win: bool = False) -> p
     return pd.concat(parts, ignore_index=True)
 
 
+def one_die_decisions(rules: BoxRules, objective: str = "expected-score") -> pd.DataFrame:
+    """Every position where the one-die rule leaves the choice, with the optimal choice and its worth (STB-6, STB-O1).
+
+    Args:
+        rules: the ruleset (for the default rules, ``789-optional``: the 63 positions with only tiles 1-6 open).
+        objective: ``expected-score`` (values in points) or ``shut`` (values are chances).
+
+    Returns:
+        DataFrame, one row per position where one die or two may be rolled, by open total then tiles:
+        ``open`` (tiles as text ``"1,2,4"``), ``total`` (their sum), ``dice`` (the optimal count, 1 or 2),
+        ``gain`` (what the optimal count is worth against the other, once met: points of expected score,
+        or chance to shut), ``p_meet`` (the chance optimal play reaches the position in a turn). Exact.
+
+    Raises:
+        LudolabError: an unknown objective (see :func:`ludolab.sim.box_exact.terminal_utility`).
+    """
+    import pandas as pd
+
+    from ludolab.sim.box_exact import terminal_utility
+    from ludolab.stdlib.box import DICE_BOTH
+
+    sol = box.solve(rules, objective)
+    terminal, _ = terminal_utility(rules, objective)
+    visit = box.evaluate(sol.policy()).visit
+    oc = rules.outcomes
+    sense = -1.0 if objective == "expected-score" else 1.0
+
+    def q(s, d):
+        return sum(oc.prob[o] * (terminal[s] if sol.move[s, o] < 0 else sol.value[s ^ int(sol.move[s, o])])
+                   for o in range(oc.n) if oc.dice[o] == d)
+
+    rows = []
+    for s in range(1, rules.n_states):
+        if int(rules.dice_allowed[s]) != DICE_BOTH:
+            continue
+        d = int(sol.dice[s])
+        rows.append({"open": rules.format_state(s), "total": int(sum(rules.tiles_of(s))), "dice": d,
+                     "gain": sense * (q(s, d) - q(s, 3 - d)), "p_meet": float(visit[s]), "_s": s})
+    df = pd.DataFrame(rows, columns=["open", "total", "dice", "gain", "p_meet", "_s"])
+    return df.sort_values(["total", "_s"], kind="stable").drop(columns="_s").reset_index(drop=True)
+
+
+def one_die_total_rules(rules: BoxRules) -> pd.DataFrame:
+    """The one-die rule a person can follow, "roll one die when allowed and the open tiles total K or less",
+    for every K, each evaluated exactly against optimal play (STB-6, STB-O1).
+
+    Every row plays the optimal moves and changes only the dice choice, so ``cost`` is what the dice rule
+    alone costs.  ``K = 0`` is "always two dice", the largest K "one die whenever allowed".
+
+    Args:
+        rules: the ruleset (its one-die rule must leave a choice somewhere).
+
+    Returns:
+        DataFrame, one row per K: ``max_total`` (K), ``mean_score`` (expected score, points),
+        ``p_shut``, ``cost`` (points per turn above optimal play), ``wrong`` (positions where the rule's
+        dice count differs from the optimal one), ``how_often`` (chance per turn of meeting one of them).
+        Exact.
+
+    Raises:
+        LudolabError: a one-die rule that never leaves a choice.
+    """
+    import pandas as pd
+
+    from ludolab.stdlib.box import DICE_BOTH
+    from ludolab.stdlib.errors import LudolabError
+
+    sol = box.solve(rules)
+    ev_opt = box.evaluate(sol.policy())
+    both = [s for s in range(1, rules.n_states) if int(rules.dice_allowed[s]) == DICE_BOTH]
+    if not both:
+        raise LudolabError(f"the one-die rule {rules.one_die!r} never leaves a choice of dice")
+    totals = {s: int(sum(rules.tiles_of(s))) for s in both}
+    rows = []
+    for k in range(0, max(totals.values()) + 1):
+        pol = sol.policy()
+        for s in both:
+            pol.dice[s] = 1 if totals[s] <= k else 2
+        ev = box.evaluate(pol)
+        wrong = [s for s in both if int(pol.dice[s]) != int(sol.dice[s])]
+        rows.append({"max_total": k, "mean_score": ev.mean(), "p_shut": ev.p_shut,
+                     "cost": ev.mean() - ev_opt.mean(), "wrong": len(wrong),
+                     "how_often": float(sum(ev_opt.visit[s] for s in wrong))})
+    return pd.DataFrame(rows)
+
+
 def decision_states(solution: box.Solution, limit: int | None = 40) -> pd.DataFrame:
     """The optimal policy map where it matters (STB-4, STB-6).
 

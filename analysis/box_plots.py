@@ -403,7 +403,8 @@ def plot_beat_curve(ax, curve: pd.DataFrame, column: str = "p_beat", rules=None,
     return artists
 
 
-def fig_beat_curve(curve: pd.DataFrame, rules=None, reference: str | None = None) -> Figure:
+def fig_beat_curve(curve: pd.DataFrame, rules=None, reference: str | None = None,
+                   differences: bool = True) -> Figure:
     """What the one-die rule and playing for the target change, read at a glance (no pyplot state).
 
     Three panels: (a) P(score < T) against T under ``reference`` (default: the
@@ -418,6 +419,8 @@ def fig_beat_curve(curve: pd.DataFrame, rules=None, reference: str | None = None
         rules: a ``BoxRules`` named in the title (its one-die rule is not used there).
         reference: the one-die rule of panel (a) (default: the rules' one-die rule, or the default rules'
             when ``rules`` is not given, if the curve has it; else its first rule).
+        differences: draw panel (b); without it the figure has two panels, (a) and what was (c), now (b)
+            (the report leaves the one-die rules' differences to its table).
     """
     rule_names = list(dict.fromkeys(curve["one_die"]))
     if reference is None:
@@ -429,8 +432,13 @@ def fig_beat_curve(curve: pd.DataFrame, rules=None, reference: str | None = None
     base = "never" if "never" in rule_names else rule_names[0]
     by = {r: g.sort_values("target") for r, g in curve.groupby("one_die", sort=False)}
     x = by[ref]["target"].to_numpy()
-    fig = Figure(figsize=(10.0, 5.4))
-    a, b, c = fig.subplots(1, 3)
+    if differences:
+        fig = Figure(figsize=(10.0, 5.4))
+        a, b, c = fig.subplots(1, 3)
+    else:
+        fig = Figure(figsize=(9.0, 4.8))
+        a, c = fig.subplots(1, 2)
+        b = None
     a.plot(x, 100 * by[ref]["p_beat"].to_numpy(), color="C0", lw=1.8, label=f"one-die {ref}")
     if base != ref:
         a.plot(x, 100 * by[base]["p_beat"].to_numpy(), color="C3", ls="--", lw=1.4, label=f"one-die {base}")
@@ -440,19 +448,20 @@ def fig_beat_curve(curve: pd.DataFrame, rules=None, reference: str | None = None
     a.legend(fontsize=FONT, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     _style_axes(a)
     series = {r: 100 * (by[r]["p_beat"].to_numpy() - by[base]["p_beat"].to_numpy()) for r in rule_names if r != base}
-    merged = merge_identical(series)
+    merged = merge_identical(series) if b is not None else {}
     for i, (label, y) in enumerate(merged.items()):
         ls, mk = _STYLES[i % len(_STYLES)]
         b.plot(x, y, ls=ls, marker=mk, ms=3 + 1.5 * (len(merged) - 1 - i), lw=_width(i, len(merged)),
                alpha=0.55 if i < len(merged) - 1 else 1.0, color=f"C{i}", label=label)
-    b.axhline(0, color="#555", lw=1.0, label=f"{base} (reference)")
-    b.set_xlim(0, min(x.max(), 30) + 0.5)
-    b.set_xlabel("target T (score to beat)")
-    b.set_ylabel(f"percentage points against {base}")
-    b.set_title(f"(b) each one-die rule against {base}", fontsize=FONT + 1)
-    b.legend(fontsize=FONT - 1, title="one-die rule", title_fontsize=FONT - 0.5, loc="upper center",
-             bbox_to_anchor=(0.5, -0.2), ncol=2)
-    _style_axes(b)
+    if b is not None:
+        b.axhline(0, color="#555", lw=1.0, label=f"{base} (reference)")
+        b.set_xlim(0, min(x.max(), 30) + 0.5)
+        b.set_xlabel("target T (score to beat)")
+        b.set_ylabel(f"percentage points against {base}")
+        b.set_title(f"(b) each one-die rule against {base}", fontsize=FONT + 1)
+        b.legend(fontsize=FONT - 1, title="one-die rule", title_fontsize=FONT - 0.5, loc="upper center",
+                 bbox_to_anchor=(0.5, -0.2), ncol=2)
+        _style_axes(b)
     for i, r in enumerate(dict.fromkeys([ref, base])):
         g = by[r]
         c.plot(x, 100 * (g["p_beat"].to_numpy() - g["p_beat_min_mean"].to_numpy()), ls=_STYLES[i][0],
@@ -461,7 +470,8 @@ def fig_beat_curve(curve: pd.DataFrame, rules=None, reference: str | None = None
     c.set_ylim(bottom=0)
     c.set_xlabel("target T (score to beat)")
     c.set_ylabel("percentage points gained")
-    c.set_title("(c) playing for T instead of\nfor the lowest expected score", fontsize=FONT + 1)
+    c.set_title(f"({'c' if b is not None else 'b'}) playing for T instead of\nfor the lowest expected score",
+                fontsize=FONT + 1)
     c.legend(fontsize=FONT, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     _style_axes(c)
     fig.suptitle(_beat_title(rules), fontsize=FONT + 2)
@@ -619,5 +629,41 @@ def fig_skill(table: pd.DataFrame, rules=None, title: str = "How much is skill: 
     plot_skill(b, table, "mean_score", "mean final score (points)", "{:.2f}", "(b) mean score (lower is better)")
     b.tick_params(labelleft=False)
     fig.suptitle(_title(title, rules), fontsize=FONT + 2)
+    fig.tight_layout()
+    return fig
+
+
+def fig_one_die_decisions(decisions: pd.DataFrame, max_total: int | None = None, rules=None,
+                          title: str = "When to roll one die: every position with a choice") -> Figure:
+    """What one die is worth against two in each position where the rules leave the choice (STB-6).
+
+    One bar per position, by the total of the open tiles: to the right (one die better) or to the left (two dice
+    better), in points of expected score; a dashed line marks the total at which a player who follows "one die
+    at a total of ``max_total`` or less" switches.  No pyplot state.
+
+    Args:
+        decisions: :func:`ludolab.analysis.box.one_die_decisions` (``open``, ``total``, ``dice``, ``gain``).
+        max_total: the total the one-die rule of thumb switches at, or ``None``.
+        rules: a ``BoxRules`` named in the title; title: the figure title.
+    """
+    d = decisions.reset_index(drop=True)
+    worth = np.where(d["dice"] == 1, d["gain"], -d["gain"])  # one die against two, in points
+    fig = Figure(figsize=(7.0, 0.16 * len(d) + 1.6))
+    ax = fig.subplots()
+    y = np.arange(len(d))[::-1]
+    colours = np.where(worth > 0, "#1b7837", "#762a83")
+    ax.barh(y, worth, color=colours, height=0.75)
+    ax.set_yticks(y, [f"{o} (total {t})" for o, t in zip(d["open"], d["total"])], fontsize=8)
+    ax.axvline(0, color="black", lw=0.8)
+    if max_total is not None:
+        below = d.index[d["total"] <= max_total]
+        if len(below) and len(below) < len(d):
+            ax.axhline(y[below[-1]] - 0.5, color="grey", ls="--", lw=1)
+            ax.text(ax.get_xlim()[0], y[below[-1]] - 0.5, f"  one die above this line (total {max_total} or less)",
+                    va="bottom", fontsize=8, color="grey")
+    ax.set_xlabel("one die is better by (points of expected score; left of 0: two dice are better)")
+    ax.set_ylim(-1, len(d))
+    _style_axes(ax)
+    fig.suptitle(_title(title, rules), fontsize=FONT + 1)
     fig.tight_layout()
     return fig

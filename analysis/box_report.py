@@ -13,6 +13,8 @@ import pandas as pd
 from ludolab.sim import box
 from ludolab.stdlib.box import ONE_DIE_RULES, SCORINGS, BoxRules
 
+from .findings import Finding, Quote, render_markdown
+
 #: What each column of a Shut the Box report table holds, in a player's words.
 COLUMNS = {
     "tiles": "the box holds tiles 1 to this number",
@@ -55,7 +57,7 @@ COLUMNS = {
     "p_play": "chance the seat gets to play at all (an earlier player who shuts the box wins at once, STB-9)",
     "expected_score": "expected score of the seat, given it plays (points)",
     "mean_total": "mean running total at the end of the game (points)",
-    "mean_rounds": "mean number of rounds the player took part in",
+    "mean_rounds": "mean number of rounds the game lasted (its length, the same for every seat)",
     "cover": "the tiles the optimal player covers",
     "rule": "the rule of thumb: preferences read in order (`a > b`: prefer by a, break ties by b), then the dice "
             "habit where the one-die rule leaves a choice (`cover`: the dice count likelier to make a coverable "
@@ -121,7 +123,8 @@ def column_definition(col: str, glossary: dict | None = None) -> str:
 
 
 def columns_note(df: pd.DataFrame, glossary: dict | None = None) -> str:
-    """One line defining every column of ``df``, to print right before the table.
+    """One line defining every column the report shows of ``df``, to print right before the table, then what
+    is the same on every row and what is in the CSV only (:func:`ludolab.analysis.report.table_layout`).
 
     Returns:
         ``"Columns: `a`: ...; `b`: ...."`` in column order.
@@ -129,8 +132,13 @@ def columns_note(df: pd.DataFrame, glossary: dict | None = None) -> str:
     Raises:
         KeyError: a column without a definition (see :func:`column_definition`).
     """
-    parts = [f"`{c}`: {column_definition(str(c), glossary)}" for c in df.columns]
-    return "Columns: " + "; ".join(parts) + ".\n"
+    from .report import table_layout
+
+    lay = table_layout(df)
+    parts = [f"`{c}`: {column_definition(str(c), glossary)}" + (", with its 95% confidence interval in brackets"
+                                                               if c in lay.with_ci else "") for c in lay.shown]
+    note = lay.note()
+    return "Columns: " + "; ".join(parts) + "." + (" " + note if note else "") + "\n"
 
 
 def rule_text(words: list[str]) -> str:
@@ -157,8 +165,12 @@ def findings(*, rules: BoxRules, summary: pd.DataFrame, optimal: pd.DataFrame, c
              match_moves: pd.DataFrame | None = None,
              thumbs: pd.DataFrame | None = None, thumb_words: list[str] | None = None,
              thumb_mistakes: pd.DataFrame | None = None, skill: pd.DataFrame | None = None,
-             extra: list[str] | None = None) -> list[str]:
-    """Plain-language findings, each computed from a table the section shows.
+             extra: list[str] | None = None, one_die: pd.DataFrame | None = None,
+             one_die_rules: pd.DataFrame | None = None) -> list[str]:
+    """Plain-language findings, each computed from a table the section shows, as Markdown bullets.
+
+    The findings themselves (:class:`~ludolab.analysis.findings.Finding` where they carry their quotes) are
+    :func:`box_findings`; this renders them with :func:`~ludolab.analysis.findings.render_markdown`.
 
     Args:
         rules: the default rules (9 tiles).
@@ -174,10 +186,65 @@ def findings(*, rules: BoxRules, summary: pd.DataFrame, optimal: pd.DataFrame, c
         thumb_mistakes: :func:`ludolab.sim.box_thumb.thumb_exceptions` of the best rule.
         skill: :func:`ludolab.sim.box_foresight.foresight_table`, or ``None``.
         extra: findings from other analyses, inserted after the rule-of-thumb finding.
+        one_die: :func:`ludolab.analysis.box.one_die_decisions` of ``rules``, or ``None``.
+        one_die_rules: :func:`ludolab.analysis.box.one_die_total_rules` of ``rules``, or ``None``.
 
     Returns:
         Markdown bullet lines, most actionable first.
     """
+    return render_markdown(box_findings(
+        rules=rules, summary=summary, optimal=optimal, curve=curve, seats=seats, variants=variants,
+        match_gain=match_gain, match_moves=match_moves, thumbs=thumbs, thumb_words=thumb_words,
+        thumb_mistakes=thumb_mistakes, skill=skill, extra=extra, one_die=one_die,
+        one_die_rules=one_die_rules)).split("\n")
+
+
+def one_die_finding(decisions: pd.DataFrame, total_rules: pd.DataFrame) -> Finding:
+    """The one-die rule a person can follow (STB-6), measured exactly against optimal play.
+
+    Args:
+        decisions: :func:`ludolab.analysis.box.one_die_decisions` (every position with a choice of dice).
+        total_rules: :func:`ludolab.analysis.box.one_die_total_rules` (the rule "one die when the open tiles
+            total K or less" for every K).
+
+    Returns:
+        A ``rule`` finding quoting the best K, its cost, the positions it gets wrong, and the cost of rolling
+        one die whenever allowed and of never rolling it.
+    """
+    n_pos = len(decisions)
+    n_one = int((decisions["dice"] == 1).sum())
+    best = total_rules.loc[total_rules["cost"].idxmin()]
+    k = int(best["max_total"])
+    always = total_rules.iloc[-1]
+    never = total_rules.iloc[0]
+    wrong = decisions[(decisions["total"] <= k) != (decisions["dice"] == 1)]
+    text = (f"Where the rules let you choose, roll one die when the open tiles total {k} or less, two dice "
+            f"otherwise. Optimal play rolls one die in {n_one} of the {n_pos} positions with a choice and two "
+            f"dice in the other {n_pos - n_one}; this rule costs {best['cost']:.3f} points per turn against "
+            f"optimal play")
+    if len(wrong):
+        parts = [f"{r.open} open (one die {'better' if r.dice == 1 else 'worse'} by {r.gain:.2f} points, "
+                 f"met {_pct(r.p_meet)} of turns)" for r in wrong.itertuples()]
+        text += f", and it differs from optimal play only with " + "; ".join(parts)
+    text += (f". Rolling one die whenever allowed costs {always['cost']:.2f} points per turn, more than never "
+             f"rolling it ({never['cost']:.2f}).")
+    return Finding("rule", f"The one-die rule: one die at a total of {k} or less.", text,
+                   {"max_total": Quote(k, "box_one_die_rules", "max_total"),
+                    "cost": Quote(best["cost"], "box_one_die_rules", "cost", str(k)),
+                    "always_cost": Quote(always["cost"], "box_one_die_rules", "cost", str(int(always["max_total"]))),
+                    "never_cost": Quote(never["cost"], "box_one_die_rules", "cost", "0"),
+                    "positions": Quote(n_pos, "box_one_die_decisions", "open"),
+                    "one_die_positions": Quote(n_one, "box_one_die_decisions", "dice")})
+
+
+def box_findings(*, rules: BoxRules, summary: pd.DataFrame, optimal: pd.DataFrame, curve: pd.DataFrame,
+                 seats: pd.DataFrame, variants: pd.DataFrame, match_gain: pd.DataFrame | None = None,
+                 match_moves: pd.DataFrame | None = None, thumbs: pd.DataFrame | None = None,
+                 thumb_words: list[str] | None = None, thumb_mistakes: pd.DataFrame | None = None,
+                 skill: pd.DataFrame | None = None, extra: list[str] | None = None,
+                 one_die: pd.DataFrame | None = None, one_die_rules: pd.DataFrame | None = None) -> list:
+    """The findings of :func:`findings` as data: :class:`~ludolab.analysis.findings.Finding` objects (with
+    the numbers they quote) or Markdown strings, most actionable first.  Arguments as :func:`findings`."""
     out = []
     opt = summary.iloc[0]
     heur = summary.iloc[1:]
@@ -211,19 +278,31 @@ def findings(*, rules: BoxRules, summary: pd.DataFrame, optimal: pd.DataFrame, c
     out += list(extra or [])
     n = rules.n_tiles
     ov = optimal[optimal["tiles"] == n].set_index("one_die")
+    score_opt, shut_opt = opt["p_shut"], None
     if {"never", rules.one_die}.issubset(ov.index) and rules.one_die != "never":
         nv, od = ov.loc["never"], ov.loc[rules.one_die]
-        line = (f"**Take the one die when the rules allow it.** With the `{rules.one_die}` rule played well, the "
-                f"chance to shut is {_pct(od['max_p_shut'])} against {_pct(nv['max_p_shut'])} when both dice are "
-                f"always rolled, and the expected score {od['min_expected_score']:.2f} against "
-                f"{nv['min_expected_score']:.2f}.")
+        shut_opt = od["max_p_shut"]
+        text = (f"With the `{rules.one_die}` rule, a player who rolls one die only where it pays has an expected "
+                f"score of {od['min_expected_score']:.2f} against {nv['min_expected_score']:.2f} when both dice "
+                f"are always rolled; playing to shut the box rather than for the lowest score, the best chance to "
+                f"shut is {_pct(od['max_p_shut'])} against {_pct(nv['max_p_shut'])}.")
         forced = rules.one_die.replace("-optional", "-forced")
         if forced != rules.one_die and forced in ov.index:
             fo = ov.loc[forced]
             verdict = "worse than" if fo["min_expected_score"] > nv["min_expected_score"] else "no better than"
-            line += (f" Being made to roll one die (`{forced}`) is {verdict} never having it: expected score "
+            text += (f" Being made to roll one die (`{forced}`) is {verdict} never having it: expected score "
                      f"{fo['min_expected_score']:.2f}, chance to shut {_pct(fo['max_p_shut'])}.")
-        out.append(line)
+        if one_die_rules is not None and len(one_die_rules):
+            text += " When to take it is the next finding: most of the time two dice are still better."
+        out.append(Finding("exact", "The option to roll one die is worth having.", text,
+                           {"one_die_score": Quote(od["min_expected_score"], "box_optimal_values",
+                                                   "min_expected_score", rules.one_die),
+                            "never_score": Quote(nv["min_expected_score"], "box_optimal_values",
+                                                 "min_expected_score", "never"),
+                            "one_die_shut": Quote(od["max_p_shut"], "box_optimal_values", "max_p_shut",
+                                                  rules.one_die)}))
+    if one_die is not None and len(one_die) and one_die_rules is not None and len(one_die_rules):
+        out.append(one_die_finding(one_die, one_die_rules))
     cur = curve[curve["one_die"] == rules.one_die].copy()
     if len(cur):
         cur["gain"] = cur["p_beat"] - cur["p_beat_min_mean"]
@@ -243,6 +322,14 @@ def findings(*, rules: BoxRules, summary: pd.DataFrame, optimal: pd.DataFrame, c
         if len(many) > 2:
             line += (f" With {len(many)} players the first seat wins {_pct(many['p_win'].iloc[0])} and the last "
                      f"{_pct(many['p_win'].iloc[-1])}.")
+        if match_gain is not None and {"p_win_all", "p_tie_all"}.issubset(match_gain.columns):
+            one = match_gain[match_gain["match"] == "1 round"].set_index("seat")
+            if {1, 2}.issubset(one.index):
+                line += (f" The match-play table further down has other one-round figures (first player "
+                         f"{_pct(one.loc[1, 'p_win_all'])}, second {_pct(one.loc[2, 'p_win_all'])}, ties "
+                         f"{_pct(one.loc[1, 'p_tie_all'])}) because it scores a round as one round of a match: a "
+                         "shut box scores 0 and does not end the game, so the second player still rolls and can "
+                         "tie it.")
         out.append(line)
     if match_gain is not None and len(match_gain):
         g = match_gain.loc[match_gain["gain"].idxmax()]
@@ -263,8 +350,10 @@ def findings(*, rules: BoxRules, summary: pd.DataFrame, optimal: pd.DataFrame, c
                    + ("ahead" if int(match_moves["lead"].iloc[0]) > 0 else "behind"),
                    int(match_moves["seat"].iloc[0]), match_moves["open"].iloc[0], match_moves["roll"].iloc[0],
                    match_moves["cover_match"].iloc[0], match_moves["cover_lowest"].iloc[0])))
-    line = (f"**Most of the result is luck.** Even optimal play shuts the box only {_pct(opt['p_shut'])} of the "
-            f"time, and one turn's score varies by {opt['sd_score']:.1f} points (standard deviation) around its "
+    line = (f"**Most of the result is luck.** Even the play for the lowest expected score shuts the box only "
+            f"{_pct(opt['p_shut'])} of the time"
+            + (f" (the play aimed at shutting it, {_pct(shut_opt)})" if shut_opt is not None else "")
+            + f", and one turn's score varies by {opt['sd_score']:.1f} points (standard deviation) around its "
             f"mean of {opt['mean_score']:.2f}")
     rnd = summary[summary["policy"] == "random"]
     if len(rnd):
@@ -289,7 +378,7 @@ def findings(*, rules: BoxRules, summary: pd.DataFrame, optimal: pd.DataFrame, c
         out.append(f"**Play for the scoring you are scored by.** Playing for `{a}` when the game is scored by "
                    f"`{b}` costs {c:.1f}% of the best expected score; the closest pair, playing for `{a2}` when "
                    f"scored by `{b2}`, costs {c2:.1f}%.")
-    return [f"- {line}" for line in out]
+    return out
 
 
 def section(ctx) -> str:
@@ -332,9 +421,10 @@ def section(ctx) -> str:
         """Provenance of a simulated table: seed, games and chunks come with the fields (or df.attrs)."""
         return provenance("box", **ba.rules_meta(rules), method=method, **fields)
 
-    def table(df, name, meta, floatfmt=".4g", rows=None, glossary=None) -> str:
-        """The column definitions, then the table."""
-        return columns_note(df, glossary) + "\n" + ctx.table(df, name, meta, floatfmt, rows)
+    def table(df, name, meta, floatfmt=".4g", rows=None, glossary=None, shown=None) -> str:
+        """The column definitions, then the table (``shown``: the rows shown, the CSV keeps all)."""
+        return (columns_note(df if shown is None else shown, glossary) + "\n"
+                + ctx.table(df, name, meta, floatfmt, rows, shown=shown))
 
     md = [f"Default rules: {rules.label()} (clauses in `seeds/shut_the_box.md`). "
           "Values marked exact come from dynamic programming over every set of open tiles; "
@@ -368,6 +458,36 @@ def section(ctx) -> str:
                  exact(vary={"one_die": ("one_die", exact_rules)}, policy="optimal",
                        objective=box.objective_label("shut")), ".10f",
                  glossary={"max_p_shut": "the best chance to shut the box, as an exact fraction"})]
+
+    ctx.say("box: when to roll one die ...")
+    one_die = ba.one_die_decisions(rules)
+    one_die_rules = ba.one_die_total_rules(rules)
+    k_best = int(one_die_rules.loc[one_die_rules["cost"].idxmin(), "max_total"])
+    k_show = sorted({0, k_best - 1, k_best, k_best + 1, int(one_die_rules["max_total"].max())} & set(
+        one_die_rules["max_total"]))
+    md += [f"\n## When to roll one die\n",
+           f"Under the `{rules.one_die}` rule the choice of one die or two arises in {len(one_die)} positions. "
+           "Each rule below plays the optimal moves and rolls one die, where allowed, when the open tiles total "
+           f"`max_total` or less (0: always two dice); exact. The best total is {k_best}; the table shows it, its "
+           f"neighbours and the two extremes (every total from 0 to {int(one_die_rules['max_total'].max())} is in "
+           "the CSV).\n",
+           table(one_die_rules, "box_one_die_rules",
+                 exact(policy="optimal moves, dice by the rule of the row", objective="min E[score]"), ".4g",
+                 glossary={"max_total": "the rule: one die, where allowed, when the open tiles total this or less",
+                           "mean_score": "expected final score with the rule (points)",
+                           "p_shut": "chance to shut the box with the rule",
+                           "cost": "points per turn above optimal play",
+                           "wrong": "positions where the rule's dice count differs from the optimal one",
+                           "how_often": "expected number of such positions met per turn by optimal play (for one "
+                                        "position: the chance to meet it)"},
+                 shown=one_die_rules[one_die_rules["max_total"].isin(k_show)]),
+           "\nThe chart shows, for each of those positions, how much better one die is than two (right) or two "
+           "than one (left) when the rest is played optimally; the dashed line is where the rule switches.\n",
+           ctx.figure(plots.fig_one_die_decisions(one_die, k_best, rules=rules), "box_one_die_decisions",
+                      f"One die against two in each of the {len(one_die)} positions with a choice"),
+           f"\nThe {len(one_die)} positions (CSV: `tables/box_one_die_decisions.csv`): "
+           f"one die is optimal in {int((one_die['dice'] == 1).sum())}.\n"]
+    ctx.table(one_die, "box_one_die_decisions", exact(policy=opt_label, objective="min E[score]"))  # CSV only
 
     ctx.say("box: policy comparison ...")
     pols = ba.catalogue(rules)
@@ -447,7 +567,8 @@ def section(ctx) -> str:
            table(skill, "box_skill", exact(policy="one per row, see column policy",
                                            objective="min E[score] unless the row says otherwise"),
                  glossary={"policy": "the policy the row's player follows (a name, a rule of thumb, or foresight)"}),
-           ctx.figure(plots.fig_skill(skill, rules=rules), "box_skill", "How much is skill")]
+           ctx.figure(plots.fig_skill(skill, rules=rules), "box_skill",
+                      "Chance to shut and mean score of each player, from random moves to foresight")]
 
     ctx.say("box: scoring variants ...")
     matrix, dis = ba.variants_matrix(rules)
@@ -483,10 +604,11 @@ def section(ctx) -> str:
                        policy="optimal for each target", objective="max P(score < T) for T in column target"),
                  glossary={r: f"best chance of a score below `target` under the one-die rule {r} (STB-6)"
                            for r in ONE_DIE_RULES}),
-           "\nThe chart shows (a) that chance against T, (b) what each one-die rule adds or takes away against "
-           "always rolling two dice, in percentage points (rules with the same curve are named together), and "
-           "(c) what playing for T adds over playing for the lowest expected score.\n",
-           ctx.figure(plots.fig_beat_curve(curve, rules=rules), "box_beat_curve", "P(score < T) against T")]
+           "\nThe chart shows (a) that chance against T with the default one-die rule and with two dice always, "
+           "and (b) what playing for T adds over playing for the lowest expected score; the table above compares "
+           "every one-die rule.\n",
+           ctx.figure(plots.fig_beat_curve(curve, rules=rules, differences=False), "box_beat_curve",
+                      "Chance to score below a target T, and what playing for T adds")]
 
     ctx.say("box: matches ...")
     mt = ba.match_table(rules, (2, 3, 4, 5, 6))
@@ -496,9 +618,12 @@ def section(ctx) -> str:
            "Exact equilibrium of one round: the second player knows the score to beat and plays for it; the first "
            "player plays to maximise the chance to win against that reply. A shut box wins at once.\n",
            table(two, "box_match_2p", exact(players=2, ties_win=False, policy=equilibrium)),
-           "\nWin probability by seat for 2 to 6 players (exact):\n",
+           f"\nWin probability by seat for 2 to 6 players (exact): the first seat wins "
+           + ", ".join(f"{_pct(d['p_win'].iloc[0])} with {int(P)} players" for P, d in mt.groupby("players"))
+           + f", the last {', '.join(_pct(d['p_win'].iloc[-1]) for _, d in mt.groupby('players'))}. The table shows "
+           f"the {int(mt['players'].max())}-player game; every player count is in the CSV and the chart.\n",
            table(mt, "box_match_seats", exact(players=[2, 3, 4, 5, 6], ties_win=False, policy=equilibrium),
-                 rows=None),
+                 shown=mt[mt["players"] == mt["players"].max()]),
            ctx.figure(plots.fig_seat_wins(mt, rules=rules, title="Win probability by seat, one round, best play"),
                       "box_seat_wins", "Win probability by seat")]
     n_multi = 20_000 if ctx.quick else 200_000
@@ -509,8 +634,8 @@ def section(ctx) -> str:
            table(rounds, "box_multi_round", simulated(policy=opt.label, players=4, rounds=4)),
            "\nElimination at 45: a player whose total reaches 45 drops out; the last one left wins:\n",
            table(elim, "box_elimination", simulated(policy=opt.label, players=4, threshold=45),
-                 glossary={"mean_rounds": "mean number of rounds the player took part in before dropping out "
-                                          "or the game ending"})]
+                 glossary={"mean_rounds": "mean number of rounds the game lasted, until one player was left "
+                                          "(the game's length, the same for every seat)"})]
 
     ctx.say("box: match play solved ...")
     from ludolab.sim.box_matchplay import adaptive_gain_table
@@ -541,18 +666,11 @@ def section(ctx) -> str:
                            "gain": "the chance to win the match gained by the match move, each time it is met",
                            "weighted_gain": "`p_meet` x `gain`: what the different move is worth per turn"})]
 
-    ctx.say("box: policy map ...")
-    small = BoxRules(tiles=tuple(range(1, 7)))
-    sol6 = box.solve(small)
+    ctx.say("box: decisions that matter ...")
     sol9 = box.solve(rules)
     md += ["\n## The optimal policy\n",
-           "For tiles 1-6, the tiles to cover for every set of open tiles and roll (x: the roll cannot be covered "
-           "and the turn ends). Positions where the optimal player rolls two dice are on the left, those where "
-           "it rolls one die on the right.\n",
-           ctx.figure(plots.fig_policy_map(plots.policy_map_frame(sol6), "Optimal policy: tiles to cover",
-                                           rules=small),
-                      "box_policy_map_6", "Optimal policy map, tiles 1-6"),
-           "\nFor 1-9, the situations with a real choice that the optimal player meets most often:\n",
+           "The optimal dice choice for every position is in \"When to roll one die\" above. For 1-9, the "
+           "situations with a real choice of tiles that the optimal player meets most often:\n",
            table(ba.decision_states(sol9, 15), "box_decisions_9",
                  exact(policy=opt_label, objective=box.objective_label("expected-score")),
                  glossary={"p_meet": "the chance that the optimal player meets this position and then this roll "
@@ -562,5 +680,5 @@ def section(ctx) -> str:
             "Findings from the exact tables below (default rules unless said otherwise):\n",
             "\n".join(findings(rules=rules, summary=summ, optimal=ov, curve=curve, seats=mt, variants=matrix,
                                match_gain=gain, match_moves=moves, thumbs=thumbs, thumb_words=thumb_words, thumb_mistakes=mistakes,
-                               skill=skill)) + "\n"]
+                               skill=skill, one_die=one_die, one_die_rules=one_die_rules)) + "\n"]
     return "\n".join(head + md)

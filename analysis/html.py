@@ -22,7 +22,7 @@ h1,h2,h3,h4{line-height:1.25}
 h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}
 table{border-collapse:collapse;margin:1em 0;font-size:.9em;display:block;overflow-x:auto}
 th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}
-th{background:#f3f3f3}
+th{background:#f3f3f3;overflow-wrap:anywhere}
 td:first-child,th:first-child{text-align:left}
 img{max-width:100%;height:auto}
 figure{margin:1.2em 0}
@@ -32,6 +32,13 @@ details pre{background:#f7f7f7;padding:.5em;overflow-x:auto}
 code{background:#f3f3f3;padding:0 .2em}
 nav.toc{background:#fafafa;border:1px solid #e5e5e5;padding:.5em 1.5em;margin:1em 0}
 nav.toc ul{margin:.2em 0}
+@media print{
+body{max-width:none;margin:0;padding:0;font-size:10pt}
+table{display:table;overflow:visible;font-size:8pt;break-inside:avoid;page-break-inside:avoid}
+tr,figure,img{break-inside:avoid;page-break-inside:avoid}
+h2,h3{break-after:avoid;page-break-after:avoid}
+nav.toc,details{display:none}
+}
 """
 
 

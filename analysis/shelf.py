@@ -311,20 +311,22 @@ COLUMN_DOC = {
 
 
 def columns_line(df: pd.DataFrame, overrides: dict | None = None) -> str:
-    """``Columns:`` line defining every column of ``df`` (and nothing else); a ``X_ci_low`` /
-    ``X_ci_high`` pair is defined with ``X``.  A column without a definition raises KeyError."""
+    """``Columns:`` line defining every column the report shows of ``df`` (and nothing else), then what is
+    the same on every row and what is in the CSV only (:func:`ludolab.analysis.report.table_layout`); a
+    ``X_ci_low`` / ``X_ci_high`` pair is shown in brackets with ``X``.  A column without a definition raises
+    KeyError."""
+    from .report import table_layout
+
     doc = {**COLUMN_DOC, **(overrides or {})}
-    cols = list(df.columns)
+    lay = table_layout(df)
     parts = []
-    for c in cols:
-        base = c[:-7] if c.endswith("_ci_low") else c[:-8] if c.endswith("_ci_high") else None
-        if base is not None and base in cols:
-            continue
+    for c in lay.shown:
         text = f"`{c}` {doc[c]}"
-        if f"{c}_ci_low" in cols and f"{c}_ci_high" in cols:
-            text += f"; `{c}_ci_low` / `{c}_ci_high` the lower and upper ends of its 95% confidence interval"
+        if c in lay.with_ci:
+            text += ", with its 95% confidence interval in brackets"
         parts.append(text)
-    return "Columns: " + "; ".join(parts) + ".\n"
+    note = lay.note()
+    return "Columns: " + "; ".join(parts) + "." + (" " + note if note else "") + "\n"
 
 
 def _ci(v, lo, hi, f=".2f") -> str:
@@ -337,6 +339,69 @@ def _agreement(items, f=".2f") -> str:
     if max(i[2] for i in items) <= min(i[3] for i in items):
         return f"{listed}: the 95% CIs overlap, so the differences are noise from playing different deals"
     return f"{listed}: the 95% CIs do not all overlap, so the difference is more than noise"
+
+
+def sequence_finding(policies: pd.DataFrame, skilled: str = "potential"):
+    """Where a skilled player's points come from (SHB scoring): the share from sequences (numbers and
+    author names) against runs of colour and field, from :func:`policy_table`.
+
+    Args:
+        policies: :func:`policy_table` (``policy``, ``mean_score``, ``pts_colour`` .. ``pts_author``).
+        skilled: the policy whose points are split.
+
+    Returns:
+        a ``rule`` :class:`~ludolab.analysis.findings.Finding` quoting the sequence share.
+
+    Raises:
+        KeyError: ``skilled`` is not a row of ``policies``.
+    """
+    from .findings import Finding, Quote
+
+    r = policies.set_index("policy").loc[skilled]
+    pts = {g: float(r[f"pts_{g}"]) for g in GROUPS}
+    total = sum(pts.values())
+    seq = (pts["number"] + pts["author"]) / total
+    text = (f"{100 * seq:.0f}% of a skilled (`{skilled}`) player's points come from sequences: "
+            f"{pts['number']:.1f} points from number sequences and {pts['author']:.1f} from author-name sequences, "
+            f"against {pts['colour']:.1f} from colour runs and {pts['field']:.1f} from field runs: when you place a "
+            "book, look first for a place where it extends a sequence of numbers or names you can still finish, "
+            "since that is where a skilled player's points come from.")
+    return Finding("rule", "Build sequences: they bring most of the points.", text,
+                   {"sequence_share": Quote(seq, "shelf_policies", "pts_number + pts_author over all pts_", skilled)})
+
+
+def designer_finding(variants: pd.DataFrame):
+    """Which scoring rewards skill, by two measures that need not agree: the spread of a skilled player over
+    a random one (in standard deviations of a random player's score) and the win share of one skilled
+    player against greedy ones, from :func:`variant_table`.
+
+    Returns:
+        an ``estimate`` :class:`~ludolab.analysis.findings.Finding`; each measure names its own most and least.
+    """
+    from .findings import Finding, Quote
+
+    ws = variants.sort_values("spread_sd", ascending=False)
+    top, low = ws.iloc[0], ws.iloc[-1]
+    tie = ws.iloc[1]["spread_sd_ci_high"] >= top["spread_sd_ci_low"]
+    wn = variants.sort_values("skilled_win_share", ascending=False)
+    wtop, wlow = wn.iloc[0], wn.iloc[-1]
+    text = (f"Measured as the spread of a skilled player over a random one, skill counts most under **{top['variant']}** "
+            f"({_ci(top['spread_sd'], top['spread_sd_ci_low'], top['spread_sd_ci_high'])} standard deviations of a "
+            f"random player's score)"
+            + (f", tied within the CIs with **{ws.iloc[1]['variant']}** ({ws.iloc[1]['spread_sd']:.2f})" if tie else "")
+            + f", and least under **{low['variant']}** ({low['spread_sd']:.2f}). Measured as one potential player "
+            f"against three greedy ones, it counts most under **{wtop['variant']}** (win share "
+            f"{_ci(wtop['skilled_win_share'], wtop['skilled_win_share_ci_low'], wtop['skilled_win_share_ci_high'], '.3f')}"
+            f") and least under **{wlow['variant']}** ({wlow['skilled_win_share']:.3f}; a fair share is 0.25)"
+            + ("" if wtop["variant"] != low["variant"] else
+               f": **{low['variant']}** gives a skilled player the smallest lead over random play but the best chance "
+               "against greedy players")
+            + ".")
+    return Finding("estimate", "For designers: which scoring rewards skill depends on the measure.", text,
+                   {"spread_top": Quote(top["spread_sd"], "shelf_variants", "spread_sd", top["variant"]),
+                    "spread_low": Quote(low["spread_sd"], "shelf_variants", "spread_sd", low["variant"]),
+                    "win_top": Quote(wtop["skilled_win_share"], "shelf_variants", "skilled_win_share",
+                                     wtop["variant"])})
 
 
 def report_section(ctx) -> str:
@@ -390,6 +455,7 @@ def report_section(ctx) -> str:
     h_po = head_to_head(rules, "potential", "greedy", g_h2h, seed + 5)
     t2 = time.perf_counter()
     slower = (t1 - t0) / max(t2 - t1, 1e-9)
+    ctx.note(f"shelf: rollout games took {slower:.0f} times as long as potential games")  # a timing: build.log
     h2h = pd.DataFrame([h_ro, h_po])
     ro, po = h2h.iloc[0], h2h.iloc[1]
     body += ["## Does looking ahead beat greedy players\n",
@@ -400,7 +466,8 @@ def report_section(ctx) -> str:
              f"share is 0.25. "
              + ("Looking ahead over the unseen cards is the strongest play found. "
                 if ro["hero_win_share"] > po["hero_win_share"] else "")
-             + f"These games took {slower:.0f} times as long as with `potential`, which the larger studies below use as the skilled "
+             + "These games are far slower than with `potential` (the build log has the times), which the larger "
+             "studies below use as the skilled "
              "policy.\n",
              columns_line(h2h),
              ctx.table(h2h, "shelf_head_to_head", meta(what="one policy against three greedy players", games=g_h2h))]
@@ -551,15 +618,14 @@ def report_section(ctx) -> str:
              ctx.figure(fig_ci_bars(dd, "deck", "skilled_win_share",
                                     "Win share of one potential player against three greedy ones, by deck",
                                     "win share (ties shared)", fair=0.25),
-                        "shelf_deck_sensitivity", "Deck sensitivity of the best policy's edge")]
+                        "shelf_deck_sensitivity",
+                        "Win share of one potential player against three greedy ones, by deck (0.25 is a fair share)")]
 
     # ---- findings first, from the numbers above
     pol_desc = {"greedy": "takes the card that scores most right now",
                 "potential": "also values unfinished runs it can still extend",
                 "rollout": "plays out the rest of the game on samples of the unseen cards"}
     best_desc = pol_desc.get(best["policy"], "")
-    top_tie = (f", tied within the CIs with **{ws.iloc[1]['variant']}** ({ws.iloc[1]['spread_sd']:.2f}),"
-               if tie_top else "")
     findings = [
         ("Play for unfinished runs, not only for points now: " if best["policy"] == "potential" else "")
         + f"the `{best['policy']}` policy"
@@ -569,6 +635,7 @@ def report_section(ctx) -> str:
         f"for random play; skill is worth "
         f"{_ci(best['diff_vs_first'], best['diff_vs_first_ci_low'], best['diff_vs_first_ci_high'])} points per "
         "player over random play.",
+        sequence_finding(df, "potential").markdown(),
         ("Looking ahead pays most: " if ro["hero_win_share_ci_low"] > po["hero_win_share"] else "")
         + f"one `rollout` player against three greedy ones wins "
         f"{_ci(ro['hero_win_share'], ro['hero_win_share_ci_low'], ro['hero_win_share_ci_high'], '.3f')} of the "
@@ -589,12 +656,9 @@ def report_section(ctx) -> str:
         + f"with `potential` play the mean goes from "
         f"{_ci(r2['mean_score'], r2['mean_score_ci_low'], r2['mean_score_ci_high'])} points per player with 2 "
         f"players to {_ci(r5['mean_score'], r5['mean_score_ci_low'], r5['mean_score_ci_high'])} with 5.",
-        f"For designers: skill counts most under the **{widest['variant']}** scoring "
-        f"(a spread of {_ci(widest['spread_sd'], widest['spread_sd_ci_low'], widest['spread_sd_ci_high'])} standard "
-        f"deviations of a random player's score){top_tie} and least under **{narrow['variant']}** "
-        f"(a spread of {_ci(narrow['spread_sd'], narrow['spread_sd_ci_low'], narrow['spread_sd_ci_high'])}); "
-        "scoring pairs "
-        f"shrinks the gap between greedy and potential play to {gap_pairs:.2f} points (standard: {gap_std:.2f}).",
+        designer_finding(dv).markdown()
+        + f" Scoring pairs shrinks the gap between greedy and potential play to {gap_pairs:.2f} points (standard: "
+        f"{gap_std:.2f}).",
         ("The deck changes how much skill is worth, not who wins: " if n_beat == len(dd) else
          "The deck changes how much skill is worth: ")
         + f"the edge over random play runs from "

@@ -257,7 +257,8 @@ def compare(rules: BeverbendeRules, candidates, field="threshold", rounds: int =
         score), ``p_lowest_alone`` (strictly lowest row) and CI, ``p_lowest_shared``, ``knock_rate``,
         ``diff_vs_first`` (paired mean score difference against the first candidate) and its CI,
         ``margin`` (the focal seat's round score minus the mean of the other seats': what decides a game
-        scored by sums; negative is good) and its CI, ``capped_rounds``.
+        scored by sums; negative is good) and its CI, ``margin_diff_vs_first`` (paired margin difference
+        against the first candidate on the same deals) and its CI, ``capped_rounds``.
 
     Raises:
         PolicyError, LudolabError: bad policies, seat or counts.
@@ -279,7 +280,7 @@ def compare(rules: BeverbendeRules, candidates, field="threshold", rounds: int =
         kinds[a], params[a] = seat_arrays(rules, seats)
     mem = np.tile(memory_array(rules, memory_loss), (len(cands), 1))
     Kc = len(cands)
-    spec = _spec("_compare_rounds", (rules.rules_array(), kinds, params, mem, int(focal)), (Kc, Kc + 10),
+    spec = _spec("_compare_rounds", (rules.rules_array(), kinds, params, mem, int(focal)), (Kc, 2 * Kc + 10),
                  rounds, seed, chunks, "rounds").with_metric("ludolab.sim.metrics:mean", (0, Kc), (0, Kc + 1))
     out = run(spec, progress).sum(axis=0)
     n = int(spec.plan().n_games)
@@ -290,6 +291,8 @@ def compare(rules: BeverbendeRules, candidates, field="threshold", rounds: int =
         win = wilson_ci(int(out[a, Kc + 2]), n)
         d = paired_diff_ci(n, float(out[a, Kc] - out[0, Kc]), float(out[a, 0]), bounds=(-hi, hi))
         mg = mean_ci(n, out[a, Kc + 8] / (P - 1), out[a, Kc + 9] / (P - 1) ** 2, bounds=(-hi, hi))
+        md = paired_diff_ci(n, float(out[a, Kc + 8] - out[0, Kc + 8]) / (P - 1),
+                            float(out[a, Kc + 10]) / (P - 1) ** 2, bounds=(-2 * hi, 2 * hi))
         rows.append({"policy": c.label, "field": fld.label, "players": P, "seat": int(focal),
                      "mean_score": sc.value, "mean_score_ci_low": sc.low, "mean_score_ci_high": sc.high,
                      "p_lowest_alone": win.value, "p_lowest_alone_ci_low": win.low,
@@ -297,6 +300,8 @@ def compare(rules: BeverbendeRules, candidates, field="threshold", rounds: int =
                      "p_lowest_shared": out[a, Kc + 3] / n, "knock_rate": out[a, Kc + 5] / n,
                      "diff_vs_first": d.value, "diff_vs_first_ci_low": d.low, "diff_vs_first_ci_high": d.high,
                      "margin": mg.value, "margin_ci_low": mg.low, "margin_ci_high": mg.high,
+                     "margin_diff_vs_first": md.value, "margin_diff_vs_first_ci_low": md.low,
+                     "margin_diff_vs_first_ci_high": md.high,
                      "table_mean_score": out[a, Kc + 6] / n / P,
                      "capped_rounds": int(out[a, Kc + 4]), "rounds": n})
     return pd.DataFrame(rows)

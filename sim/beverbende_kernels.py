@@ -760,7 +760,8 @@ def _compare_rounds(keys, starts, stops, rules, kinds, params, mem, focal, out):
     out[i, a, K+2] += strict wins of the focal seat; out[i, a, K+3] += shared wins;
     out[i, a, K+4] += capped rounds; out[i, a, K+5] += knocks by the focal seat;
     out[i, a, K+6] += the mean score over all seats (sum over seats); out[i, a, K+7] += its square;
-    out[i, a, K+8] += (P - 1) times the focal seat's margin over the mean of the other seats; [K+9] its square.
+    out[i, a, K+8] += (P - 1) times the focal seat's margin over the mean of the other seats; [K+9] its square;
+    out[i, a, K+10+b] += (m_a - m_b)**2 for those (P - 1)-scaled margins (the paired margin difference).
     """
     K = kinds.shape[0]
     P = rules[R_PLAYERS]
@@ -770,6 +771,7 @@ def _compare_rounds(keys, starts, stops, rules, kinds, params, mem, focal, out):
         raw = np.zeros(P, dtype=np.int64)
         pts = np.zeros(P, dtype=np.int64)
         x = np.zeros(K, dtype=np.int64)
+        mx = np.zeros(K, dtype=np.int64)
         trace = np.zeros((1, 5), dtype=np.int64)
         for g in range(starts[i], stops[i]):
             for a in range(K):
@@ -798,10 +800,13 @@ def _compare_rounds(keys, starts, stops, rules, kinds, params, mem, focal, out):
                 m = (P - 1) * xa - (totx - xa)
                 out[i, a, K + 8] += m
                 out[i, a, K + 9] += m * m
+                mx[a] = m
             for a in range(K):
                 for b in range(K):
                     dd = x[a] - x[b]
                     out[i, a, b] += dd * dd
+                    dm = mx[a] - mx[b]
+                    out[i, a, K + 10 + b] += dm * dm
 
 
 @njit(cache=True)

@@ -142,7 +142,12 @@ def test_analyses_return_tidy_tables():
 
 def test_figures_have_titles_and_labels():
     sw = A.knock_sweep((2, 3), (4, 8), (6, 10), rounds=100, seed=1)
-    for fig in (A.fig_heatmap(sw), A.fig_memory(A.memory_curve((0.0, 1.0), rounds=100)),
+    knock = A.fig_knock_margin(sw, 6.0)
+    assert len(knock.axes) == 1 and len(knock.axes[0].get_lines()) == 2 + 1  # a line per player count, and 0
+    assert [t.get_text() for t in knock.axes[0].get_legend().get_texts()] == ["2 players", "3 players"]
+    with pytest.raises(Exception, match="no field knocking at 7"):
+        A.fig_knock_margin(sw, 7.0)
+    for fig in (knock, A.fig_heatmap(sw), A.fig_memory(A.memory_curve((0.0, 1.0), rounds=100)),
                 A.fig_specials(A.special_values(rounds=100)), A.fig_scores(BeverbendeRules(players=2), rounds=20)):
         ax = fig.axes[0]
         assert fig._suptitle is not None or ax.get_title()
@@ -155,7 +160,7 @@ def test_report_section_quick(tmp_path):
     ctx = ReportContext(tmp_path, True, 1)
     md = A.report_section(ctx)
     assert md.startswith("# Beverbende")
-    for name in ("beverbende_knock_heatmap.png", "beverbende_memory.png", "beverbende_specials.png"):
+    for name in ("beverbende_knock.png", "beverbende_memory.png", "beverbende_specials.png"):
         assert (tmp_path / "charts" / name).exists()
     assert "95% CI" in md
 
@@ -214,7 +219,68 @@ def test_report_section_findings_first_and_every_column_defined(tmp_path):
             assert sep and definition.strip(), clause
             defined += re.findall(r"`([^`]+)`", name_part)
         assert sorted(defined) == sorted(shown), (shown, defined)
-    assert tables == 9
+    assert tables == 10
     # the knock question answered twice: a different best value must be called noise, never left unexplained
     assert "within the noise" in md
     assert "With 2 players the best is" not in md
+
+
+def test_compare_gives_the_paired_margin_difference():
+    """The margin difference is paired (same deals): its mean is the difference of the margins and its CI is
+    narrower than either margin's."""
+    from ludolab.sim import beverbende as bev
+
+    df = bev.compare(BeverbendeRules(players=3), ["threshold", "expected-value", "threshold"], "threshold", 600, 3)
+    assert df.margin_diff_vs_first[0] == 0 and df.margin_diff_vs_first[2] == 0
+    assert np.isclose(df.margin_diff_vs_first[1], df.margin[1] - df.margin[0])
+    half = (df.margin_diff_vs_first_ci_high[1] - df.margin_diff_vs_first_ci_low[1]) / 2
+    assert half < (df.margin_ci_high[1] - df.margin_ci_low[1]) / 2
+
+
+def _pairs(diffs):
+    from ludolab.analysis.findings import compare
+
+    return pd.DataFrame([{"players": P, "policy": "expected-value", "against": "threshold", "margin_diff": d,
+                          "margin_diff_ci_low": lo, "margin_diff_ci_high": hi,
+                          "verdict": compare(d, lo, hi, "bev_margin"), "rounds": 1000}
+                         for P, (d, lo, hi) in zip((2, 3, 4), diffs)])
+
+
+def test_policy_finding_follows_the_paired_rule_not_overlapping_cis():
+    """Issue 16: "equally good within the noise" rested on two separate CIs; the word now follows the paired CI."""
+    better = A.policy_finding(_pairs([(-0.5, -0.7, -0.3)] * 3))
+    assert better.verdict == "better" and better.title == "Play `expected-value`."
+    assert "better at 3 of 3" not in better.text and "better margin at 3 of 3 player counts" in better.text
+    assert better.quotes["margin_diff_4"].value == -0.5 and "-0.50 points a round" in better.text
+    same = A.policy_finding(_pairs([(0.01, -0.1, 0.12)] * 3))
+    assert same.verdict == "equally good" and "as good as" in same.text
+    wide = A.policy_finding(_pairs([(0.01, -0.1, 0.12), (0.1, -0.5, 0.7), (-0.5, -0.7, -0.3)]))
+    assert wide.verdict == "cannot tell yet" and "cannot tell yet" in wide.text
+
+
+def test_tuned_finding_is_judged_by_paired_margin():
+    chk = pd.DataFrame([{"policy": "threshold", "margin_diff_vs_first": 0.0, "margin_diff_vs_first_ci_low": 0.0,
+                         "margin_diff_vs_first_ci_high": 0.0, "diff_vs_first": 0.0},
+                        {"policy": "tuned", "margin_diff_vs_first": 0.05, "margin_diff_vs_first_ci_low": -0.4,
+                         "margin_diff_vs_first_ci_high": 0.5, "diff_vs_first": -1.16}])
+    assert "counting each card it has not seen as 6 instead of 4.5" in A.tuned_finding(chk, 6, 10, 6.0).text
+    f = A.tuned_finding(chk, 6, 10)
+    # its own score drops by 1.16, but the margin (what decides) cannot tell
+    assert f.verdict == "cannot tell yet" and "does better" not in f.title and "+0.05" in f.text
+
+
+def test_knock_finding_says_once_when_to_knock_and_what_the_penalty_does():
+    r = pd.Series({"field_knock": 8.0, "best_knock": 8.0, "margin": -0.5, "margin_ci_low": -1.0,
+                   "margin_ci_high": 0.0})
+    rows = [(2, r, 8.0, 20.0), (4, r, 4.0, 12.0), (6, r, 4.0, 20.0)]
+    var = pd.DataFrame([{"scoring": sc, "players": P, "knock": k, "knock_rate": 0.05 if k == 4 else 0.3,
+                         "margin": 0.1 * k}
+                        for sc in ("sum", "knocker-penalty") for P in (2, 4) for k in (4.0, 8.0, 12.0)])
+    bv = pd.DataFrame([{"scoring": "sum", "players": 2, "best_knock": 8.0, "margin": -0.8},
+                       {"scoring": "knocker-penalty", "players": 2, "best_knock": 4.0, "margin": 0.4},
+                       {"scoring": "knocker-penalty", "players": 4, "best_knock": 8.0, "margin": -0.8}])
+    f = A.knock_finding(rows, 10.0, bv, var)
+    assert f.kind == "rule" and "about 8 to 12 or less" in f.text and f.text.count("knock when") == 1
+    assert "lowest one tried, 4, with 2 players (seat 0 then knocks in 5% of rounds; margin +0.40 points a round " \
+        "against +0.80 knocking at 8)" in f.text
+    assert "hardly pays" in f.text

@@ -104,3 +104,58 @@ def test_bench_record():
     r = rows[0]
     assert r["unit"] == "hands" and r["per_second"] > 0 and r["reference_per_second"] > 0
     assert r["ratio"] == r["per_second_1_thread"] / r["reference_per_second"]
+
+
+def test_hand_strength_count_is_defined_with_the_forecasters_own_values():
+    """Issue 16: "a bias of -0.5 tricks" could not be applied; the count is now defined in words and every
+    card value it quotes is the forecaster's (the reference engine's card strength)."""
+    from ludolab.sim import books_reference as ref
+    from ludolab.stdlib.books import HEURISTIC_FORECAST_PARAMS as P, parse_card
+
+    f = A.hand_strength_finding(tuned_bias=-0.5)
+    assert f.kind == "definition"
+    for card, shown in (("R15", f.quotes["red_top"].value), ("B15", f.quotes["high_top"].value)):
+        assert abs(ref._strength(parse_card(card), 15, P) - shown) < 1e-12
+        assert f"{shown:.2f}" in f.text
+    cut = f.quotes["cut"].value
+    assert ref._strength(parse_card(f"Y{cut - 1}"), 15, P) == 0 < ref._strength(parse_card(f"Y{cut}"), 15, P)
+    assert f"counts only from {cut} up" in f.text and "take off 0.5 of a trick" in f.text
+    assert "same colour or number closes a prediction card" in f.text
+
+
+def test_findings_name_no_tuned_parameter_as_a_discovery(quick_report):
+    """The heuristic's default (lose with the lowest losing card) is not presented as what tuning found, and the
+    main accuracy table holds the strongest player, the rollout forecaster."""
+    import pandas as pd
+
+    tmp_path, _ = quick_report
+    md = _section(quick_report)
+    head = md.split("## How often")[0]
+    assert "lowest losing card" not in head and "tuned_keep_low" not in head
+    assert "hand-strength count" in head
+    acc = pd.read_csv(tmp_path / "tables" / "books_accuracy_overall.csv")
+    assert acc["forecast"].iloc[0].startswith("rollout")
+    assert "strongest player the project has" in md
+
+
+def test_variants_chart_puts_every_scoring_on_one_scale():
+    """Both panels are in standard deviations of the hand score, so exact-only's bigger points do not dwarf
+    the others: the cost of forecasting first is divided by the same SD as skill's pay."""
+    import numpy as np
+    import pandas as pd
+
+    var = pd.DataFrame({"scoring": ["rulebook", "exact-only"], "skill_spread": [3.0, 6.0],
+                        "skill_spread_sd": [1.0, 0.5], "skill_spread_sd_ci_low": [0.9, 0.4],
+                        "skill_spread_sd_ci_high": [1.1, 0.6], "first_minus_others": [-0.6, -2.4],
+                        "first_minus_others_ci_low": [-0.9, -3.6], "first_minus_others_ci_high": [-0.3, -1.2]})
+    fig = A.fig_variants(var, 4)
+    heights = [p.get_height() for p in fig.axes[1].patches]
+    assert np.allclose(heights, [-0.6 / 3.0, -2.4 / 12.0])
+    assert "SD" in fig.axes[1].get_ylabel()
+
+
+def test_rollout_against_heuristic_is_worded_by_the_shared_rule():
+    assert A._paired_words(0.36, -0.003, 0.73).startswith("cannot tell yet")
+    assert A._paired_words(0.05, -0.1, 0.2).startswith("equally good")
+    assert A._paired_words(0.5, 0.2, 0.8).startswith("better")
+    assert A._paired_words(-0.5, -0.8, -0.2).startswith("worse")

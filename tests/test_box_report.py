@@ -166,3 +166,59 @@ def test_findings_take_rules_of_thumb_foresight_and_match_play():
     assert "0.40 percentage points" in text and "over 3 rounds it is worth 0.25 points" in text
     assert "6 points behind as seat 2 with two rounds to play, 1,2,3,4,5,6,7,9 open and a roll of 8: cover 3,5 " \
            "instead of 1,7" in text
+
+
+def test_one_die_rule_for_1_to_9_is_exact_and_its_own_finding():
+    """Issue 16: "take the one die" read as "always"; the rule says when, measured exactly against optimal play."""
+    dec = ba.one_die_decisions(RULES)
+    rules_k = ba.one_die_total_rules(RULES)
+    assert len(dec) == 63 and int((dec["dice"] == 2).sum()) == 49  # 7, 8, 9 covered: 1-6 open, 63 positions
+    assert (dec["gain"] >= 0).all()
+    best = rules_k.loc[rules_k["cost"].idxmin()]
+    assert int(best["max_total"]) == 6 and int(best["wrong"]) == 1  # only 1,2,4 (total 7) wants one die too
+    opt = box.evaluate(box.solve(RULES).policy()).mean()
+    assert np.isclose(best["mean_score"] - opt, best["cost"]) and 0 < best["cost"] < 0.02
+    # one die whenever allowed is worse than never taking it
+    assert rules_k["cost"].iloc[-1] > rules_k["cost"].iloc[0] > 0
+    f = rep.one_die_finding(dec, rules_k)
+    assert f.kind == "rule" and "total 6 or less" in f.text.replace("total 6 or less", "total 6 or less")
+    assert f.quotes["max_total"].value == 6 and f"{best['cost']:.3f} points per turn" in f.text
+    assert "1,2,4 open" in f.text and f"{rules_k['cost'].iloc[-1]:.2f} points" in f.text
+    assert "in 14 of the 63 positions" in f.text
+
+
+def test_one_die_option_finding_does_not_say_take_it_always():
+    summ = ba.policy_summary(ba.catalogue(RULES))
+    ov = ba.optimal_values((9,), ("never", "789-optional"))
+    curve = ba.beat_curve(RULES, targets=range(1, 6), one_die_rules=(RULES.one_die,))
+    mt = ba.match_table(RULES, (2,))
+    matrix, _ = ba.variants_matrix(RULES)
+    dec, rk = ba.one_die_decisions(RULES), ba.one_die_total_rules(RULES)
+    gain = pd.DataFrame([{"match": "1 round", "seat": s, "p_win_lowest": w, "p_win_alone": w, "gain": 0.0,
+                          "p_win_all": w, "p_tie_all": 0.0405} for s, w in ((1, 0.4772), (2, 0.4823))])
+    text = "\n".join(rep.findings(rules=RULES, summary=summ, optimal=ov, curve=curve, seats=mt, variants=matrix,
+                                  match_gain=gain, one_die=dec, one_die_rules=rk))
+    assert "Take the one die" not in text and "worth having" in text and "one die at a total of 6" in text
+    # the two "optimal" chances to shut are named apart
+    opt = summ.iloc[0]
+    od = ov.set_index("one_die").loc[RULES.one_die]
+    assert f"lowest expected score shuts the box only {100 * opt['p_shut']:.1f}%" in text
+    assert f"aimed at shutting it, {100 * od['max_p_shut']:.1f}%" in text
+    # the one-round seat figures and the match-play one-round rows are explained together
+    assert "47.7%" in text and "48.2%" in text and "a shut box scores 0" in text
+
+
+def test_mean_rounds_is_the_game_length():
+    assert "length" in rep.COLUMNS["mean_rounds"] and "took part" not in rep.COLUMNS["mean_rounds"]
+
+
+def test_one_die_chart_is_legible():
+    fig = plots.fig_one_die_decisions(ba.one_die_decisions(RULES), 6, rules=RULES)
+    _check_legible(fig, RULES)
+
+
+def test_report_beat_curve_drops_the_overlapping_panel():
+    curve = ba.beat_curve(RULES, targets=range(1, 21))
+    fig = plots.fig_beat_curve(curve, rules=RULES, differences=False)
+    assert len(fig.axes) == 2 and fig.axes[1].get_title().startswith("(b) playing for T")
+    _check_legible(fig, RULES)

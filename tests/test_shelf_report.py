@@ -69,4 +69,41 @@ def test_columns_line_refuses_an_undefined_column():
     with pytest.raises(KeyError):
         A.columns_line(pd.DataFrame({"no_such_column": [1]}))
     line = A.columns_line(pd.DataFrame({"edge": [1.0], "edge_ci_low": [0.5], "edge_ci_high": [1.5]}))
-    assert re.findall(r"`([a-z_]+)`", line) == ["edge", "edge_ci_low", "edge_ci_high"]
+    # the CI limits are shown in brackets in the value's cell (the CSV keeps them as columns)
+    assert re.findall(r"`([a-z_]+)`", line) == ["edge"] and "confidence interval in brackets" in line
+
+
+def _variants():
+    import pandas as pd
+
+    rows = [("standard", 4.5, 0.30), ("linear", 3.98, 0.41), ("columns", 5.51, 0.28), ("pairs", 5.40, 0.26)]
+    return pd.DataFrame([{"variant": v, "spread_sd": s, "spread_sd_ci_low": s - 0.08, "spread_sd_ci_high": s + 0.08,
+                          "skilled_win_share": w, "skilled_win_share_ci_low": w - 0.05,
+                          "skilled_win_share_ci_high": w + 0.05} for v, s, w in rows])
+
+
+def test_designer_finding_names_both_measures_of_skill():
+    """Issue 16: "skill counts least under linear" while under linear one potential player beats three greedy
+    ones most often: each measure now names its own most and least."""
+    f = A.designer_finding(_variants())
+    assert "least under **linear** (3.98)" in f.text and "most under **linear** (win share 0.410" in f.text
+    assert "smallest lead over random play but the best chance against greedy players" in f.text
+    assert "tied within the CIs with **pairs**" in f.text
+    assert f.quotes["win_top"].row == "linear" and f.quotes["spread_low"].value == 3.98
+
+
+def test_sequence_share_is_a_player_finding():
+    import pandas as pd
+
+    df = pd.DataFrame([{"policy": "potential", "mean_score": 20.0, "pts_colour": 2.0, "pts_field": 4.0,
+                        "pts_number": 9.0, "pts_author": 5.0}])
+    f = A.sequence_finding(df)
+    assert f.kind == "rule" and f.text.startswith("70% of a skilled") and f.quotes["sequence_share"].value == 0.7
+
+
+def test_findings_put_sequences_up_front_and_deck_caption_says_win_share(section):
+    out, md = section
+    head = md.split("## Rules, policies and method")[0]
+    assert "come from sequences" in head
+    assert "Win share of one potential player against three greedy ones, by deck" in md
+    assert "Deck sensitivity of the best policy's edge" not in md

@@ -1,0 +1,155 @@
+"""Findings as data: what a report section concludes, with the numbers it quotes.
+
+A report section is a study (tables), its findings (a pure function from those
+tables to a list of :class:`Finding`) and one shared renderer
+(:func:`render_markdown`).  Every finding carries the numbers its text quotes
+and the table each comes from, so a test can hold the text to the table.
+
+A comparison word comes from one rule over a paired test (:func:`compare`):
+
+- ``better`` / ``worse``: the paired 95% confidence interval of the difference
+  excludes 0;
+- ``equally good``: it includes 0 and its half-width is below the tolerance
+  stated for that measure in :data:`TOLERANCES`;
+- ``cannot tell yet``: it includes 0 but is wider than the tolerance (more
+  games would decide).
+
+Each tolerance is stated once, in :data:`TOLERANCES` (the README shows the same
+table).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+#: The tolerance below which a paired difference whose 95% CI includes 0 counts
+#: as "equally good", per measure: (tolerance, unit, what it is).  Stated once
+#: here and in the README's table "Comparison tolerances".
+TOLERANCES: dict[str, tuple[float, str, str]] = {
+    "box_score": (0.05, "points", "Shut the Box: expected score of one turn"),
+    "bev_margin": (0.25, "points", "Beverbende: round margin (own score minus the others' mean)"),
+    "bev_score": (0.25, "points", "Beverbende: own round score"),
+    "books_tricks": (0.05, "tricks", "Shut The Books: mean absolute forecast error per hand"),
+    "books_points": (0.25, "points", "Shut The Books: points per player-hand"),
+    "shelf_points": (1.0, "points", "Shelve the Book: final score"),
+    "win_share": (0.02, "share of games", "any game: chance to win"),
+}
+
+#: The comparison words :func:`compare` chooses from, in the order of the rule.
+VERDICTS = ("better", "worse", "equally good", "cannot tell yet")
+
+#: Kinds of finding: ``comparison`` (a paired test decides its word), ``exact``
+#: (quoted from exact tables), ``estimate`` (a Monte Carlo value with its CI),
+#: ``rule`` (advice a person can follow at the table, with what it is worth),
+#: ``definition`` (what a quoted measure means).
+KINDS = ("comparison", "exact", "estimate", "rule", "definition")
+
+
+@dataclass(frozen=True)
+class Quote:
+    """One number a finding quotes: its value, the table and column (and row) it comes from."""
+
+    value: float
+    table: str
+    column: str
+    row: str | None = None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One conclusion of a report section.
+
+    Attributes:
+        kind: one of :data:`KINDS`.
+        title: the headline in bold (a sentence), may be empty.
+        text: the rest, Markdown.
+        quotes: the numbers the text quotes, by name (:class:`Quote`).
+        verdict: for a ``comparison``, the word :func:`compare` chose.
+
+    Raises:
+        ValueError: an unknown kind or verdict.
+    """
+
+    kind: str
+    title: str
+    text: str
+    quotes: dict = field(default_factory=dict)
+    verdict: str | None = None
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"finding kind {self.kind!r}: use one of {', '.join(KINDS)}")
+        if self.verdict is not None and self.verdict not in VERDICTS:
+            raise ValueError(f"finding verdict {self.verdict!r}: use one of {', '.join(VERDICTS)}")
+        if self.kind == "comparison" and self.verdict is None:
+            raise ValueError("a comparison finding needs the verdict chosen by compare()")
+
+    def markdown(self) -> str:
+        """The finding as one Markdown paragraph: ``**title** text``."""
+        return f"**{self.title}** {self.text}".strip() if self.title else self.text
+
+
+def compare(diff: float, ci_low: float, ci_high: float, measure: str, lower_is_better: bool = True) -> str:
+    """The comparison word for a paired difference A - B, by the report's one rule.
+
+    Args:
+        diff: the paired mean difference A - B (in the measure's unit).
+        ci_low, ci_high: its 95% confidence interval.
+        measure: a key of :data:`TOLERANCES` (the tolerance for "equally good").
+        lower_is_better: whether a negative difference means A is better (scores,
+            errors) or worse (chances to win).
+
+    Returns:
+        ``"better"`` or ``"worse"`` (A against B) when the CI excludes 0; ``"equally good"``
+        when it includes 0 and its half-width is below the tolerance; ``"cannot tell yet"`` otherwise.
+
+    Raises:
+        ValueError: an unknown measure, a CI that does not hold ``diff``, or a value that is not finite.
+    """
+    if measure not in TOLERANCES:
+        raise ValueError(f"comparison measure {measure!r}: use one of {', '.join(TOLERANCES)}")
+    if not all(math.isfinite(float(v)) for v in (diff, ci_low, ci_high)):
+        raise ValueError(f"comparison needs finite numbers, got {diff}, ({ci_low}, {ci_high})")
+    if not ci_low <= diff <= ci_high:
+        raise ValueError(f"the confidence interval ({ci_low}, {ci_high}) does not hold the difference {diff}")
+    if ci_low > 0 or ci_high < 0:
+        a_lower = ci_high < 0
+        return "better" if a_lower == lower_is_better else "worse"
+    if (ci_high - ci_low) / 2 < TOLERANCES[measure][0]:
+        return "equally good"
+    return "cannot tell yet"
+
+
+def tolerance_text(measure: str) -> str:
+    """The tolerance of ``measure`` in words, e.g. ``"0.25 points"``.
+
+    Raises:
+        KeyError: an unknown measure.
+    """
+    tol, unit, _ = TOLERANCES[measure]
+    return f"{tol:g} {unit}"
+
+
+def tolerances_markdown() -> str:
+    """:data:`TOLERANCES` as a Markdown table (the README and the report show it)."""
+    rows = ["| measure | tolerance | what is compared |", "|---|---|---|"]
+    rows += [f"| `{k}` | {tol:g} {unit} | {what} |" for k, (tol, unit, what) in TOLERANCES.items()]
+    return "\n".join(rows)
+
+
+def render_markdown(findings: list) -> str:
+    """The findings as Markdown bullets, in order (plain strings pass through as they are).
+
+    Args:
+        findings: :class:`Finding` objects or ready Markdown strings.
+
+    Returns:
+        One ``- ...`` line per finding, joined by newlines.
+    """
+    return "\n".join(f"- {f.markdown() if isinstance(f, Finding) else f}" for f in findings)
+
+
+def fmt_ci(value: float, low: float, high: float, spec: str = ".2f") -> str:
+    """A value and its 95% CI in one cell: ``"21.42 (21.38 to 21.46)"``."""
+    return f"{value:{spec}} ({low:{spec}} to {high:{spec}})"

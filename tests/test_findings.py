@@ -1,0 +1,75 @@
+"""The findings rule: a comparison word follows from the paired CI and the stated tolerance."""
+
+from __future__ import annotations
+
+import pytest
+
+from ludolab.analysis import findings as F
+
+
+@pytest.mark.parametrize("diff, lo, hi, lower_is_better, word", [
+    (-0.30, -0.50, -0.10, True, "better"),      # CI below 0, lower is better
+    (0.30, 0.10, 0.50, True, "worse"),          # CI above 0
+    (0.30, 0.10, 0.50, False, "better"),        # a chance to win: higher is better
+    (-0.30, -0.50, -0.10, False, "worse"),
+    (0.01, -0.02, 0.04, True, "equally good"),  # includes 0, half-width 0.03 < 0.05
+    (0.01, -0.20, 0.22, True, "cannot tell yet"),  # includes 0, half-width 0.21 >= 0.05
+])
+def test_compare_follows_the_paired_ci_and_the_tolerance(diff, lo, hi, lower_is_better, word):
+    assert F.compare(diff, lo, hi, "box_score", lower_is_better) == word
+
+
+def test_compare_equally_good_needs_a_ci_narrower_than_the_tolerance():
+    tol = F.TOLERANCES["bev_margin"][0]
+    assert F.compare(0.0, -tol * 0.99, tol * 0.99, "bev_margin") == "equally good"
+    assert F.compare(0.0, -tol, tol, "bev_margin") == "cannot tell yet"
+    # a CI touching 0 includes it
+    assert F.compare(0.1, 0.0, 0.2, "bev_margin") == "equally good"
+
+
+def test_compare_refuses_bad_input():
+    with pytest.raises(ValueError, match="measure 'nope'"):
+        F.compare(0, -1, 1, "nope")
+    with pytest.raises(ValueError, match="does not hold"):
+        F.compare(2, -1, 1, "box_score")
+    with pytest.raises(ValueError, match="finite"):
+        F.compare(float("nan"), -1, 1, "box_score")
+
+
+def test_finding_kinds_and_rendering():
+    f = F.Finding("exact", "Headline.", "Text 1.5.", {"x": F.Quote(1.5, "t", "c")})
+    assert f.markdown() == "**Headline.** Text 1.5."
+    assert F.render_markdown([f, "plain"]) == "- **Headline.** Text 1.5.\n- plain"
+    with pytest.raises(ValueError, match="kind"):
+        F.Finding("opinion", "", "")
+    with pytest.raises(ValueError, match="verdict"):
+        F.Finding("comparison", "", "")
+    with pytest.raises(ValueError, match="verdict"):
+        F.Finding("comparison", "", "", verdict="a bit better")
+
+
+def test_tolerances_are_stated_once_in_the_readme():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    assert F.tolerances_markdown() in readme
+
+
+def test_value_and_ci_in_one_cell():
+    assert F.fmt_ci(21.4213, 21.381, 21.459) == "21.42 (21.38 to 21.46)"
+
+
+def test_report_tables_fold_cis_state_constants_and_cap_columns():
+    import pandas as pd
+
+    from ludolab.analysis.report import ci_cell, compact_table, table_layout
+
+    df = pd.DataFrame({"deck": ["a", "a"], "m": [21.4213, 3.0], "m_ci_low": [21.381, 2.9], "m_ci_high": [21.459, 3.1],
+                       "p": [6.8e-05, 16000.0], **{f"x{i}": [i, i + 1] for i in range(9)}})
+    lay = table_layout(df)
+    assert lay.constant == {"deck": "a"} and lay.with_ci == {"m"} and len(lay.shown) == 8
+    assert lay.hidden == ("x6", "x7", "x8") and "In the CSV only: x6, x7, x8." in lay.note()
+    shown = compact_table(df, ".4g", lay)
+    assert shown.loc[0, "m"] == "21.42 (21.38 to 21.46)" and shown.loc[1, "m"] == "3.00 (2.90 to 3.10)"
+    assert shown.loc[0, "p"] == "0.000068" and shown.loc[1, "p"] == "16,000"
+    assert ci_cell(0.9717, 0.9486, 0.9948) == "0.972 (0.949 to 0.995)"
