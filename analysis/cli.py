@@ -128,8 +128,9 @@ def bench(fmt, games, reference_seconds, game_ids, scaling, scaling_seconds):
 @click.option("--workers", type=click.IntRange(1, 1024), default=None,
               help="With --backend dask: start a LocalCluster of this many workers.")
 @click.option("--quiet", is_flag=True, help="No progress messages.")
+@click.option("--force", is_flag=True, help="Replace files in --out that ludolab did not write (refused otherwise).")
 @user_errors
-def report(out_dir, quick, seed, backend, scheduler, workers, quiet):
+def report(out_dir, quick, seed, backend, scheduler, workers, quiet, force):
     """The main job: a report of every registered game, as report.md and a self-contained
     report.html (charts embedded, a table of contents, the provenance of every figure)."""
     out_dir = check_out(out_dir)
@@ -142,7 +143,7 @@ def report(out_dir, quick, seed, backend, scheduler, workers, quiet):
         backend = "dask"
     settings = settings_from(scheduler=scheduler, workers=workers, backend=backend)
     with execution(settings):
-        path = build_report(out_dir, quick=quick, seed=seed,
+        path = build_report(out_dir, quick=quick, seed=seed, force=force,
                             log=None if quiet else lambda m: click.echo(m, err=True))
     click.echo(str(path))
     html = path.with_name("report.html")

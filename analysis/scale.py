@@ -178,26 +178,39 @@ def run_provenance() -> dict:
 def read_result(path) -> tuple:
     """A saved table and its provenance: ``(DataFrame, dict)``.
 
+    A table in an output folder is checked against the folder's manifest (with its
+    sidecar), so a table and a sidecar from two different writes are never shown together.
+
     Raises:
-        LudolabError: not a CSV or Parquet table written by ludolab, or unreadable.
+        LudolabError: not a CSV or Parquet table written by ludolab, unreadable, or not
+            what the folder's manifest says ludolab wrote (changed since, or an interrupted write).
     """
     import pandas as pd
 
     from ludolab.stdlib.errors import LudolabError
 
+    from ludolab.stdlib.jsonfile import MAX_TABLE_BYTES, check_input_size
+
+    from .outputs import check_together
+
     path = Path(path)
     if not path.exists():
         raise LudolabError(f"no such file {str(path)!r}")
+    if path.suffix in (".parquet", ".csv"):
+        check_input_size(path, "saved table", LudolabError, MAX_TABLE_BYTES)
     if path.suffix == ".parquet":
+        changed = check_together([path])
         try:
             df = pd.read_parquet(path)
         except Exception as exc:
             raise LudolabError(f"cannot read {str(path)!r} as Parquet: {exc}") from None
+        _note_changed(changed)
         return df, dict(df.attrs)
     if path.suffix == ".csv" or path.name.endswith(".meta.json"):
         if path.name.endswith(".meta.json"):
             path = path.with_name(path.name[: -len(".meta.json")] + ".csv")
         side = path.with_name(path.stem + ".meta.json")
+        changed = check_together([path, side] if side.exists() else [path])
         try:
             df = pd.read_csv(path)
         except Exception as exc:
@@ -207,8 +220,14 @@ def read_result(path) -> tuple:
         meta = load_json(side, "provenance record") if side.exists() else {}
         if not isinstance(meta, dict):
             raise LudolabError(f"{side.name} holds no provenance record (a JSON object is expected)")
+        _note_changed(changed)
         return df, meta
     raise LudolabError(f"{str(path)!r} is not a saved table: give a .csv (with its .meta.json) or a .parquet file")
+
+
+def _note_changed(paths) -> None:
+    for p in paths:
+        click.echo(f"note: {p} was changed since ludolab wrote it", err=True)
 
 
 def _flat(d, prefix=""):
