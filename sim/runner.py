@@ -113,19 +113,14 @@ class RunSpec:
 
     def fingerprint(self) -> str:
         """SHA-256 (hex) of everything that determines the result."""
+        from .runstore import hash_args
+
         h = hashlib.sha256()
         for part in (self.game, self.kernel, repr(tuple(self.acc_shape)), self.acc_dtype,
                      str(self.games), str(self.seed), str(self.chunks)):
             h.update(part.encode())
             h.update(b"\0")
-        for a in self.args:
-            if isinstance(a, np.ndarray):
-                a = np.ascontiguousarray(a)
-                h.update(f"array {a.dtype.str} {a.shape}".encode())
-                h.update(a.tobytes())
-            else:
-                h.update(f"{type(a).__name__} {a!r}".encode())
-            h.update(b"\0")
+        hash_args(h, self.args)  # the arrays' bytes read in place, never copied whole
         return h.hexdigest()
 
     def provenance(self) -> dict:
@@ -228,6 +223,7 @@ class RunOutcome:
     chunks: int
     backend: str
     loaded_chunks: int = 0
+    damaged_chunks: int | None = None
     precision: float | None = None
     value: float | None = None
     half_width: float | None = None
@@ -544,8 +540,22 @@ def run(spec: RunSpec, progress: bool | None = False, slice_seconds: float = 0.5
     finally:
         if bar is not None:
             bar.close()
+        if store is not None and store.damaged:
+            _say_damaged(store, folder)
+    if store is not None and store.damaged:
+        outcome.damaged_chunks = len(store.damaged)
     sess.outcomes.append(outcome)
     return out
+
+
+def _say_damaged(store, folder) -> None:
+    """One line on stderr: the kept chunks that failed their checksum and were computed again."""
+    idx = sorted(set(store.damaged))
+    shown = ", ".join(str(j) for j in idx[:8]) + (", ..." if len(idx) > 8 else "")
+    sys.stderr.write(f"run folder {str(folder.root)!r}: {len(idx)} kept chunk{'s' if len(idx) != 1 else ''} of "
+                     f"{store.folder.name} damaged (failed {'their' if len(idx) != 1 else 'its'} checksum: "
+                     f"chunk {shown}), computed again\n")
+    sys.stderr.flush()
 
 
 def _sequential(spec, plan, out, sess, store, bar, slice_seconds, first_step, outcome) -> np.ndarray:
