@@ -106,9 +106,10 @@ def score(file, variant, deck_file, fmt):
     from ludolab.stdlib.shelf import ShelfRules, TableauError, load_deck, parse_tableau
 
     deck = load_deck(deck_file)
-    from ludolab.stdlib.jsonfile import load_json
+    from ludolab.stdlib.jsonfile import load_json, read_input
 
-    obj = load_json(Path(file) if file != "-" else click.get_text_stream("stdin").read(), "tableau", TableauError)
+    obj = load_json(Path(file) if file != "-" else read_input(click.get_text_stream("stdin"), "tableau", TableauError),
+                    "tableau", TableauError)
     if not isinstance(obj, dict):  # parsed JSON (a JSON string is not a tableau, nor JSON text to read again)
         raise TableauError('a tableau is a JSON object {"shelves": [[5 cards], [5 cards], [5 cards]]}')
     tab = parse_tableau(obj, deck)

@@ -273,11 +273,12 @@ def load_deck(path: str | Path | None) -> Deck:
     """
     if path is None or str(path) == ASSUMED_DECK:
         return assumed_deck()
+    from .jsonfile import read_input
+
     p = Path(path)
+    data = read_input(p, "deck file", DeckError, binary=True, cannot=f"cannot read deck file {p.name}")
     try:
-        text = p.read_text(encoding="utf-8-sig")
-    except OSError as e:
-        raise DeckError(f"cannot read deck file {p.name}: {e.strerror or e}") from None
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise DeckError(f"deck file {p.name} is not UTF-8 text (a CSV with columns "
                         f"{', '.join(CSV_COLUMNS)} is expected)") from None

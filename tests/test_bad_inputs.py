@@ -1,0 +1,108 @@
+"""Bad inputs and failed writes: every one refused in one line with exit code 2, nothing lost."""
+
+from __future__ import annotations
+
+import errno
+
+import pytest
+from click.testing import CliRunner
+
+from ludolab.analysis.cli import cli
+
+
+def one_line(res) -> str:
+    assert res.exit_code == 2, res.output
+    lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("Error:"), res.output
+    return lines[0]
+
+
+def invoke(*args, **kw):
+    return CliRunner().invoke(cli, list(args), **kw)
+
+
+# ------------------------------------------------------------------ inputs have a size limit
+@pytest.mark.parametrize("args", [("books", "score", "/dev/zero"), ("shelf", "score", "/dev/zero"),
+                                  ("shelf", "score", "--deck", "/dev/zero", "x.json"),
+                                  ("box", "simulate", "--policy", "table:/dev/zero.csv")])
+def test_an_endless_input_is_refused_by_its_size(args, monkeypatch, tmp_path):
+    import ludolab.stdlib.jsonfile as J
+
+    monkeypatch.setattr(J, "MAX_INPUT_BYTES", 1 << 16)
+    monkeypatch.setattr(J, "MAX_TABLE_BYTES", 1 << 16)
+    if args[-1] == "x.json":
+        (tmp_path / "x.json").write_text("{}")
+        args = (*args[:-1], str(tmp_path / "x.json"))
+    if args[-1] == "table:/dev/zero.csv":
+        (tmp_path / "t.csv").write_text("x" * 70000)  # a huge table
+        args = (*args[:-1], "table:" + str(tmp_path / "t.csv"))
+    line = one_line(invoke(*args))
+    assert "larger than 65536 bytes" in line or "not a regular file" in line, line
+
+
+@pytest.mark.parametrize("args,what", [(("books", "score", "-"), "hand record"),
+                                       (("shelf", "score", "-"), "tableau")])
+def test_a_huge_stdin_is_refused_by_its_size(args, what, monkeypatch):
+    import ludolab.stdlib.jsonfile as J
+
+    monkeypatch.setattr(J, "MAX_INPUT_BYTES", 1000)
+    line = one_line(invoke(*args, input=" " * 5000))
+    assert what in line and "standard input" in line and "larger than 1000 bytes" in line
+
+
+def test_a_huge_saved_table_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    import ludolab.stdlib.jsonfile as J
+
+    monkeypatch.setattr(J, "MAX_TABLE_BYTES", 100)
+    (tmp_path / "t.csv").write_text("a\n" + "1\n" * 200)
+    assert "larger than 100 bytes" in one_line(invoke("show", str(tmp_path / "t.csv")))
+
+
+# ------------------------------------------------------------------ every OSError writing is one line
+def test_out_where_no_folder_can_be_made_names_the_path_and_cause():
+    line = one_line(invoke("box", "solve", "--tiles", "4", "--out", "/proc/x"))
+    assert "/proc/x" in line and "cannot be made there" in line
+
+
+@pytest.mark.parametrize("err,words", [(errno.ENOSPC, "no space left on the device"),
+                                       (errno.EROFS, "the file system is read-only"),
+                                       (errno.EIO, "Input/output error")])
+def test_a_disk_error_while_writing_is_one_line_and_keeps_the_earlier_files(tmp_path, monkeypatch, err, words):
+    import os
+
+    import pandas as pd
+
+    out = tmp_path / "o"
+    args = ["box", "simulate", "--games", "200", "--chunks", "2", "--quiet", "--out", str(out)]
+    assert invoke(*args).exit_code == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+
+    def fail(self, path, *a, **k):
+        raise OSError(err, os.strerror(err))
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", fail)
+    line = one_line(invoke(*args, "--seed", "8"))
+    assert words in line and str(out) in line
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_a_disk_error_building_the_report_is_one_line_and_keeps_the_earlier_report(tmp_path, monkeypatch):
+    from ludolab.analysis import report
+
+    def fake_build(out_dir, quick, seed, log):
+        (out_dir / "report.md").write_text("# first\n")
+        return out_dir / "report.md"
+
+    monkeypatch.setattr(report, "_build", fake_build)
+    out = tmp_path / "r"
+    assert invoke("report", "--out", str(out)).exit_code == 0
+
+    def full(out_dir, quick, seed, log):
+        (out_dir / "tables").mkdir()
+        raise OSError(errno.ENOSPC, "No space left on device", str(out_dir / "tables" / "x.csv"))
+
+    monkeypatch.setattr(report, "_build", full)
+    line = one_line(invoke("report", "--out", str(out)))
+    assert "no space left on the device" in line and "x.csv" in line
+    assert (out / "report.md").read_text() == "# first\n"
+    assert not [p for p in out.iterdir() if p.name.startswith(".report-building-")]
