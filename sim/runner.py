@@ -494,6 +494,48 @@ class _Offset:
         self.store.save(self.offset + j, key, games, acc)
 
 
+def run_total(spec: RunSpec, progress: bool | None = False, slice_seconds: float = 0.5,
+              first_step: int = 64) -> np.ndarray:
+    """Run ``spec`` and return its accumulator summed over chunks, shape ``acc_shape``.
+
+    The same numbers as ``run(spec).sum(axis=0)`` for an integer accumulator, but on the
+    local backend without a run folder or a precision the chunks run in waves (twice the
+    numba threads at a time) summed as they finish, so the memory is a wave's accumulators,
+    not every chunk's (a large accumulator times many chunks).
+
+    Raises:
+        as :func:`run`.
+    """
+    sess = current_session()
+    ex = sess.settings
+    if (ex.backend != "local" or ex.run_dir or ex.precision is not None
+            or not np.issubdtype(np.dtype(spec.acc_dtype), np.integer)):
+        return run(spec, progress, slice_seconds, first_step).sum(axis=0)
+    import numba
+
+    spec.__dict__.pop("_sequential", None)
+    plan = spec.plan()
+    wave = int(ex.wave or 2 * numba.get_num_threads())
+    bar = None
+    if show_progress(progress):
+        from tqdm import tqdm
+
+        bar = tqdm(total=plan.n_games, desc=spec.label, unit="game", unit_scale=True, file=sys.stderr)
+    total = np.zeros(spec.acc_shape, dtype=spec.acc_dtype)
+    slicer = _Slicer(resolve_kernel(spec.kernel), spec.args, slice_seconds, first_step, bar)
+    try:
+        for a in range(0, plan.n_chunks, max(1, wave)):
+            part = np.zeros((min(wave, plan.n_chunks - a), *spec.acc_shape), dtype=spec.acc_dtype)
+            slicer(np.ascontiguousarray(plan.keys[a:a + wave]), np.ascontiguousarray(plan.games[a:a + wave]), part)
+            total += part.sum(axis=0)
+    finally:
+        if bar is not None:
+            bar.close()
+    sess.outcomes.append(RunOutcome(spec.game, spec.label, spec.fingerprint(), int(spec.seed), int(plan.n_games),
+                                    int(plan.n_chunks), ex.backend))
+    return total
+
+
 def run(spec: RunSpec, progress: bool | None = False, slice_seconds: float = 0.5,
         first_step: int = 64) -> np.ndarray:
     """Run ``spec`` and return the accumulators, shape ``(n_chunks, *acc_shape)``.
