@@ -170,7 +170,11 @@ def check_out(out_dir):
     if not base.is_dir():
         raise cannot("it lies under a file")
     if not os.access(base, os.W_OK | os.X_OK):
-        raise cannot(f"{str(base)!r} is not writable")
+        try:
+            ro = bool(os.statvfs(base).f_flag & os.ST_RDONLY)
+        except OSError:
+            ro = False
+        raise cannot(f"{str(base)!r} is on a read-only file system" if ro else f"{str(base)!r} is not writable")
     made = []
     try:
         for folder in reversed(missing):

@@ -261,8 +261,11 @@ class Session:
                                "pip install 'ludolab[dask]'") from None
         import logging
 
-        for name in ("distributed", "distributed.nanny", "distributed.worker", "distributed.scheduler"):
-            logging.getLogger(name).setLevel(logging.ERROR)
+        # a lost scheduler or worker ends in one LudolabError line, not in Dask's logged tracebacks
+        for name in ("distributed", "distributed.nanny", "distributed.worker", "distributed.scheduler",
+                     "distributed.client", "distributed.comm", "distributed.core", "distributed.batched",
+                     "tornado", "asyncio"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
         ex = self.settings
         if ex.scheduler:
             try:
@@ -425,30 +428,69 @@ def _run_local(spec, keys, games, todo, out, bar, store, sess, slice_seconds, fi
                 store.save(int(j), int(keys[j]), int(games[j]), part[i])
 
 
+#: Seconds a Dask run waits with no worker in the cluster before it stops with one line.
+WORKER_TIMEOUT = 30.0
+
+
+def _lost(sess, exc) -> str:
+    where = sess.settings.scheduler or "the LocalCluster"
+    why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return f"lost the Dask scheduler at {where} during the run ({why}): start it again and run the command again (with --run-dir and --resume the finished chunks are kept)"
+
+
 def _run_dask(spec, keys, games, todo, out, bar, store, sess):
     """Chunks ``todo`` as Dask tasks, gathered by chunk index as they finish."""
     client = sess.client()  # refuses in one line when distributed is missing
-    from distributed import as_completed
+    import distributed
 
     tag = os.urandom(6).hex()
     idx = [int(j) for j in todo]
     fs = client.map(run_chunk, [spec] * len(idx), [int(keys[j]) for j in idx], [int(games[j]) for j in idx],
                     key=[f"ludolab-chunk-{j}-{tag}" for j in idx], pure=False)
     futures = dict(zip(fs, idx))
+    waiting = set(futures)
+    idle_since = None
     try:
-        for f in as_completed(list(futures)):
-            j = futures[f]
+        while waiting:
             try:
-                acc = f.result()
-            except Exception as exc:
-                if type(exc).__name__ in ("KilledWorker", "CancelledError", "FutureCancelledError"):
-                    raise LudolabError(f"the Dask cluster lost chunk {j} of the run: {exc}") from None
-                raise
-            out[j] = acc  # by index: a chunk retried elsewhere is stored once
-            if store is not None:
-                store.save(j, int(keys[j]), int(games[j]), out[j])
-            if bar is not None:
-                bar.update(int(games[j]))
+                done, waiting = distributed.wait(waiting, timeout=2, return_when="FIRST_COMPLETED")
+            except (TimeoutError, distributed.TimeoutError):
+                done = set()
+            except Exception as exc:  # the scheduler went away
+                raise LudolabError(_lost(sess, exc)) from None
+            if not done:
+                # no chunk finished for a while: is the cluster still there, with workers?
+                try:
+                    workers = len(client.scheduler_info().get("workers", {}))
+                except Exception as exc:
+                    raise LudolabError(_lost(sess, exc)) from None
+                if client.status not in ("running", "connecting"):
+                    raise LudolabError(_lost(sess, RuntimeError(f"client {client.status}")))
+                now = time.monotonic()
+                if workers:
+                    idle_since = None
+                elif idle_since is None:
+                    idle_since = now
+                elif now - idle_since > WORKER_TIMEOUT:
+                    raise LudolabError(f"the Dask cluster has had no workers for {WORKER_TIMEOUT:g} s, with "
+                                       f"{len(waiting)} chunks of the run left: start workers, or run without "
+                                       "--scheduler")
+                continue
+            for f in sorted(done, key=lambda f: futures[f]):
+                j = futures[f]
+                try:
+                    acc = f.result()
+                except Exception as exc:
+                    if type(exc).__name__ in ("KilledWorker", "CancelledError", "FutureCancelledError"):
+                        raise LudolabError(f"the Dask cluster lost chunk {j} of the run: {exc}") from None
+                    if isinstance(exc, (OSError, TimeoutError)) or "Comm" in type(exc).__name__:
+                        raise LudolabError(_lost(sess, exc)) from None
+                    raise
+                out[j] = acc  # by index: a chunk retried elsewhere is stored once
+                if store is not None:
+                    store.save(j, int(keys[j]), int(games[j]), out[j])
+                if bar is not None:
+                    bar.update(int(games[j]))
     finally:
         pending = [f for f in futures if not f.done()]
         if pending:

@@ -205,3 +205,37 @@ def test_command_out_refuses_a_users_file_and_show_follows_the_manifest(tmp_path
     side.write_text(side.read_text().replace('"seed": 0', '"seed": 8'))
     r = CliRunner().invoke(cli, ["show", str(out / "simulate_summary.csv")])
     assert r.exit_code == 0 and "simulate_summary.meta.json was changed since ludolab wrote it" in r.output
+
+
+def test_a_deck_file_is_recorded_by_content_and_a_rerun_finds_it_by_hash(tmp_path, monkeypatch):
+    """show --rerun from another folder, the deck file gone: the deck recorded whole is used; a
+    deck too large to record and not at its path with its hash is refused in one line."""
+    import shutil
+    from importlib import resources
+
+    import ludolab.analysis.scale as S
+
+    deck = tmp_path / "work" / "my-deck.csv"
+    deck.parent.mkdir()
+    shutil.copy(resources.files("ludolab.stdlib").joinpath("data", "assumed-90.csv"), deck)
+    monkeypatch.chdir(deck.parent)
+    args = ["shelf", "simulate", "--deck", "my-deck.csv", "--games", "20", "--chunks", "2", "--quiet", "--out", "o"]
+    r = CliRunner().invoke(cli, args)
+    assert r.exit_code == 0, r.output
+    meta = json.loads((deck.parent / "o").glob("*.meta.json").__next__().read_text())
+    rec = meta["inputs"]["--deck"]
+    assert rec["sha256"] == outputs.hashlib.sha256(deck.read_bytes()).hexdigest() and rec["content"]
+    table = next(p for p in (deck.parent / "o").glob("*.csv"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    r = CliRunner().invoke(cli, ["show", str(table), "--rerun"])
+    assert r.exit_code == 0 and "match" in r.output, r.output
+    # a deck recorded by hash only (too large to keep) is found at its path or refused
+    monkeypatch.setattr(S, "INPUT_KEPT_BYTES", 10)
+    monkeypatch.chdir(deck.parent)
+    r = CliRunner().invoke(cli, args + ["--force"])
+    assert r.exit_code == 0, r.output
+    monkeypatch.chdir(elsewhere)
+    r = CliRunner().invoke(cli, ["show", str(table), "--rerun"])
+    assert r.exit_code == 2 and "SHA-256" in r.output and "my-deck.csv" in r.output
