@@ -152,7 +152,7 @@ def refuse_repeated_options(cmd: click.Command) -> None:
                 if "--" in args else [a.split("=", 1)[0] for a in args if a.split("=", 1)[0] in names]
             if len(given) > 1:
                 same = "" if len(set(given)) == 1 else f" ({' and '.join(sorted(set(given)))} are one option)"
-                raise click.UsageError(f"{given[0]} is given {len(given)} times{same}: give it once", ctx)
+                raise InputError(f"{given[0]} is given {len(given)} times{same}: give it once")
         return parse(ctx, args)
 
     cmd.parse_args = parse_args

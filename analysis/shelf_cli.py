@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .cli_common import (FORMATS, CommandGroup, InputError, check_out, emit, output_options, progress_flag, save_outputs,
+from .cli_common import (FORMATS, CommandGroup, InputError, check_out, emit, output_options, progress_flag, refuse, save_outputs,
                          seed_options, user_errors)
 
 VARIANT_NAMES = ("standard", "flat", "linear", "pairs", "columns")
@@ -235,6 +235,9 @@ def deck(deck_file, generate, fields, colours, numbers, correlation, size, deck_
                          "overwritten)")
     if generate and deck_file:
         raise InputError("--generate and --deck exclude each other: describe a file or generate a deck")
+    if not generate:
+        refuse(["fields", "colours", "numbers", "correlation", "size", "deck_seed"],
+               "describes a generated deck: add --generate (without it the deck is a file or the assumed deck)")
     if generate:
         m = re.fullmatch(r"\s*(\d+)\s*-\s*(\d+)\s*", numbers)
         if not m:

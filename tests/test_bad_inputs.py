@@ -106,3 +106,40 @@ def test_a_disk_error_building_the_report_is_one_line_and_keeps_the_earlier_repo
     assert "no space left on the device" in line and "x.csv" in line
     assert (out / "report.md").read_text() == "# first\n"
     assert not [p for p in out.iterdir() if p.name.startswith(".report-building-")]
+
+
+# ------------------------------------------------------------------ bad input accepted or misreported
+@pytest.mark.parametrize("args,words", [
+    (("beverbende", "simulate", "--special", "swap=1.5"), "whole number of copies"),
+    (("beverbende", "simulate", "--special", "swap=0", "--special", "swap=2"), "swap is given twice"),
+    (("beverbende", "simulate", "--rounds", "100", "--games", "200"), "--games and --rounds are one option"),
+    (("box", "simulate", "--seed", "1", "--seed", "2"), "--seed is given 2 times"),
+    (("beverbende", "sweep", "--knock", "-5:5:5"), "below 0 nobody ever knocks"),
+    (("beverbende", "sweep", "--knock", "0:20:0"), "the step must be > 0"),
+    (("beverbende", "sweep", "--knock", "20:0:2"), "empty range"),
+    (("beverbende", "sweep", "--field-knock", "0,40"), "0..36"),
+    (("shelf", "deck", "--fields", "3"), "add --generate"),
+    (("shelf", "deck", "--size", "40"), "add --generate"),
+    (("box", "advise", "--open", "1,2,3,4", "--roll", "3+4"), "--moves thai"),
+    (("box", "match", "--players", "6", "--rounds", "20", "--exact"), "exact or adaptive match's players"),
+    (("report", "--quick", "--backend", "local", "--workers", "2"), "--workers applies with --backend dask"),
+])
+def test_bad_input_is_one_line_naming_what_is_allowed(args, words):
+    assert words in one_line(invoke(*args))
+
+
+@pytest.mark.parametrize("number,ok", [(10, True), (10.0, True), ("10", True), (10.5, False), ("ten", False),
+                                       (True, False)])
+def test_shelf_score_reads_a_number_by_one_rule(number, ok):
+    from ludolab.stdlib.shelf import TableauError, assumed_deck, parse_tableau
+
+    card = {"field": "Art", "colour": "red", "author": "A", "number": number}
+    deck = assumed_deck()
+    card = {**card, **{k: deck.card(0)[k] for k in ("field", "colour", "author")}}
+    tab = {"shelves": [[dict(card, id=f"c{r}{c}", number=number if r == c == 0 else 20 + 5 * r + c)
+                        for c in range(5)] for r in range(3)]}
+    if ok:
+        parse_tableau(tab, deck)
+    else:
+        with pytest.raises(TableauError, match="not a whole number: write a whole number"):
+            parse_tableau(tab, deck)
