@@ -105,6 +105,18 @@ def check_scheduler(sess) -> None:
             raise InputError(str(exc).splitlines()[0]) from None
 
 
+def games_used(given):
+    """The games the command's runs used: ``given`` unless ``--precision`` chose the number,
+    then the games of the sequential run (``"LOW..HIGH per run"`` when its runs differ)."""
+    from ludolab.sim.runner import current_session
+
+    seq = [int(o.games) for o in current_session().outcomes if o.precision is not None]
+    if not seq:
+        return given
+    lo, hi = min(seq), max(seq)
+    return lo if lo == hi else f"{lo}..{hi} per run"
+
+
 def report_outcomes(outcomes) -> None:
     """Say on stderr what sequential runs used and reached."""
     for o in outcomes:

@@ -156,6 +156,9 @@ def compare(players, variant, tiebreak, deck_file, policies, games, seed, chunks
     rules = make_rules(players, variant, tiebreak, deck_file)
     pols = list(policies) or list(A.DEFAULT_POLICIES)
     df, res = A.policy_table(rules, pols, games, seed, chunks, progress_flag(quiet), track=True)
+    from .scale import games_used
+
+    games = games_used(games)  # with --precision: the games the runs used
     rec = {"rules": rules.label(), "deck": rules.deck.label, "games": games, "seed": seed,
            "chunks": res.provenance["chunks"]}
     emit(fmt, rec, df, title="Shelve the Book: policies on the same deals")
@@ -189,6 +192,9 @@ def variants(players, skilled, deck_file, games, seed, chunks, fmt, out_dir, tab
     ShelfRules(players=players, deck=deck)  # validates players and deck size
     S.parse_policy(skilled)
     df = A.variant_table(players, skilled, games, seed, deck, progress_flag(quiet))
+    from .scale import games_used
+
+    games = games_used(games)  # with --precision: the games the runs used
     rec = {"players": players, "deck": deck.label, "skilled": skilled, "games": games, "seed": seed}
     emit(fmt, rec, df, title="Shelve the Book: scoring variants")
     meta = provenance("shelf", game_rules="shelf", deck=deck.label, players=players, skilled=skilled, games=games,
@@ -259,6 +265,9 @@ def deck(deck_file, generate, fields, colours, numbers, correlation, size, deck_
     from ludolab.analysis.results import provenance
 
     df = A.deck_table(players, "potential", games, seed, deck_seed=deck_seed, progress=progress_flag(quiet))
+    from .scale import games_used
+
+    games = games_used(games)  # with --precision: the games the runs used
     emit(fmt, {"players": players, "games": games, "seed": seed, "skilled": "potential"}, df,
          title="Shelve the Book: deck sensitivity")
     meta = provenance("shelf", players=players, games=games, seed=seed, command="shelf deck --sensitivity")

@@ -435,7 +435,8 @@ WORKER_TIMEOUT = 30.0
 def _lost(sess, exc) -> str:
     where = sess.settings.scheduler or "the LocalCluster"
     why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return f"lost the Dask scheduler at {where} during the run ({why}): start it again and run the command again (with --run-dir and --resume the finished chunks are kept)"
+    return (f"lost the Dask scheduler at {where} during the run ({why}): start it and run the command again "
+            "(with --run-dir and --resume the finished chunks are kept)")
 
 
 def _run_dask(spec, keys, games, todo, out, bar, store, sess):

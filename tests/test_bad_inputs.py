@@ -143,3 +143,13 @@ def test_shelf_score_reads_a_number_by_one_rule(number, ok):
     else:
         with pytest.raises(TableauError, match="not a whole number: write a whole number"):
             parse_tableau(tab, deck)
+
+
+def test_a_header_gives_the_games_a_precision_used():
+    import json
+
+    res = invoke("shelf", "compare", "--precision", "0.5", "--games", "20", "--quiet", "--format", "json")
+    assert res.exit_code == 0, res.output
+    rec = json.loads(res.stdout)
+    assert rec["games"] > 20
+    assert f"reached with {rec['games']:,} games" in res.stderr
