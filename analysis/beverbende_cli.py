@@ -259,6 +259,11 @@ def sweep(players, memory_loss, scoring, knock_penalty, round_cap, exchange_spec
     best = A.best_knock(df, objective)
     meta = provenance("beverbende", rules=rules.as_dict(), seed=seed, rounds=rounds, command="beverbende sweep")
     emit(fmt, None, best if fmt == "table" else df, title="Best own knock threshold for each field threshold")
+    if "capped_rounds" in df and int(df["capped_rounds"].sum()) > 0:
+        capped = df[df["capped_rounds"] > 0]
+        click.echo(f"note: {int(df['capped_rounds'].sum()):,} rounds in {len(capped)} of the {len(df)} cells ended at "
+                   f"the round cap of {rules.round_cap} turns with nobody knocking (the capped_rounds column of the "
+                   "sweep table, with --format json or csv, or --out)", err=True)
     figs = {}
     if out_dir is not None:
         figs["knock_heatmap"] = A.fig_heatmap(df, objective, f"{rules.scoring} scoring, {rules.n_cards}-card deck")

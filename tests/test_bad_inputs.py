@@ -153,3 +153,16 @@ def test_a_header_gives_the_games_a_precision_used():
     rec = json.loads(res.stdout)
     assert rec["games"] > 20
     assert f"reached with {rec['games']:,} games" in res.stderr
+
+
+def test_a_sweep_reports_its_capped_rounds():
+    res = invoke("beverbende", "sweep", "--knock", "0", "--field-knock", "0", "--rounds", "100", "--quiet")
+    assert res.exit_code == 0, res.output
+    assert "ended at the round cap of 400 turns" in res.stderr
+    res = invoke("beverbende", "sweep", "--knock", "0", "--field-knock", "0", "--rounds", "100", "--quiet",
+                 "--format", "json")
+    import json
+
+    rows = json.loads(res.stdout)
+    rows = rows["rows"] if isinstance(rows, dict) else rows
+    assert sum(r["capped_rounds"] for r in rows) > 0
