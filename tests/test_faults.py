@@ -177,3 +177,85 @@ def test_a_dead_scheduler_is_one_line_before_any_work(tmp_path):
     res = cli("report", "--quick", "--scheduler", "tcp://127.0.0.1:9", "--out", str(tmp_path / "r"))
     line = one_line(res)
     assert "scheduler" in line and not (tmp_path / "r").exists()
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _dask(*args):
+    exe = Path(sys.executable).with_name("dask")
+    if not exe.exists():
+        pytest.skip("the dask command is not installed")
+    return subprocess.Popen([str(exe), *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+
+
+def _stop(p):
+    if p.poll() is None:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait(timeout=30)
+
+
+def _wait_port(port, seconds=60):
+    import socket
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+    pytest.skip("the Dask scheduler did not start")
+
+
+def test_a_cluster_without_workers_ends_in_one_line_within_its_timeout():
+    pytest.importorskip("distributed")
+    from ludolab.sim.runner import WORKER_TIMEOUT
+
+    port = _free_port()
+    sched = _dask("scheduler", "--host", "127.0.0.1", "--port", str(port), "--dashboard-address", ":0")
+    try:
+        _wait_port(port)
+        t0 = time.monotonic()
+        res = cli("box", "simulate", "--games", "2000", "--quiet", "--scheduler", f"tcp://127.0.0.1:{port}")
+        line = one_line(res)
+        assert "no workers" in line and f"{WORKER_TIMEOUT:g} s" in line
+        assert time.monotonic() - t0 < WORKER_TIMEOUT + 60
+    finally:
+        _stop(sched)
+
+
+def test_a_scheduler_killed_during_a_run_ends_in_one_line():
+    pytest.importorskip("distributed")
+    port = _free_port()
+    sched = _dask("scheduler", "--host", "127.0.0.1", "--port", str(port), "--dashboard-address", ":0")
+    worker = None
+    try:
+        _wait_port(port)
+        worker = _dask("worker", f"tcp://127.0.0.1:{port}", "--nthreads", "1", "--no-nanny",
+                       "--dashboard-address", ":0")
+        code = ("from ludolab.analysis.cli import main; "
+                f"main(['box', 'simulate', '--games', '3000000000', '--chunks', '64', '--quiet', "
+                f"'--scheduler', 'tcp://127.0.0.1:{port}'])")
+        p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             text=True, start_new_session=True)
+        try:
+            time.sleep(25)  # connected and computing
+            assert p.poll() is None, p.stderr.read()
+            _stop(sched)
+            rc = p.wait(timeout=120)
+            err = p.stderr.read()
+        finally:
+            _stop(p)
+        lines = [ln for ln in err.splitlines() if ln.strip()]
+        assert rc == 2 and len(lines) == 1 and lines[0].startswith("Error:"), err
+        assert "scheduler" in lines[0] or "Dask" in lines[0]
+    finally:
+        _stop(sched)
+        if worker is not None:
+            _stop(worker)
