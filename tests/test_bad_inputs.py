@@ -123,6 +123,8 @@ def test_a_disk_error_building_the_report_is_one_line_and_keeps_the_earlier_repo
     (("box", "advise", "--open", "1,2,3,4", "--roll", "3+4"), "--moves thai"),
     (("box", "match", "--players", "6", "--rounds", "20", "--exact"), "exact or adaptive match's players"),
     (("report", "--quick", "--backend", "local", "--workers", "2"), "--workers applies with --backend dask"),
+    (("shelf", "simulate", "--policy", "potential:open_run2=1,open_run2=2"), "open_run2 is given twice"),
+    (("beverbende", "simulate", "--policy", "threshold:knock=1,knock=2"), "knock is given twice"),
 ])
 def test_bad_input_is_one_line_naming_what_is_allowed(args, words):
     assert words in one_line(invoke(*args))
