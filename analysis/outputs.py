@@ -437,10 +437,16 @@ def staging_folder(root: str | Path):
 
 @contextlib.contextmanager
 def writing(root: str | Path, group: str = "", force: bool = False):
-    """The write in progress for ``root`` (when one covers it), else a new :class:`OutputFolder`."""
+    """The write in progress for ``root`` (when one covers it), else a new :class:`OutputFolder`
+    (``force`` also when the command line was given ``--force``)."""
     if active_for(Path(root) / "x") is not None:
         yield _ACTIVE.get()
         return
+    if not force:
+        import click
+
+        ctx = click.get_current_context(silent=True)
+        force = bool(ctx and ctx.find_root().meta.get("ludolab.force"))
     with OutputFolder(root, group=group, force=force) as w:
         yield w
 

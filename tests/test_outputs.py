@@ -239,3 +239,17 @@ def test_a_deck_file_is_recorded_by_content_and_a_rerun_finds_it_by_hash(tmp_pat
     monkeypatch.chdir(elsewhere)
     r = CliRunner().invoke(cli, ["show", str(table), "--rerun"])
     assert r.exit_code == 2 and "SHA-256" in r.output and "my-deck.csv" in r.output
+
+
+def test_the_strategy_card_never_replaces_a_users_file(tmp_path):
+    out = tmp_path / "card"
+    out.mkdir()
+    (out / "strategy_card.png").write_text("mine")
+    r = CliRunner().invoke(cli, ["box", "card", "--out", str(out)])
+    assert r.exit_code == 2 and "strategy_card.png" in r.output and "--force" in r.output
+    assert (out / "strategy_card.png").read_text() == "mine"
+    r = CliRunner().invoke(cli, ["box", "card", "--out", str(out), "--force"])
+    assert r.exit_code == 0, r.output
+    assert (out / "strategy_card.png").read_bytes()[:4] == b"\x89PNG"
+    man = json.loads((out / MANIFEST).read_text())
+    assert {"strategy_card.png", "strategy_card.pdf"} <= set(man["files"])
