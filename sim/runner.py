@@ -400,8 +400,8 @@ class _Slicer:
             if self.bar is not None:
                 self.bar.update(int((stops - pos[live]).sum()))
             pos[live] = stops
-            if dt < self.slice_seconds / 4:
-                self.step *= 4 if dt < self.slice_seconds / 16 else 2
+            if dt < self.slice_seconds / 4:  # bounded: a slicer reused over many waves never overflows
+                self.step = min(self.step * (4 if dt < self.slice_seconds / 16 else 2), 1 << 40)
             elif dt > self.slice_seconds and self.step > 1:
                 self.step = max(1, self.step // 2)
 

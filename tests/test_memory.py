@@ -37,3 +37,20 @@ def test_run_total_sums_in_waves_to_the_same_numbers():
     with execution(wave=2):
         assert np.array_equal(run_total(spec), whole)
     assert np.array_equal(run_total(spec), whole)
+
+
+def test_run_total_over_many_small_waves():
+    """One thread, waves of two chunks, 64 chunks: the slicer's step stays bounded."""
+    import numba
+
+    rules = BoxRules()
+    pol = B.make_policy(rules, "random")
+    spec = RunSpec("box", "ludolab.sim.box_kernels:_simulate", (*M._sim_args(rules), pol.move, pol.dice),
+                   (rules.n_states,), "int64", 5000, 3, 64)
+    old = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = run_total(spec)
+    finally:
+        numba.set_num_threads(old)
+    assert np.array_equal(one, run(spec).sum(axis=0))
