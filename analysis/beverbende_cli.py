@@ -36,6 +36,12 @@ def rules_options(fn):
     return fn
 
 
+#: Knock thresholds a sweep may try: a row's estimated total, 0 (four zeros) to 36 (four nines);
+#: below 0 a player never knocks and every round runs to the round cap.
+KNOCK_RANGE = (0.0, 36.0)
+KNOCK_UNIT = "knock thresholds (a row's estimated total: below 0 nobody ever knocks)"
+
+
 def run_options(default_rounds: int):
     """--rounds (alias --games), --seed, --chunks."""
     return seed_options(default_rounds, ("--rounds", "--games"), "rounds",
@@ -53,8 +59,13 @@ def make_rules(players, memory_loss, scoring, knock_penalty, round_cap, exchange
         kw["composition"] = parse_composition(deck)
     rules = BeverbendeRules(players=players, memory_loss=memory_loss, scoring=scoring, knock_penalty=knock_penalty,
                             round_cap=round_cap, exchange_specials=exchange_specials, **kw)
+    seen = {}
     for s in specials:
         name, eq, f = s.partition("=")
+        if eq and name.strip() in seen:
+            raise InputError(f"--special {name.strip()} is given twice ({seen[name.strip()]!r} and {s!r}): "
+                             "give each special card type once")
+        seen[name.strip()] = s
         if not eq or name.strip() not in SPECIALS:
             raise InputError(f"cannot read --special {s!r}: write NAME=FACTOR with NAME one of {', '.join(SPECIALS)}, "
                              "e.g. swap=0 or peek=2")
@@ -64,28 +75,49 @@ def make_rules(players, memory_loss, scoring, knock_penalty, round_cap, exchange
             raise InputError(f"--special {s!r}: the factor must be a number >= 0, e.g. 0 or 2") from None
         if not factor >= 0:
             raise InputError(f"--special {s!r}: the factor must be a number >= 0, e.g. 0 or 2")
+        if factor != int(factor):
+            raise InputError(f"--special {s!r}: the factor must be a whole number of copies per card "
+                             "(0 removes the type, 1 keeps it, 2 doubles it)")
         rules = rules.with_special(name.strip(), factor)
     return rules
 
 
-def _num_range(text: str, what: str) -> list[float]:
-    """``"2:20:2"`` (start:stop:step, inclusive) or ``"4,8,12"``."""
+def _num_range(text: str, what: str, low: float | None = None, high: float | None = None,
+               unit: str = "values") -> list[float]:
+    """``"2:20:2"`` (start:stop:step, inclusive) or ``"4,8,12"``; every value within ``low..high``
+    where given (``unit`` names the values in the message).
+
+    Raises:
+        InputError: unreadable, a step that is not > 0, an empty range (stop below start), more
+            than 200 values, or a value out of ``low..high``.
+    """
+    shape = "give start:stop:step (e.g. 2:20:2) or a list (4,8,12)"
     try:
         if ":" in text:
             parts = [float(x) for x in text.split(":")]
-            if len(parts) != 3 or parts[2] <= 0 or parts[1] < parts[0]:
+            if len(parts) != 3:
                 raise ValueError
-            n = int(round((parts[1] - parts[0]) / parts[2])) + 1
-            if n > 200:
-                raise InputError(f"{what} {text!r} has {n} values: at most 200")
-            return [parts[0] + i * parts[2] for i in range(n)]
-        vals = [float(x) for x in text.split(",") if x.strip()]
-        if not vals:
-            raise ValueError
-        return vals
+        else:
+            parts = None
+            vals = [float(x) for x in text.split(",") if x.strip()]
+            if not vals:
+                raise ValueError
     except ValueError:
-        raise InputError(f"cannot read {what} {text!r}: give start:stop:step (e.g. 2:20:2) or a list (4,8,12)") \
-            from None
+        raise InputError(f"cannot read {what} {text!r}: {shape}") from None
+    if parts is not None:
+        if not parts[2] > 0:
+            raise InputError(f"{what} {text!r}: the step must be > 0 (e.g. {parts[0]:g}:{parts[1]:g}:2)")
+        if parts[1] < parts[0]:
+            raise InputError(f"{what} {text!r} is an empty range: the stop {parts[1]:g} is below the start "
+                             f"{parts[0]:g} (start:stop:step counts up)")
+        n = int(round((parts[1] - parts[0]) / parts[2])) + 1
+        if n > 200:
+            raise InputError(f"{what} {text!r} has {n} values: at most 200")
+        vals = [parts[0] + i * parts[2] for i in range(n)]
+    bad = [v for v in vals if (low is not None and v < low) or (high is not None and v > high)]
+    if bad:
+        raise InputError(f"{what} {text!r}: {bad[0]:g} is out of range: {unit} are {low:g}..{high:g}")
+    return vals
 
 
 def _players_list(text: str) -> list[int]:
@@ -220,12 +252,18 @@ def sweep(players, memory_loss, scoring, knock_penalty, round_cap, exchange_spec
     ps = _players_list(players_list) if players_list else [players]
     for P in ps:
         rules.with_changes(players=P)
-    df = A.knock_sweep(ps, _num_range(knocks, "--knock"), _num_range(field_knocks, "--field-knock"), rounds, seed,
+    df = A.knock_sweep(ps, _num_range(knocks, "--knock", *KNOCK_RANGE, unit=KNOCK_UNIT),
+                       _num_range(field_knocks, "--field-knock", *KNOCK_RANGE, unit=KNOCK_UNIT), rounds, seed,
                        rules, policy, progress=progress_flag(quiet))
     objective = "p_win" if rules.scoring == "win-count" else "margin"
     best = A.best_knock(df, objective)
     meta = provenance("beverbende", rules=rules.as_dict(), seed=seed, rounds=rounds, command="beverbende sweep")
     emit(fmt, None, best if fmt == "table" else df, title="Best own knock threshold for each field threshold")
+    if "capped_rounds" in df and int(df["capped_rounds"].sum()) > 0:
+        capped = df[df["capped_rounds"] > 0]
+        click.echo(f"note: {int(df['capped_rounds'].sum()):,} rounds in {len(capped)} of the {len(df)} cells ended at "
+                   f"the round cap of {rules.round_cap} turns with nobody knocking (the capped_rounds column of the "
+                   "sweep table, with --format json or csv, or --out)", err=True)
     figs = {}
     if out_dir is not None:
         figs["knock_heatmap"] = A.fig_heatmap(df, objective, f"{rules.scoring} scoring, {rules.n_cards}-card deck")

@@ -273,7 +273,10 @@ def score(record_file, scoring, void_trump, fmt):
 
     import sys
 
-    source = sys.stdin.read() if record_file == "-" else Path(record_file)  # "-": the record on stdin
+    from ludolab.stdlib.jsonfile import read_input
+
+    # "-": the record on stdin (read up to the input size limit)
+    source = read_input(sys.stdin, "hand record", S.RecordError) if record_file == "-" else Path(record_file)
     res = S.score_record(source, scoring=scoring, void_trump=void_trump)
     seats = [{k: s[k] for k in ("seat", "tricks_won", "closed", "off", "score")} for s in res["seats"]]
     if fmt == "json":

@@ -11,8 +11,6 @@ tables themselves come from :func:`ludolab.sim.box_foresight.foresight_table` an
 
 from __future__ import annotations
 
-import os
-import tempfile
 import textwrap
 from pathlib import Path
 
@@ -285,20 +283,18 @@ def save_card(fig: Figure, out_dir, name: str = "strategy_card") -> list[Path]:
         The two paths.
 
     Raises:
-        OSError: the folder cannot be written.
+        ludolab.analysis.outputs.OutputError: a file in the way that ludolab did not write, or
+            the folder cannot be written (one line naming the file).
     """
+    from .outputs import writing
+
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
-    for ext, dpi in (("png", 110), ("pdf", None)):
-        path = out_dir / f"{name}.{ext}"
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=out_dir)
-        os.close(fd)
-        try:
-            fig.savefig(tmp, format=ext, dpi=dpi)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        paths.append(path)
+    with writing(out_dir) as w:  # the output folder's manifest: never a file ludolab did not write
+        for ext, dpi in (("png", 110), ("pdf", None)):
+            path = out_dir / f"{name}.{ext}"
+            w.write(path.name if w.root.absolute() == out_dir.absolute() else
+                    path.absolute().relative_to(w.root.absolute()).as_posix(),
+                    lambda tmp, ext=ext, dpi=dpi: fig.savefig(tmp, format=ext, dpi=dpi))
+            paths.append(path)
     return paths

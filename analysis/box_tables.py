@@ -129,6 +129,9 @@ def _read_table(path: Path) -> tuple[pd.DataFrame, np.ndarray]:
     """
     shape = f"a header {','.join(TABLE_COLUMNS)} and one row per state and roll, tiles separated by spaces"
     if path.suffix == ".parquet":
+        from ludolab.stdlib.jsonfile import MAX_TABLE_BYTES, check_input_size
+
+        check_input_size(path, "policy table", PolicyError, MAX_TABLE_BYTES)
         try:
             df = pd.read_parquet(path).astype(str).replace({"nan": "", "None": ""})
         except Exception:  # pyarrow raises several kinds
@@ -138,9 +141,11 @@ def _read_table(path: Path) -> tuple[pd.DataFrame, np.ndarray]:
     import csv
     import io
 
+    from ludolab.stdlib.jsonfile import MAX_TABLE_BYTES, read_input
+
+    data = read_input(path, "policy table", PolicyError, binary=True, limit=MAX_TABLE_BYTES)
     try:
-        with open(path, newline="", encoding="utf-8-sig") as f:
-            text = f.read()
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise PolicyError(f"policy table {path.name} is not a UTF-8 text CSV file: it needs {shape}") from None
     first = next((ln for ln in text.splitlines() if ln.strip()), None)
@@ -170,7 +175,9 @@ def _check_table_rules(path: Path, rules: BoxRules) -> None:
 
     fix = "fix it or delete it"
     try:
-        meta = json.loads(side.read_text(encoding="utf-8-sig"))
+        from ludolab.stdlib.jsonfile import read_input
+
+        meta = json.loads(read_input(side, "provenance sidecar", PolicyError))
     except (ValueError, UnicodeDecodeError):
         raise PolicyError(f"{side.name} beside the policy table is not JSON: {fix}") from None
     meta = meta.get("rules", {}) if isinstance(meta, dict) else None

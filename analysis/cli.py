@@ -141,21 +141,28 @@ def bench(fmt, games, reference_seconds, game_ids, scaling, scaling_seconds):
 @click.option("--workers", type=click.IntRange(1, 1024), default=None,
               help="With --backend dask: start a LocalCluster of this many workers.")
 @click.option("--quiet", is_flag=True, help="No progress messages.")
+@click.option("--force", is_flag=True, help="Replace files in --out that ludolab did not write (refused otherwise).")
 @user_errors
-def report(out_dir, quick, seed, backend, scheduler, workers, quiet):
+def report(out_dir, quick, seed, backend, scheduler, workers, quiet, force):
     """The main job: a report of every registered game, as report.md and a self-contained
     report.html (charts embedded, a table of contents, the provenance of every figure)."""
+    from .cli_common import given
+
+    if (scheduler or workers) and backend == "local":
+        if given("backend"):
+            raise InputError(f"{'--scheduler' if scheduler else '--workers'} applies with --backend dask, "
+                             "not --backend local")
+        backend = "dask"
     out_dir = check_out(out_dir)
     from ludolab.analysis.report import build_report
     from ludolab.sim.runner import execution
 
-    from .scale import settings_from
+    from .scale import check_scheduler, settings_from
 
-    if (scheduler or workers) and backend == "local":
-        backend = "dask"
     settings = settings_from(scheduler=scheduler, workers=workers, backend=backend)
-    with execution(settings):
-        path = build_report(out_dir, quick=quick, seed=seed,
+    with execution(settings) as sess:
+        check_scheduler(sess)  # before any work or folder
+        path = build_report(out_dir, quick=quick, seed=seed, force=force,
                             log=None if quiet else lambda m: click.echo(m, err=True))
     click.echo(str(path))
     html = path.with_name("report.html")
@@ -173,7 +180,7 @@ def show(file, rerun, rows):
     import tempfile
     from pathlib import Path
 
-    from .scale import compare_tables, provenance_lines, read_result, rerun_args
+    from .scale import compare_tables, provenance_lines, read_result, rerun_args, rerun_inputs
 
     df, meta = read_result(file)
     click.echo(f"{file}: {len(df)} rows x {len(df.columns)} columns")
@@ -192,7 +199,7 @@ def show(file, rerun, rows):
         raise InputError("this result records no command line, so it cannot be rerun (results saved by ludolab record theirs)")
     name = Path(file).name
     with tempfile.TemporaryDirectory(prefix="ludolab-rerun-") as tmp:
-        args = rerun_args(argv, tmp)
+        args = rerun_args(rerun_inputs(argv, meta.get("inputs"), tmp), str(Path(tmp) / "out"))
         click.echo(f"\nrerunning: ludolab {' '.join(args[:-3])}", err=True)
         import contextlib
         import io
@@ -202,7 +209,7 @@ def show(file, rerun, rows):
                 cli.main(args=args, prog_name="ludolab", standalone_mode=False)
         except click.ClickException as exc:
             raise click.ClickException(f"the rerun failed: {exc.format_message()}") from None
-        found = sorted(Path(tmp).rglob(name))
+        found = sorted((Path(tmp) / "out").rglob(name))
         if not found:
             raise click.ClickException(f"the rerun wrote no {name}")
         again, _ = read_result(found[0])

@@ -4,7 +4,8 @@ Bad input reaches the user as one line, ``Error: ...``, naming what is wrong
 and what is allowed, on stderr with exit code 2 and no traceback.  Exactly
 these count as bad input: :class:`~ludolab.stdlib.errors.LudolabError` (raised
 by the library in the game's terms), click's usage errors, and files that
-cannot be read or written.  Any other exception is a bug and shows as one.
+cannot be read or written (any ``OSError``: a missing file, a full or read-only
+disk, a missing permission), named with the cause.  Any other exception is a bug and shows as one.
 """
 
 from __future__ import annotations
@@ -59,9 +60,11 @@ def user_errors(fn):
             raise InputError(str(exc).splitlines()[0] if str(exc) else exc.__class__.__name__) from None
         except BrokenPipeError:
             raise
-        except (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError) as exc:
+        except OSError as exc:  # a file that cannot be read or written: full or read-only disk, ...
+            from ludolab.analysis.outputs import cause
+
             where = f" {exc.filename!r}" if getattr(exc, "filename", None) else ""
-            raise InputError(f"cannot use{where}: {exc.strerror or exc}") from None
+            raise InputError(f"cannot use{where}: {cause(exc)}") from None
 
     return wrapper
 
@@ -93,7 +96,7 @@ def seed_options(default_games: int, names: tuple = ("--games",), dest: str = "g
 
 
 def output_options(fn):
-    """--format, --out, --table-format, --quiet."""
+    """--format, --out, --table-format, --force, --quiet."""
     opts = [
         click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
                      help="How results are printed."),
@@ -101,6 +104,7 @@ def output_options(fn):
                      help="Also write tables (with provenance) and PNG charts to this folder."),
         click.option("--table-format", type=click.Choice(("csv", "parquet")), default="csv", show_default=True,
                      help="File format of tables written with --out."),
+        force_option,
         click.option("--quiet", is_flag=True, help="No progress bar."),
     ]
     for o in reversed(opts):
@@ -160,21 +164,32 @@ def check_out(out_dir):
             missing.append(base)
             base = base.parent
     except OSError as exc:  # e.g. a folder name too long
-        raise cannot(exc.strerror or exc) from None
+        from ludolab.analysis.outputs import cause
+
+        raise cannot(cause(exc)) from None
     if not base.is_dir():
         raise cannot("it lies under a file")
     if not os.access(base, os.W_OK | os.X_OK):
-        raise cannot(f"{str(base)!r} is not writable")
+        try:
+            ro = bool(os.statvfs(base).f_flag & os.ST_RDONLY)
+        except OSError:
+            ro = False
+        raise cannot(f"{str(base)!r} is on a read-only file system" if ro else f"{str(base)!r} is not writable")
     made = []
     try:
         for folder in reversed(missing):
-            folder.mkdir()
+            try:
+                folder.mkdir()
+            except FileExistsError:  # made at the same moment by another command
+                continue
             made.append(folder)
         fd, probe = tempfile.mkstemp(prefix=".probe.", dir=path)
         os.close(fd)
         os.unlink(probe)
     except OSError as exc:
-        raise cannot(exc.strerror or exc) from None
+        from ludolab.analysis.outputs import cause
+
+        raise cannot(cause(exc)) from None
     finally:
         for folder in reversed(made):
             try:
@@ -239,19 +254,54 @@ def emit(fmt: str, record: dict | None = None, table=None, title: str | None = N
 
 
 def save_outputs(out_dir, tables: dict, figures: dict, meta: dict, table_format: str):
+    """Write a command's tables (with provenance) and charts into ``--out`` as one write.
+
+    Goes through :class:`ludolab.analysis.outputs.OutputFolder`: the folder's files that
+    ludolab did not write are never replaced (refused naming the file, unless ``--force``),
+    a concurrent writer waits, and nothing is moved in before every file is complete.
+
+    Args:
+        out_dir: the folder (None: nothing is written); tables: name -> DataFrame;
+        figures: name -> matplotlib Figure; meta: provenance added to every table;
+        table_format: ``csv`` or ``parquet``.
+
+    Raises:
+        InputError: one line naming the file and why it cannot be written.
+    """
     if out_dir is None:
         return
+    from ludolab.analysis.outputs import OutputFolder, OutputError
     from ludolab.analysis.results import save_figure, save_table
 
+    ctx = click.get_current_context(silent=True)
+    force = bool(ctx and ctx.find_root().meta.get("ludolab.force"))
+    group = ctx.command_path.partition(" ")[2] if ctx else ""
     written = []
     try:
-        for name, df in tables.items():
-            written += save_table(df, out_dir, name, table_format, meta)
-        for name, fig in figures.items():
-            written.append(save_figure(fig, out_dir, name))
+        with OutputFolder(out_dir, group=group, force=force) as w:
+            for name, df in tables.items():
+                written += save_table(df, out_dir, name, table_format, meta)
+            for name, fig in figures.items():
+                written.append(save_figure(fig, out_dir, name))
+    except OutputError as exc:
+        raise InputError(str(exc)) from None
     except OSError as exc:
-        raise InputError(f"cannot write to --out {str(out_dir)!r}: {exc.strerror or exc}") from None
-    click.echo(f"wrote {len(written)} files to {out_dir}", err=True)
+        from ludolab.analysis.outputs import os_error
+
+        raise InputError(os_error(exc, out_dir)) from None
+    done = w.summary()
+    click.echo(f"wrote {len(written)} files to {out_dir}" + (f" ({done})" if done else ""), err=True)
+
+
+def _set_force(ctx, param, value):
+    if value:
+        ctx.find_root().meta["ludolab.force"] = True
+    return value
+
+
+#: ``--force``: replace files in the output folder that ludolab did not write.
+force_option = click.option("--force", is_flag=True, expose_value=False, callback=_set_force,
+                            help="Replace files in --out that ludolab did not write (refused otherwise).")
 
 
 def progress_flag(quiet):

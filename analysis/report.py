@@ -389,50 +389,50 @@ def _backend() -> str:
 
 
 def build_report(out_dir: str | Path = "ludolab-report", quick: bool = False, seed: int = 2026,
-                 log: Callable[[str], None] | None = None) -> Path:
+                 log: Callable[[str], None] | None = None, force: bool = False) -> Path:
     """Write ``report.md`` and ``report.html`` with its ``tables/`` and ``charts/`` into ``out_dir``.
 
     The Monte Carlo runs execute with the :class:`~ludolab.sim.runner.Execution` in force
-    (``ludolab report --backend dask`` sets one).
+    (``ludolab report --backend dask`` sets one).  The report is built in a staging folder
+    and published with :func:`ludolab.analysis.outputs.publish_tree`: it replaces the files
+    an earlier report wrote (saying so through ``log``) and never a file ludolab did not
+    write, unless ``force``.
 
     Returns:
         Path of report.md.
+
+    Raises:
+        LudolabError: the folder is a file, a file in the way is not ludolab's, or the
+            folder cannot be written (one line naming the file and the cause).
     """
+    from .outputs import OutputError, os_error, publish_tree, staging_folder
+
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise LudolabError(f"the report folder {str(out_dir)!r} is a file: give a folder")
-    out_dir.mkdir(parents=True, exist_ok=True)
     # Built in a staging folder and moved into place only when complete, so an
     # interrupted or failed run never mixes its tables into an earlier report.
     import shutil
     import tempfile
 
     final_dir = out_dir
-    out_dir = Path(tempfile.mkdtemp(prefix=".report-building-", dir=final_dir))
     try:
-        path = _build(out_dir, quick, seed, log)
-        _move_into_place(out_dir, final_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        out_dir = Path(tempfile.mkdtemp(prefix=".report-building-", dir=final_dir))
+    except OSError as exc:
+        raise OutputError(os_error(exc, final_dir)) from None
+    try:
+        with staging_folder(out_dir):
+            try:
+                path = _build(out_dir, quick, seed, log)
+            except OSError as exc:
+                raise OutputError(os_error(exc)) from None
+        done = publish_tree(out_dir, final_dir, group="report", force=force)
     finally:
         shutil.rmtree(out_dir, ignore_errors=True)
+    if log and done.summary():
+        log(f"{final_dir}: {done.summary()}")
     return final_dir / path.name
-
-
-def _move_into_place(staging: Path, final_dir: Path) -> None:
-    """Replace the report in ``final_dir`` by the one built in ``staging``: the tables and
-    charts folders whole (an earlier report's files do not linger), report.md and report.html last."""
-    import os
-    import shutil
-
-    for sub in ("tables", "charts"):
-        new, old = staging / sub, final_dir / sub
-        if old.exists():
-            os.replace(old, staging / f"old-{sub}")
-        if new.exists():
-            os.replace(new, old)
-        shutil.rmtree(staging / f"old-{sub}", ignore_errors=True)
-    for name in ("build.log", "report.html", "report.md"):
-        if (staging / name).exists():
-            os.replace(staging / name, final_dir / name)
 
 
 def _build(out_dir: Path, quick: bool, seed: int, log) -> Path:
@@ -450,7 +450,7 @@ def _build(out_dir: Path, quick: bool, seed: int, log) -> Path:
 
         ctx._runs_seen = ctx._table_runs_seen = len(current_session().outcomes)
         ctx._table_runs, ctx._figure_runs = [], []
-        parts.append(g.load("analysis").report_section(ctx))
+        parts.append(g.entry("report_section")(ctx))
         progress.game_done()
     ctx.game = None
     v = versions()

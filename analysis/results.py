@@ -3,8 +3,9 @@
 Tables are tidy pandas DataFrames.  Every saved table carries its provenance
 (game, rules, policy, N, seed, chunks, versions, time): Parquet keeps it in
 ``df.attrs`` (stored in the file's metadata), CSV gets a ``NAME.meta.json``
-sidecar.  Files are written to a temporary name and renamed, so an error never
-leaves a half-written file or destroys an earlier one.
+sidecar.  Files go through :mod:`ludolab.analysis.outputs`: staged beside their
+targets and moved in together with the folder's manifest, so an error never leaves
+a half-written file, destroys an earlier one or replaces a file ludolab did not write.
 """
 
 from __future__ import annotations
@@ -55,6 +56,11 @@ def _jsonable(v):
 
 
 def _atomic_write(path: Path, write) -> None:
+    """Write one file through a temporary name (a private folder's file: no manifest).
+
+    Raises:
+        OSError: naming ``path``.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     os.close(fd)
@@ -87,7 +93,11 @@ def save_table(df: pd.DataFrame, out_dir: str | Path, name: str, fmt: str = "csv
 
     Raises:
         ValueError: unknown format.
+        ludolab.analysis.outputs.OutputError: a file in the way that ludolab did not write,
+            another writer, or a disk error (one line naming the file).
     """
+    from .outputs import writing
+
     out_dir = Path(out_dir)
     from .scale import run_provenance  # versions, git commit, command line, backend, runs made
 
@@ -95,20 +105,33 @@ def save_table(df: pd.DataFrame, out_dir: str | Path, name: str, fmt: str = "csv
     if fmt == "csv":
         path = out_dir / f"{name}.csv"
         side = out_dir / f"{name}.meta.json"
-        _atomic_write(path, lambda tmp: df.to_csv(tmp, index=False))
-        _atomic_write(side, lambda tmp: Path(tmp).write_text(json.dumps(info, indent=2) + "\n"))
+        with writing(out_dir) as w:
+            w.write(_rel(w, path), lambda tmp: df.to_csv(tmp, index=False))
+            w.write(_rel(w, side), lambda tmp: Path(tmp).write_text(json.dumps(info, indent=2) + "\n"))
         return [path, side]
     if fmt == "parquet":
         path = out_dir / f"{name}.parquet"
         out = df.copy()
         out.attrs = info
-        _atomic_write(path, lambda tmp: out.to_parquet(tmp, index=False))
+        with writing(out_dir) as w:
+            w.write(_rel(w, path), lambda tmp: out.to_parquet(tmp, index=False))
         return [path]
     raise ValueError(f"unknown table format {fmt!r}: allowed are csv, parquet")
 
 
 def save_figure(fig, out_dir: str | Path, name: str, dpi: int = 110) -> Path:
-    """Save a matplotlib Figure as ``NAME.png``."""
+    """Save a matplotlib Figure as ``NAME.png`` (``dpi`` dots per inch).
+
+    Raises:
+        ludolab.analysis.outputs.OutputError: as :func:`save_table`.
+    """
+    from .outputs import writing
+
     path = Path(out_dir) / f"{name}.png"
-    _atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=dpi, bbox_inches="tight", format="png"))
+    with writing(out_dir) as w:
+        w.write(_rel(w, path), lambda tmp: fig.savefig(tmp, dpi=dpi, bbox_inches="tight", format="png"))
     return path
+
+
+def _rel(w, path: Path) -> str:
+    return Path(path).absolute().relative_to(w.root.absolute()).as_posix()

@@ -80,11 +80,41 @@ def settings_from(scheduler=None, workers=None, run_dir=None, resume=False, prec
     if resume and run_dir is not None and not Path(run_dir).is_dir():
         raise InputError(f"--resume: there is no run folder {str(run_dir)!r} to continue (check the name, "
                          "or leave out --resume to start a run there)")
+    if resume and run_dir is not None and not (Path(run_dir) / "run.json").exists():
+        click.echo(f"note: the run folder {str(run_dir)!r} holds no run yet: starting the run there", err=True)
     try:
         return Execution(backend=backend or "local", scheduler=scheduler, workers=workers,
                          run_dir=run_dir, resume=bool(resume), precision=precision)
     except LudolabError as exc:
         raise InputError(str(exc)) from None
+
+
+def check_scheduler(sess) -> None:
+    """Connect to the Dask scheduler named by ``--scheduler`` before any work (within the
+    connection timeout, see :meth:`ludolab.sim.runner.Session.client`).
+
+    Raises:
+        InputError: the scheduler cannot be reached (one line naming its address).
+    """
+    from ludolab.stdlib.errors import LudolabError
+
+    if sess.settings.scheduler:
+        try:
+            sess.client()
+        except LudolabError as exc:
+            raise InputError(str(exc).splitlines()[0]) from None
+
+
+def games_used(given):
+    """The games the command's runs used: ``given`` unless ``--precision`` chose the number,
+    then the games of the sequential run (``"LOW..HIGH per run"`` when its runs differ)."""
+    from ludolab.sim.runner import current_session
+
+    seq = [int(o.games) for o in current_session().outcomes if o.precision is not None]
+    if not seq:
+        return given
+    lo, hi = min(seq), max(seq)
+    return lo if lo == hi else f"{lo}..{hi} per run"
 
 
 def report_outcomes(outcomes) -> None:
@@ -110,11 +140,35 @@ def with_execution(callback):
         opts = {k: kwargs.pop(k) for k in SCALE_PARAMS if k in kwargs}
         settings = settings_from(**opts)
         with execution(settings) as sess:
+            check_scheduler(sess)
             rv = callback(*args, **kwargs)
             report_outcomes(sess.outcomes)
         return rv
 
     return wrapper
+
+
+def refuse_repeated_options(cmd: click.Command) -> None:
+    """Make ``cmd`` refuse a single-valued option given twice (``--rounds 100 --games 200``, two
+    names of one option, or one name twice): click would silently keep one of them."""
+    if getattr(cmd, "_ludolab_repeats", False):
+        return
+    parse = cmd.parse_args
+
+    def parse_args(ctx, args):
+        for p in cmd.params:
+            if not isinstance(p, click.Option) or p.multiple or p.is_flag or p.count:
+                continue
+            names = [o for o in p.opts + p.secondary_opts if o.startswith("--")]
+            given = [a.split("=", 1)[0] for a in args[: args.index("--")] if a.split("=", 1)[0] in names] \
+                if "--" in args else [a.split("=", 1)[0] for a in args if a.split("=", 1)[0] in names]
+            if len(given) > 1:
+                same = "" if len(set(given)) == 1 else f" ({' and '.join(sorted(set(given)))} are one option)"
+                raise InputError(f"{given[0]} is given {len(given)} times{same}: give it once")
+        return parse(ctx, args)
+
+    cmd.parse_args = parse_args
+    cmd._ludolab_repeats = True
 
 
 def add_scale_options(cmd: click.Command) -> click.Command:
@@ -127,6 +181,7 @@ def add_scale_options(cmd: click.Command) -> click.Command:
             add_scale_options(sub)
         cmd._ludolab_scale = True
         return cmd
+    refuse_repeated_options(cmd)
     names = {p.name for p in cmd.params}
     if "chunks" in names and "scheduler" not in names:
         holder = scale_options(lambda: None)
@@ -168,36 +223,133 @@ def run_provenance() -> dict:
     argv = current_argv()
     if argv:
         rec["argv"] = list(argv)
+        inputs = input_files(argv)
+        if inputs:
+            rec["inputs"] = inputs
     rec["execution"] = sess.settings.describe()
     if sess.outcomes:
         rec["runs"] = [o.as_dict() for o in sess.outcomes]
     return rec
 
 
+#: Options whose value is an input file recorded by content with a result (``--deck FILE``).
+INPUT_OPTIONS = ("--deck",)
+#: An input file at most this large is recorded whole with the result, so a rerun needs no copy of it.
+INPUT_KEPT_BYTES = 64 * 1024
+
+
+def _option_values(argv, names):
+    """``(index, option, value)`` of every ``--opt VALUE`` / ``--opt=VALUE`` among ``names``."""
+    out, i = [], 0
+    while i < len(argv):
+        a = str(argv[i])
+        name, eq, val = a.partition("=")
+        if name in names:
+            if eq:
+                out.append((i, name, val))
+            elif i + 1 < len(argv):
+                out.append((i + 1, name, str(argv[i + 1])))
+                i += 1
+        i += 1
+    return out
+
+
+def input_files(argv) -> dict:
+    """The input files a command line names (``--deck FILE``), by content: for each, the path as
+    given, its SHA-256, its size and, when at most :data:`INPUT_KEPT_BYTES`, its text."""
+    import hashlib
+
+    from ludolab.stdlib.jsonfile import read_input
+
+    rec = {}
+    for _, name, val in _option_values(argv, INPUT_OPTIONS):
+        p = Path(val)
+        if not p.is_file():
+            continue  # a built-in name such as assumed-90
+        try:
+            data = read_input(p, "input file", binary=True)
+        except Exception:
+            continue
+        entry = {"path": val, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+        if len(data) <= INPUT_KEPT_BYTES:
+            try:
+                entry["content"] = data.decode("utf-8")
+            except UnicodeDecodeError:
+                pass
+        rec[name] = entry
+    return rec
+
+
+def rerun_inputs(argv: list, inputs: dict, tmp: str) -> list:
+    """The recorded command line with each recorded input file found by its hash: the file at
+    the recorded path when its content matches, else the recorded content written into ``tmp``.
+
+    Raises:
+        InputError: an input file is not at its path with the recorded content, and its
+            content was not recorded (too large): naming the file and its hash.
+    """
+    import hashlib
+
+    argv = [str(a) for a in argv]
+    for i, name, val in _option_values(argv, INPUT_OPTIONS):
+        entry = (inputs or {}).get(name)
+        if not isinstance(entry, dict) or "sha256" not in entry:
+            continue
+        p = Path(val)
+        try:
+            same = p.is_file() and hashlib.sha256(p.read_bytes()).hexdigest() == entry["sha256"]
+        except OSError:
+            same = False
+        if same:
+            continue
+        if "content" not in entry:
+            raise InputError(f"the rerun needs the {name} file {val!r} with SHA-256 {entry['sha256'][:16]}..., "
+                             "and it is not there with that content: put it back at that path")
+        kept = Path(tmp) / "inputs" / (p.name or "input")
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        kept.write_text(entry["content"], encoding="utf-8")
+        new = str(kept)
+        argv[i] = f"{name}={new}" if argv[i].startswith(f"{name}=") else new
+    return argv
+
+
 # ------------------------------------------------------------------ show
 def read_result(path) -> tuple:
     """A saved table and its provenance: ``(DataFrame, dict)``.
 
+    A table in an output folder is checked against the folder's manifest (with its
+    sidecar), so a table and a sidecar from two different writes are never shown together.
+
     Raises:
-        LudolabError: not a CSV or Parquet table written by ludolab, or unreadable.
+        LudolabError: not a CSV or Parquet table written by ludolab, unreadable, or not
+            what the folder's manifest says ludolab wrote (changed since, or an interrupted write).
     """
     import pandas as pd
 
     from ludolab.stdlib.errors import LudolabError
 
+    from ludolab.stdlib.jsonfile import MAX_TABLE_BYTES, check_input_size
+
+    from .outputs import check_together
+
     path = Path(path)
     if not path.exists():
         raise LudolabError(f"no such file {str(path)!r}")
+    if path.suffix in (".parquet", ".csv"):
+        check_input_size(path, "saved table", LudolabError, MAX_TABLE_BYTES)
     if path.suffix == ".parquet":
+        changed = check_together([path])
         try:
             df = pd.read_parquet(path)
         except Exception as exc:
             raise LudolabError(f"cannot read {str(path)!r} as Parquet: {exc}") from None
+        _note_changed(changed)
         return df, dict(df.attrs)
     if path.suffix == ".csv" or path.name.endswith(".meta.json"):
         if path.name.endswith(".meta.json"):
             path = path.with_name(path.name[: -len(".meta.json")] + ".csv")
         side = path.with_name(path.stem + ".meta.json")
+        changed = check_together([path, side] if side.exists() else [path])
         try:
             df = pd.read_csv(path)
         except Exception as exc:
@@ -207,8 +359,14 @@ def read_result(path) -> tuple:
         meta = load_json(side, "provenance record") if side.exists() else {}
         if not isinstance(meta, dict):
             raise LudolabError(f"{side.name} holds no provenance record (a JSON object is expected)")
+        _note_changed(changed)
         return df, meta
     raise LudolabError(f"{str(path)!r} is not a saved table: give a .csv (with its .meta.json) or a .parquet file")
+
+
+def _note_changed(paths) -> None:
+    for p in paths:
+        click.echo(f"note: {p} was changed since ludolab wrote it", err=True)
 
 
 def _flat(d, prefix=""):

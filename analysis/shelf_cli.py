@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .cli_common import (FORMATS, CommandGroup, InputError, check_out, emit, output_options, progress_flag, save_outputs,
+from .cli_common import (FORMATS, CommandGroup, InputError, check_out, emit, output_options, progress_flag, refuse, save_outputs,
                          seed_options, user_errors)
 
 VARIANT_NAMES = ("standard", "flat", "linear", "pairs", "columns")
@@ -106,9 +106,10 @@ def score(file, variant, deck_file, fmt):
     from ludolab.stdlib.shelf import ShelfRules, TableauError, load_deck, parse_tableau
 
     deck = load_deck(deck_file)
-    from ludolab.stdlib.jsonfile import load_json
+    from ludolab.stdlib.jsonfile import load_json, read_input
 
-    obj = load_json(Path(file) if file != "-" else click.get_text_stream("stdin").read(), "tableau", TableauError)
+    obj = load_json(Path(file) if file != "-" else read_input(click.get_text_stream("stdin"), "tableau", TableauError),
+                    "tableau", TableauError)
     if not isinstance(obj, dict):  # parsed JSON (a JSON string is not a tableau, nor JSON text to read again)
         raise TableauError('a tableau is a JSON object {"shelves": [[5 cards], [5 cards], [5 cards]]}')
     tab = parse_tableau(obj, deck)
@@ -155,6 +156,9 @@ def compare(players, variant, tiebreak, deck_file, policies, games, seed, chunks
     rules = make_rules(players, variant, tiebreak, deck_file)
     pols = list(policies) or list(A.DEFAULT_POLICIES)
     df, res = A.policy_table(rules, pols, games, seed, chunks, progress_flag(quiet), track=True)
+    from .scale import games_used
+
+    games = games_used(games)  # with --precision: the games the runs used
     rec = {"rules": rules.label(), "deck": rules.deck.label, "games": games, "seed": seed,
            "chunks": res.provenance["chunks"]}
     emit(fmt, rec, df, title="Shelve the Book: policies on the same deals")
@@ -188,6 +192,9 @@ def variants(players, skilled, deck_file, games, seed, chunks, fmt, out_dir, tab
     ShelfRules(players=players, deck=deck)  # validates players and deck size
     S.parse_policy(skilled)
     df = A.variant_table(players, skilled, games, seed, deck, progress_flag(quiet))
+    from .scale import games_used
+
+    games = games_used(games)  # with --precision: the games the runs used
     rec = {"players": players, "deck": deck.label, "skilled": skilled, "games": games, "seed": seed}
     emit(fmt, rec, df, title="Shelve the Book: scoring variants")
     meta = provenance("shelf", game_rules="shelf", deck=deck.label, players=players, skilled=skilled, games=games,
@@ -234,6 +241,9 @@ def deck(deck_file, generate, fields, colours, numbers, correlation, size, deck_
                          "overwritten)")
     if generate and deck_file:
         raise InputError("--generate and --deck exclude each other: describe a file or generate a deck")
+    if not generate:
+        refuse(["fields", "colours", "numbers", "correlation", "size", "deck_seed"],
+               "describes a generated deck: add --generate (without it the deck is a file or the assumed deck)")
     if generate:
         m = re.fullmatch(r"\s*(\d+)\s*-\s*(\d+)\s*", numbers)
         if not m:
@@ -255,6 +265,9 @@ def deck(deck_file, generate, fields, colours, numbers, correlation, size, deck_
     from ludolab.analysis.results import provenance
 
     df = A.deck_table(players, "potential", games, seed, deck_seed=deck_seed, progress=progress_flag(quiet))
+    from .scale import games_used
+
+    games = games_used(games)  # with --precision: the games the runs used
     emit(fmt, {"players": players, "games": games, "seed": seed, "skilled": "potential"}, df,
          title="Shelve the Book: deck sensitivity")
     meta = provenance("shelf", players=players, games=games, seed=seed, command="shelf deck --sensitivity")

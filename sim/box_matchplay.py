@@ -436,7 +436,8 @@ class MatchPlay:
 
 
 def _check_match(rules: BoxRules, players, rounds, threshold, play):
-    players = _whole(players, "players", 2, 3)
+    # the limit of a match solved exactly or played adaptively (its state space), not of --players
+    players = _whole(players, "an exact or adaptive match's players", 2, 3)
     if rounds is not None and threshold is not None:
         raise MatchPlayError("a match is either several rounds (totals add up) or elimination at a threshold, "
                              "not both")

@@ -12,7 +12,7 @@ from ludolab.stdlib.errors import LudolabError
 
 from .box_exact import Policy, evaluate
 from .experiment import DEFAULT_CHUNKS
-from .runner import RunSpec, run
+from .runner import RunSpec, run, run_total
 from .stats import Estimate, mean_ci, paired_from_moments, wilson_ci
 
 # ---------------------------------------------------------------- Monte Carlo
@@ -109,6 +109,25 @@ def is_deterministic(policy: Policy) -> bool:
     return bool(policy.move.min(initial=0) >= -1 and policy.dice.min(initial=1) >= 1)
 
 
+#: The most bytes a transition table may take (the fast kernels' lookup): beyond it, and beyond
+#: the policy's own tables, the general kernel plays the same games with the same numbers.
+MAX_TABLE_BYTES = 256 * 2**20
+
+
+def transition_table_bytes(rules: BoxRules) -> int:
+    """Bytes of the transition table :func:`transition_table` would build for ``rules``."""
+    item = 2 if rules.n_tiles <= 14 else 4
+    return int(rules.n_states) * len(rules.outcomes.draw_map2) * item
+
+
+def fast_table_fits(policy: Policy) -> bool:
+    """Whether the fast kernel's transition table is small: at most :data:`MAX_TABLE_BYTES` or
+    the size of the policy's own tables, so a simulation never needs more memory than the
+    exact solver of the same rules (its result is the same either way)."""
+    own = int(policy.move.nbytes) + int(policy.dice.nbytes)
+    return transition_table_bytes(policy.rules) <= max(MAX_TABLE_BYTES, own)
+
+
 def transition_table(policy: Policy) -> tuple[np.ndarray, np.ndarray]:
     """A policy without random choices as the tables of the fast kernel.
 
@@ -149,18 +168,21 @@ def simulate(policy: Policy, games: int, seed: int = 0, chunks: int = DEFAULT_CH
     Returns:
         :class:`SimResult` (counts of final states, int64 (n_states,)).
 
+    The fast kernel (one transition-table lookup per roll) is used only where its table is
+    small (:func:`fast_table_fits`); both kernels give the same counts.
+
     Raises:
         LudolabError: bad games, seed or chunks.
     """
     rules = policy.rules
-    if is_deterministic(policy):  # one table lookup per roll, the same dice
+    if is_deterministic(policy) and fast_table_fits(policy):  # one table lookup per roll, the same dice
         kernel, args = "ludolab.sim.box_kernels:_simulate_fast", (rules.full, *transition_table(policy))
     else:
         kernel = "ludolab.sim.box_kernels:_simulate_t"
         args = (*_sim_args(rules), policy.move, policy.dice, _ties(policy))
     spec = RunSpec("box", kernel, args, (rules.n_states,), "int64", games, seed, chunks, label="box",
                    metric="ludolab.sim.metrics:weighted_mean", metric_args=(rules.scores,))
-    counts = run(spec, progress).sum(axis=0)
+    counts = run_total(spec, progress)  # summed wave by wave: no (chunks, states) array
     return SimResult(policy, counts, spec.provenance())
 
 
@@ -189,7 +211,8 @@ def compare(policies: list[Policy], games: int, seed: int = 0, chunks: int = DEF
         raise LudolabError("all compared policies must be for the same rules")
     scores = rules.scores.astype(np.float64)
     k = len(policies)
-    if all(is_deterministic(p) for p in policies):
+    if all(is_deterministic(p) for p in policies) and \
+            transition_table_bytes(rules) * k <= max(MAX_TABLE_BYTES, sum(p.move.nbytes for p in policies)):
         tables = [transition_table(p) for p in policies]
         args = (rules.full, np.stack([b for b, _ in tables]), np.stack([t for _, t in tables]), scores)
         kernel = "ludolab.sim.box_kernels:_simulate_paired_fast"

@@ -113,19 +113,14 @@ class RunSpec:
 
     def fingerprint(self) -> str:
         """SHA-256 (hex) of everything that determines the result."""
+        from .runstore import hash_args
+
         h = hashlib.sha256()
         for part in (self.game, self.kernel, repr(tuple(self.acc_shape)), self.acc_dtype,
                      str(self.games), str(self.seed), str(self.chunks)):
             h.update(part.encode())
             h.update(b"\0")
-        for a in self.args:
-            if isinstance(a, np.ndarray):
-                a = np.ascontiguousarray(a)
-                h.update(f"array {a.dtype.str} {a.shape}".encode())
-                h.update(a.tobytes())
-            else:
-                h.update(f"{type(a).__name__} {a!r}".encode())
-            h.update(b"\0")
+        hash_args(h, self.args)  # the arrays' bytes read in place, never copied whole
         return h.hexdigest()
 
     def provenance(self) -> dict:
@@ -228,6 +223,7 @@ class RunOutcome:
     chunks: int
     backend: str
     loaded_chunks: int = 0
+    damaged_chunks: int | None = None
     precision: float | None = None
     value: float | None = None
     half_width: float | None = None
@@ -265,8 +261,11 @@ class Session:
                                "pip install 'ludolab[dask]'") from None
         import logging
 
-        for name in ("distributed", "distributed.nanny", "distributed.worker", "distributed.scheduler"):
-            logging.getLogger(name).setLevel(logging.ERROR)
+        # a lost scheduler or worker ends in one LudolabError line, not in Dask's logged tracebacks
+        for name in ("distributed", "distributed.nanny", "distributed.worker", "distributed.scheduler",
+                     "distributed.client", "distributed.comm", "distributed.core", "distributed.batched",
+                     "tornado", "asyncio"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
         ex = self.settings
         if ex.scheduler:
             try:
@@ -401,8 +400,8 @@ class _Slicer:
             if self.bar is not None:
                 self.bar.update(int((stops - pos[live]).sum()))
             pos[live] = stops
-            if dt < self.slice_seconds / 4:
-                self.step *= 4 if dt < self.slice_seconds / 16 else 2
+            if dt < self.slice_seconds / 4:  # bounded: a slicer reused over many waves never overflows
+                self.step = min(self.step * (4 if dt < self.slice_seconds / 16 else 2), 1 << 40)
             elif dt > self.slice_seconds and self.step > 1:
                 self.step = max(1, self.step // 2)
 
@@ -429,30 +428,70 @@ def _run_local(spec, keys, games, todo, out, bar, store, sess, slice_seconds, fi
                 store.save(int(j), int(keys[j]), int(games[j]), part[i])
 
 
+#: Seconds a Dask run waits with no worker in the cluster before it stops with one line.
+WORKER_TIMEOUT = 30.0
+
+
+def _lost(sess, exc) -> str:
+    where = sess.settings.scheduler or "the LocalCluster"
+    why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return (f"lost the Dask scheduler at {where} during the run ({why}): start it and run the command again "
+            "(with --run-dir and --resume the finished chunks are kept)")
+
+
 def _run_dask(spec, keys, games, todo, out, bar, store, sess):
     """Chunks ``todo`` as Dask tasks, gathered by chunk index as they finish."""
     client = sess.client()  # refuses in one line when distributed is missing
-    from distributed import as_completed
+    import distributed
 
     tag = os.urandom(6).hex()
     idx = [int(j) for j in todo]
     fs = client.map(run_chunk, [spec] * len(idx), [int(keys[j]) for j in idx], [int(games[j]) for j in idx],
                     key=[f"ludolab-chunk-{j}-{tag}" for j in idx], pure=False)
     futures = dict(zip(fs, idx))
+    waiting = set(futures)
+    idle_since = None
     try:
-        for f in as_completed(list(futures)):
-            j = futures[f]
+        while waiting:
             try:
-                acc = f.result()
-            except Exception as exc:
-                if type(exc).__name__ in ("KilledWorker", "CancelledError", "FutureCancelledError"):
-                    raise LudolabError(f"the Dask cluster lost chunk {j} of the run: {exc}") from None
-                raise
-            out[j] = acc  # by index: a chunk retried elsewhere is stored once
-            if store is not None:
-                store.save(j, int(keys[j]), int(games[j]), out[j])
-            if bar is not None:
-                bar.update(int(games[j]))
+                done, waiting = distributed.wait(waiting, timeout=2, return_when="FIRST_COMPLETED")
+            except (TimeoutError, distributed.TimeoutError):
+                done = set()
+            except Exception as exc:  # the scheduler went away
+                raise LudolabError(_lost(sess, exc)) from None
+            if not done:
+                # no chunk finished for a while: is the cluster still there, with workers?
+                try:
+                    workers = len(client.scheduler_info().get("workers", {}))
+                except Exception as exc:
+                    raise LudolabError(_lost(sess, exc)) from None
+                if client.status not in ("running", "connecting"):
+                    raise LudolabError(_lost(sess, RuntimeError(f"client {client.status}")))
+                now = time.monotonic()
+                if workers:
+                    idle_since = None
+                elif idle_since is None:
+                    idle_since = now
+                elif now - idle_since > WORKER_TIMEOUT:
+                    raise LudolabError(f"the Dask cluster has had no workers for {WORKER_TIMEOUT:g} s, with "
+                                       f"{len(waiting)} chunks of the run left: start workers, or run without "
+                                       "--scheduler")
+                continue
+            for f in sorted(done, key=lambda f: futures[f]):
+                j = futures[f]
+                try:
+                    acc = f.result()
+                except Exception as exc:
+                    if type(exc).__name__ in ("KilledWorker", "CancelledError", "FutureCancelledError"):
+                        raise LudolabError(f"the Dask cluster lost chunk {j} of the run: {exc}") from None
+                    if isinstance(exc, (OSError, TimeoutError)) or "Comm" in type(exc).__name__:
+                        raise LudolabError(_lost(sess, exc)) from None
+                    raise
+                out[j] = acc  # by index: a chunk retried elsewhere is stored once
+                if store is not None:
+                    store.save(j, int(keys[j]), int(games[j]), out[j])
+                if bar is not None:
+                    bar.update(int(games[j]))
     finally:
         pending = [f for f in futures if not f.done()]
         if pending:
@@ -496,6 +535,48 @@ class _Offset:
 
     def save(self, j, key, games, acc):
         self.store.save(self.offset + j, key, games, acc)
+
+
+def run_total(spec: RunSpec, progress: bool | None = False, slice_seconds: float = 0.5,
+              first_step: int = 64) -> np.ndarray:
+    """Run ``spec`` and return its accumulator summed over chunks, shape ``acc_shape``.
+
+    The same numbers as ``run(spec).sum(axis=0)`` for an integer accumulator, but on the
+    local backend without a run folder or a precision the chunks run in waves (twice the
+    numba threads at a time) summed as they finish, so the memory is a wave's accumulators,
+    not every chunk's (a large accumulator times many chunks).
+
+    Raises:
+        as :func:`run`.
+    """
+    sess = current_session()
+    ex = sess.settings
+    if (ex.backend != "local" or ex.run_dir or ex.precision is not None
+            or not np.issubdtype(np.dtype(spec.acc_dtype), np.integer)):
+        return run(spec, progress, slice_seconds, first_step).sum(axis=0)
+    import numba
+
+    spec.__dict__.pop("_sequential", None)
+    plan = spec.plan()
+    wave = int(ex.wave or 2 * numba.get_num_threads())
+    bar = None
+    if show_progress(progress):
+        from tqdm import tqdm
+
+        bar = tqdm(total=plan.n_games, desc=spec.label, unit="game", unit_scale=True, file=sys.stderr)
+    total = np.zeros(spec.acc_shape, dtype=spec.acc_dtype)
+    slicer = _Slicer(resolve_kernel(spec.kernel), spec.args, slice_seconds, first_step, bar)
+    try:
+        for a in range(0, plan.n_chunks, max(1, wave)):
+            part = np.zeros((min(wave, plan.n_chunks - a), *spec.acc_shape), dtype=spec.acc_dtype)
+            slicer(np.ascontiguousarray(plan.keys[a:a + wave]), np.ascontiguousarray(plan.games[a:a + wave]), part)
+            total += part.sum(axis=0)
+    finally:
+        if bar is not None:
+            bar.close()
+    sess.outcomes.append(RunOutcome(spec.game, spec.label, spec.fingerprint(), int(spec.seed), int(plan.n_games),
+                                    int(plan.n_chunks), ex.backend))
+    return total
 
 
 def run(spec: RunSpec, progress: bool | None = False, slice_seconds: float = 0.5,
@@ -544,8 +625,22 @@ def run(spec: RunSpec, progress: bool | None = False, slice_seconds: float = 0.5
     finally:
         if bar is not None:
             bar.close()
+        if store is not None and store.damaged:
+            _say_damaged(store, folder)
+    if store is not None and store.damaged:
+        outcome.damaged_chunks = len(store.damaged)
     sess.outcomes.append(outcome)
     return out
+
+
+def _say_damaged(store, folder) -> None:
+    """One line on stderr: the kept chunks that failed their checksum and were computed again."""
+    idx = sorted(set(store.damaged))
+    shown = ", ".join(str(j) for j in idx[:8]) + (", ..." if len(idx) > 8 else "")
+    sys.stderr.write(f"run folder {str(folder.root)!r}: {len(idx)} kept chunk{'s' if len(idx) != 1 else ''} of "
+                     f"{store.folder.name} damaged (failed {'their' if len(idx) != 1 else 'its'} checksum: "
+                     f"chunk {shown}), computed again\n")
+    sys.stderr.flush()
 
 
 def _sequential(spec, plan, out, sess, store, bar, slice_seconds, first_step, outcome) -> np.ndarray:

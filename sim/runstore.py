@@ -9,8 +9,12 @@ A run folder (``--run-dir DIR``) holds::
 
 A chunk file holds one chunk's accumulator (a single column ``value``, the
 accumulator flattened) and, in its Parquet metadata, the run's fingerprint, the
-chunk index, its key and its number of games.  It is written to a temporary name
-and renamed, so a killed process leaves either the whole chunk or nothing.
+chunk index, its key, its number of games and a SHA-256 checksum of all of
+these and of the accumulator's bytes.  It is written to a temporary name and
+renamed, so a killed process leaves either the whole chunk or nothing; a chunk
+damaged on disk afterwards (any changed byte of its values or of its record)
+fails its checksum, is computed again and is reported (:attr:`RunChunks.damaged`),
+so a resumed result is always the uninterrupted one.
 
 A command run again on the same folder with ``resume`` loads the chunks that
 are there and computes only the others; the n-th run of the command must match
@@ -42,18 +46,47 @@ def _version() -> str:
         return "unknown"
 
 
-def args_digest(args) -> str:
-    """SHA-256 (hex, 16 digits) of a kernel's arguments (rules, policies and their parameters)."""
-    h = hashlib.sha256()
+def hash_args(h, args) -> None:
+    """Feed a kernel's arguments into the hash ``h`` (a :mod:`hashlib` object): each array's
+    dtype, shape and bytes, read in place (a C-contiguous array is never copied; another is
+    hashed in row blocks), each scalar's type and ``repr``."""
     for a in args:
         if isinstance(a, np.ndarray):
-            a = np.ascontiguousarray(a)
-            h.update(f"array {a.dtype.str} {a.shape}".encode())
-            h.update(a.tobytes())
+            shape = a.shape if a.ndim else (1,)  # as numpy.ascontiguousarray sees a 0-d array
+            h.update(f"array {a.dtype.str} {shape}".encode())
+            hash_array(h, a)
         else:
             h.update(f"{type(a).__name__} {a!r}".encode())
         h.update(b"\0")
+
+
+def hash_array(h, a: np.ndarray, block: int = 1 << 24) -> None:
+    """Feed the bytes of ``a`` (in C order) into ``h`` without copying a C-contiguous array;
+    any other array is copied at most ``block`` bytes at a time."""
+    if a.size == 0:
+        return
+    if a.flags.c_contiguous:
+        h.update(memoryview(a.reshape(-1).view(np.uint8)))
+        return
+    flat = a.reshape(a.shape[0], -1) if a.ndim > 1 else a.reshape(-1, 1)
+    rows = max(1, block // max(1, flat.shape[1] * a.itemsize))
+    for i in range(0, flat.shape[0], rows):
+        h.update(memoryview(np.ascontiguousarray(flat[i:i + rows]).reshape(-1).view(np.uint8)))
+
+
+def args_digest(args) -> str:
+    """SHA-256 (hex, 16 digits) of a kernel's arguments (rules, policies and their parameters)."""
+    h = hashlib.sha256()
+    hash_args(h, args)
     return h.hexdigest()[:16]
+
+
+def chunk_checksum(fingerprint: str, j: int, key: int, games: int, value: np.ndarray) -> str:
+    """SHA-256 (hex) of a kept chunk: the run's fingerprint, the chunk's index, key and games,
+    and its accumulator's dtype, shape and bytes."""
+    h = hashlib.sha256(f"{fingerprint}\0{int(j)}\0{int(key)}\0{int(games)}\0".encode())
+    hash_args(h, (np.ascontiguousarray(value),))
+    return h.hexdigest()
 
 
 def describe(spec) -> dict:
@@ -111,13 +144,25 @@ class RunFolder:
         self.count = 0
 
     def _manifest(self) -> dict | None:
+        """The folder's manifest, or None when there is none.
+
+        Raises:
+            LudolabError: the manifest cannot be read or is not one ludolab wrote (one line).
+        """
         path = self.root / MANIFEST
         if not path.exists():
             return None
         try:
-            return json.loads(path.read_text())
-        except (OSError, ValueError) as exc:
-            raise LudolabError(f"the run folder {str(self.root)!r} has an unreadable {MANIFEST}: {exc}") from None
+            man = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, UnicodeDecodeError) as exc:
+            why = getattr(exc, "strerror", None) or "it is not JSON"
+            raise LudolabError(f"the run folder {str(self.root)!r} has an unreadable {MANIFEST} ({why}): "
+                               "give another folder") from None
+        runs = man.get("runs") if isinstance(man, dict) else None
+        if not isinstance(man, dict) or not isinstance(runs, list) or not all(isinstance(r, dict) for r in runs):
+            raise LudolabError(f"the run folder {str(self.root)!r} has a malformed {MANIFEST} (an object with a "
+                               "list of runs is expected): give another folder")
+        return man
 
     def open(self, spec) -> "RunChunks":
         """The store of the next run of this command; refuses a folder made with other parameters.
@@ -162,12 +207,18 @@ class RunChunks:
         self.acc_shape = tuple(acc_shape)
         self.acc_dtype = np.dtype(acc_dtype)
         self.loaded = 0
+        #: indices of chunks that were on disk but damaged (computed again)
+        self.damaged: list[int] = []
 
     def path(self, j: int) -> Path:
         return self.folder / f"chunk-{j:06d}.parquet"
 
     def load(self, j: int, key: int, games: int) -> np.ndarray | None:
-        """Chunk ``j``'s accumulator if it was finished for this very run, else None."""
+        """Chunk ``j``'s accumulator if it was finished for this very run and is whole, else None.
+
+        A file that is there but unreadable, of another run or failing its checksum is
+        recorded in :attr:`damaged` (and computed again by the caller).
+        """
         import pyarrow.parquet as pq
 
         path = self.path(j)
@@ -176,13 +227,17 @@ class RunChunks:
         try:
             t = pq.read_table(path)
             meta = {k.decode(): v.decode() for k, v in (t.schema.metadata or {}).items()}
-            if (meta.get("fingerprint") != self.fingerprint or int(meta.get("chunk", -1)) != j
-                    or int(meta.get("key", -1)) != int(key) or int(meta.get("games", -1)) != int(games)):
-                return None
-            value = t.column("value").to_numpy().astype(self.acc_dtype, copy=False)
-            if value.size != int(np.prod(self.acc_shape, dtype=np.int64)):
-                return None
+            value = t.column("value").to_numpy()
+            ok = (meta.get("fingerprint") == self.fingerprint and meta.get("chunk") == str(j)
+                  and meta.get("key") == str(int(key)) and meta.get("games") == str(int(games))
+                  and value.dtype == self.acc_dtype
+                  and value.size == int(np.prod(self.acc_shape, dtype=np.int64))
+                  and meta.get("sha256") == chunk_checksum(self.fingerprint, j, key, games,
+                                                           value.reshape(self.acc_shape)))
         except Exception:  # an unreadable chunk is computed again
+            ok = False
+        if not ok:
+            self.damaged.append(int(j))
             return None
         self.loaded += 1
         return value.reshape(self.acc_shape)
@@ -192,9 +247,11 @@ class RunChunks:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
+        value = np.ascontiguousarray(acc, dtype=self.acc_dtype).reshape(self.acc_shape)
         meta = {"fingerprint": self.fingerprint, "chunk": str(j), "key": str(int(key)), "games": str(int(games)),
-                "shape": json.dumps(list(self.acc_shape)), "dtype": self.acc_dtype.str}
-        table = pa.table({"value": np.ascontiguousarray(acc, dtype=self.acc_dtype).ravel()})
+                "shape": json.dumps(list(self.acc_shape)), "dtype": self.acc_dtype.str,
+                "sha256": chunk_checksum(self.fingerprint, j, key, games, value)}
+        table = pa.table({"value": value.ravel()})
         table = table.replace_schema_metadata(meta)
         try:
             _atomic(self.path(j), lambda tmp: pq.write_table(table, tmp))

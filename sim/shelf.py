@@ -108,6 +108,9 @@ def parse_policy(text: str) -> Policy:
             k, eq, v = part.partition("=")
             if not eq:
                 raise PolicyError(f"cannot read policy parameter {part!r}: write name=value, e.g. {name}:draw_below=1")
+            if k.strip() in params:  # given twice: refused, never the last one taken
+                raise PolicyError(f"policy parameter {k.strip()} is given twice in {str(text)!r}: give each "
+                                  "parameter once")
             params[k.strip()] = v.strip()
     return make_policy(name.strip(), **params)
 

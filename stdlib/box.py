@@ -532,8 +532,9 @@ class BoxRules:
         lo2, hi2 = n_dice, n_dice * sides
         if self.moves == "subset":
             if not re.fullmatch(r"\d+", text):
+                thai = " (faces such as 3+4 are for --moves thai)" if re.fullmatch(r"\d+[+,]\d+", text) else ""
                 raise RulesError(f"cannot read roll {roll!r}: give the total of the dice, {lo2}..{hi2}"
-                                 + (f" (1..{sides} with one die)" if n_dice > 1 else ""))
+                                 + (f" (1..{sides} with one die)" if n_dice > 1 else "") + thai)
             total = int(text)
             if not 1 <= total <= max(hi2, sides):
                 raise RulesError(f"roll {total} is impossible: totals run {lo2}..{hi2} with {words[2]}"

@@ -12,6 +12,83 @@ from pathlib import Path
 from .errors import LudolabError
 
 
+#: The most bytes ludolab reads from one input file or stream (hand records, tableaus,
+#: decks, policy tables, provenance sidecars): far above any real one, so an endless
+#: stream (``/dev/zero``) or a huge file is refused instead of filling the memory.
+MAX_INPUT_BYTES = 64 * 2**20
+
+
+#: The most bytes of a table ludolab reads back (a policy table, a saved result).
+MAX_TABLE_BYTES = 4 * 2**30
+
+
+def _limit_words(limit: int) -> str:
+    if limit >= 2**30:
+        return f"{limit // 2**30} GiB"
+    return f"{limit // 2**20} MiB" if limit >= 2**20 else f"{limit} bytes"
+
+
+def read_input(source, what: str, error: type[LudolabError] = LudolabError, limit: int | None = None,
+               binary: bool = False, cannot: str | None = None):
+    """Read an input file or stream, at most ``limit`` bytes (default :data:`MAX_INPUT_BYTES`).
+
+    Args:
+        source: a path (``str`` or :class:`~pathlib.Path`) or an open file object (stdin);
+        what: what it should hold, for messages; error: the error class to raise;
+        binary: return bytes instead of UTF-8 text (a byte-order mark removed);
+        cannot: the start of the message when the input cannot be read (default
+            ``cannot read the WHAT NAME``), followed by ``: CAUSE``.
+
+    Raises:
+        error: the input is larger than the limit (or endless), cannot be read, or is not UTF-8.
+    """
+    limit = MAX_INPUT_BYTES if limit is None else int(limit)
+    is_path = isinstance(source, (str, Path))
+    name = str(source) if is_path else "standard input"
+    try:
+        if is_path:
+            with open(source, "rb") as fh:
+                data = fh.read(limit + 1)
+        else:
+            raw = getattr(source, "buffer", source)
+            data = raw.read(limit + 1)
+    except OSError as exc:
+        raise error(f"{cannot or f'cannot read the {what} {name}'}: {exc.strerror or exc}") from None
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if len(data) > limit:
+        raise error(f"the {what} {name} is larger than {_limit_words(limit)} (or endless): "
+                    f"a {what} of at most {_limit_words(limit)} is read")
+    if binary:
+        return data
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise error(f"{name} is not UTF-8 text: a {what} is expected") from None
+
+
+def check_input_size(path, what: str, error: type[LudolabError] = LudolabError, limit: int | None = None) -> None:
+    """Refuse an input file that a library reads whole (Parquet, CSV) before it is read: not a
+    regular file (a device, a pipe: maybe endless) or larger than ``limit`` bytes.
+
+    Raises:
+        error: naming the file, what it should hold and the limit.
+    """
+    import os
+    import stat
+
+    limit = MAX_INPUT_BYTES if limit is None else int(limit)
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise error(f"cannot read the {what} {str(path)}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise error(f"the {what} {str(path)} is not a regular file: give a file of at most {_limit_words(limit)}")
+    if st.st_size > limit:
+        raise error(f"the {what} {str(path)} is larger than {_limit_words(limit)}: "
+                    f"a {what} of at most {_limit_words(limit)} is read")
+
+
 def load_json(source, what: str, error: type[LudolabError] = LudolabError):
     """Parse a JSON file or text.
 
@@ -25,17 +102,16 @@ def load_json(source, what: str, error: type[LudolabError] = LudolabError):
         The parsed value (dict, list, ...).
 
     Raises:
-        error: the file cannot be read, is not UTF-8 text, is not JSON, or nests
-            too deeply to read.
+        error: the file cannot be read, is larger than :data:`MAX_INPUT_BYTES`, is not
+            UTF-8 text, is not JSON, or nests too deeply to read.
     """
     name = str(source) if isinstance(source, Path) else f"the {what}"
-    if isinstance(source, Path):
+    if isinstance(source, Path) or hasattr(source, "read"):
+        data = read_input(source, what, error, binary=True)
         try:
-            text = source.read_text(encoding="utf-8-sig")
+            text = data.decode("utf-8-sig")
         except UnicodeDecodeError:
             raise error(f"{name} is not UTF-8 text: a JSON {what} is expected") from None
-        except OSError as exc:
-            raise error(f"cannot read the {what} {name}: {exc.strerror or exc}") from None
     else:
         text = str(source)
         if text.startswith("\ufeff"):

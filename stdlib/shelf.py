@@ -273,11 +273,12 @@ def load_deck(path: str | Path | None) -> Deck:
     """
     if path is None or str(path) == ASSUMED_DECK:
         return assumed_deck()
+    from .jsonfile import read_input
+
     p = Path(path)
+    data = read_input(p, "deck file", DeckError, binary=True, cannot=f"cannot read deck file {p.name}")
     try:
-        text = p.read_text(encoding="utf-8-sig")
-    except OSError as e:
-        raise DeckError(f"cannot read deck file {p.name}: {e.strerror or e}") from None
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise DeckError(f"deck file {p.name} is not UTF-8 text (a CSV with columns "
                         f"{', '.join(CSV_COLUMNS)} is expected)") from None
@@ -485,11 +486,14 @@ def parse_tableau(obj, deck: Deck | None = None) -> Deck:
                     v = card.get(col)
                     if v is None or (isinstance(v, str) and not v.strip()):
                         raise TableauError(f"{where}: the {col} is missing or empty")
-                    if col == "number":
-                        if isinstance(v, bool) or not isinstance(v, int) and not (
-                                isinstance(v, str) and v.strip().lstrip("-").isdigit()):
-                            raise TableauError(f"{where}: number {v!r} is not a whole number")
-                        v = int(v)
+                    if col == "number":  # one rule: a whole number, written as 10, 10.0 or "10"
+                        whole = (not isinstance(v, bool) and (
+                            isinstance(v, int) or (isinstance(v, float) and v.is_integer())
+                            or (isinstance(v, str) and v.strip().lstrip("-").isdigit())))
+                        if not whole:
+                            raise TableauError(f"{where}: number {v!r} is not a whole number: write a whole "
+                                               "number 0..32000 (10, 10.0 or \"10\")")
+                        v = int(float(v)) if isinstance(v, float) else int(v)
                         if not 0 <= v <= 32000:
                             raise TableauError(f"{where}: number {v} is out of range 0..32000")
                     elif not isinstance(v, str):

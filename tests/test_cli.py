@@ -60,8 +60,11 @@ def snapshot(folder: Path) -> dict:
 
 
 def assert_no_temp_files(folder: Path) -> None:
-    """Files are written to a temporary name and renamed (results.py): none may be left over."""
-    leftovers = [p.name for p in folder.rglob(".*")]
+    """Files are staged under a temporary name and moved in (outputs.py): none may be left over
+    (the folder's manifest of what ludolab wrote is the one hidden file)."""
+    from ludolab.analysis.outputs import MANIFEST
+
+    leftovers = [p.name for p in folder.rglob(".*") if p.name != MANIFEST]
     assert not leftovers, f"temporary files left behind: {leftovers}"
 
 

@@ -1,0 +1,170 @@
+"""Bad inputs and failed writes: every one refused in one line with exit code 2, nothing lost."""
+
+from __future__ import annotations
+
+import errno
+
+import pytest
+from click.testing import CliRunner
+
+from ludolab.analysis.cli import cli
+
+
+def one_line(res) -> str:
+    assert res.exit_code == 2, res.output
+    lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("Error:"), res.output
+    return lines[0]
+
+
+def invoke(*args, **kw):
+    return CliRunner().invoke(cli, list(args), **kw)
+
+
+# ------------------------------------------------------------------ inputs have a size limit
+@pytest.mark.parametrize("args", [("books", "score", "/dev/zero"), ("shelf", "score", "/dev/zero"),
+                                  ("shelf", "score", "--deck", "/dev/zero", "x.json"),
+                                  ("box", "simulate", "--policy", "table:/dev/zero.csv")])
+def test_an_endless_input_is_refused_by_its_size(args, monkeypatch, tmp_path):
+    import ludolab.stdlib.jsonfile as J
+
+    monkeypatch.setattr(J, "MAX_INPUT_BYTES", 1 << 16)
+    monkeypatch.setattr(J, "MAX_TABLE_BYTES", 1 << 16)
+    if args[-1] == "x.json":
+        (tmp_path / "x.json").write_text("{}")
+        args = (*args[:-1], str(tmp_path / "x.json"))
+    if args[-1] == "table:/dev/zero.csv":
+        (tmp_path / "t.csv").write_text("x" * 70000)  # a huge table
+        args = (*args[:-1], "table:" + str(tmp_path / "t.csv"))
+    line = one_line(invoke(*args))
+    assert "larger than 65536 bytes" in line or "not a regular file" in line, line
+
+
+@pytest.mark.parametrize("args,what", [(("books", "score", "-"), "hand record"),
+                                       (("shelf", "score", "-"), "tableau")])
+def test_a_huge_stdin_is_refused_by_its_size(args, what, monkeypatch):
+    import ludolab.stdlib.jsonfile as J
+
+    monkeypatch.setattr(J, "MAX_INPUT_BYTES", 1000)
+    line = one_line(invoke(*args, input=" " * 5000))
+    assert what in line and "standard input" in line and "larger than 1000 bytes" in line
+
+
+def test_a_huge_saved_table_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    import ludolab.stdlib.jsonfile as J
+
+    monkeypatch.setattr(J, "MAX_TABLE_BYTES", 100)
+    (tmp_path / "t.csv").write_text("a\n" + "1\n" * 200)
+    assert "larger than 100 bytes" in one_line(invoke("show", str(tmp_path / "t.csv")))
+
+
+# ------------------------------------------------------------------ every OSError writing is one line
+def test_out_where_no_folder_can_be_made_names_the_path_and_cause():
+    line = one_line(invoke("box", "solve", "--tiles", "4", "--out", "/proc/x"))
+    assert "/proc/x" in line and "cannot be made there" in line
+
+
+@pytest.mark.parametrize("err,words", [(errno.ENOSPC, "no space left on the device"),
+                                       (errno.EROFS, "the file system is read-only"),
+                                       (errno.EIO, "Input/output error")])
+def test_a_disk_error_while_writing_is_one_line_and_keeps_the_earlier_files(tmp_path, monkeypatch, err, words):
+    import os
+
+    import pandas as pd
+
+    out = tmp_path / "o"
+    args = ["box", "simulate", "--games", "200", "--chunks", "2", "--quiet", "--out", str(out)]
+    assert invoke(*args).exit_code == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+
+    def fail(self, path, *a, **k):
+        raise OSError(err, os.strerror(err))
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", fail)
+    line = one_line(invoke(*args, "--seed", "8"))
+    assert words in line and str(out) in line
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_a_disk_error_building_the_report_is_one_line_and_keeps_the_earlier_report(tmp_path, monkeypatch):
+    from ludolab.analysis import report
+
+    def fake_build(out_dir, quick, seed, log):
+        (out_dir / "report.md").write_text("# first\n")
+        return out_dir / "report.md"
+
+    monkeypatch.setattr(report, "_build", fake_build)
+    out = tmp_path / "r"
+    assert invoke("report", "--out", str(out)).exit_code == 0
+
+    def full(out_dir, quick, seed, log):
+        (out_dir / "tables").mkdir()
+        raise OSError(errno.ENOSPC, "No space left on device", str(out_dir / "tables" / "x.csv"))
+
+    monkeypatch.setattr(report, "_build", full)
+    line = one_line(invoke("report", "--out", str(out)))
+    assert "no space left on the device" in line and "x.csv" in line
+    assert (out / "report.md").read_text() == "# first\n"
+    assert not [p for p in out.iterdir() if p.name.startswith(".report-building-")]
+
+
+# ------------------------------------------------------------------ bad input accepted or misreported
+@pytest.mark.parametrize("args,words", [
+    (("beverbende", "simulate", "--special", "swap=1.5"), "whole number of copies"),
+    (("beverbende", "simulate", "--special", "swap=0", "--special", "swap=2"), "swap is given twice"),
+    (("beverbende", "simulate", "--rounds", "100", "--games", "200"), "--games and --rounds are one option"),
+    (("box", "simulate", "--seed", "1", "--seed", "2"), "--seed is given 2 times"),
+    (("beverbende", "sweep", "--knock", "-5:5:5"), "below 0 nobody ever knocks"),
+    (("beverbende", "sweep", "--knock", "0:20:0"), "the step must be > 0"),
+    (("beverbende", "sweep", "--knock", "20:0:2"), "empty range"),
+    (("beverbende", "sweep", "--field-knock", "0,40"), "0..36"),
+    (("shelf", "deck", "--fields", "3"), "add --generate"),
+    (("shelf", "deck", "--size", "40"), "add --generate"),
+    (("box", "advise", "--open", "1,2,3,4", "--roll", "3+4"), "--moves thai"),
+    (("box", "match", "--players", "6", "--rounds", "20", "--exact"), "exact or adaptive match's players"),
+    (("report", "--quick", "--backend", "local", "--workers", "2"), "--workers applies with --backend dask"),
+    (("shelf", "simulate", "--policy", "potential:open_run2=1,open_run2=2"), "open_run2 is given twice"),
+    (("beverbende", "simulate", "--policy", "threshold:knock=1,knock=2"), "knock is given twice"),
+])
+def test_bad_input_is_one_line_naming_what_is_allowed(args, words):
+    assert words in one_line(invoke(*args))
+
+
+@pytest.mark.parametrize("number,ok", [(10, True), (10.0, True), ("10", True), (10.5, False), ("ten", False),
+                                       (True, False)])
+def test_shelf_score_reads_a_number_by_one_rule(number, ok):
+    from ludolab.stdlib.shelf import TableauError, assumed_deck, parse_tableau
+
+    card = {"field": "Art", "colour": "red", "author": "A", "number": number}
+    deck = assumed_deck()
+    card = {**card, **{k: deck.card(0)[k] for k in ("field", "colour", "author")}}
+    tab = {"shelves": [[dict(card, id=f"c{r}{c}", number=number if r == c == 0 else 20 + 5 * r + c)
+                        for c in range(5)] for r in range(3)]}
+    if ok:
+        parse_tableau(tab, deck)
+    else:
+        with pytest.raises(TableauError, match="not a whole number: write a whole number"):
+            parse_tableau(tab, deck)
+
+
+def test_a_header_gives_the_games_a_precision_used():
+    import json
+
+    res = invoke("shelf", "compare", "--precision", "0.5", "--games", "20", "--quiet", "--format", "json")
+    assert res.exit_code == 0, res.output
+    rec = json.loads(res.stdout)
+    assert rec["games"] > 20
+    assert f"reached with {rec['games']:,} games" in res.stderr
+
+
+def test_a_sweep_reports_its_capped_rounds():
+    res = invoke("beverbende", "sweep", "--knock", "0", "--field-knock", "0", "--rounds", "100", "--quiet")
+    assert res.exit_code == 0, res.output
+    assert "ended at the round cap of 400 turns" in res.stderr
+    res = invoke("beverbende", "sweep", "--knock", "0", "--field-knock", "0", "--rounds", "100", "--quiet",
+                 "--format", "json")
+    import json
+
+    rows = json.loads(res.stdout)
+    rows = rows["rows"] if isinstance(rows, dict) else rows
+    assert sum(r["capped_rounds"] for r in rows) > 0
