@@ -806,3 +806,212 @@ def advise(rules: BooksRules, hand, position: int, earlier=(), pool: int = 8, wo
                           "rollouts": int(stats[:, 0].sum()), "half_width": float(half_width), "seed": int(seed),
                           "play_policy": "heuristic for everyone", "later_forecasts": "heuristic"}
     return df.head(int(top)) if top else df
+
+
+# ------------------------------------------------------------------ the step interface
+#: Budgets of the rollout policies among the step interface's named policies: small, so that the
+#: harness can afford them (the policies are the same at any budget).
+STEP_ROLLOUT_BUDGET = {"pool": 3, "worlds": 1}
+
+
+def policy_pair(rules: BooksRules, forecast="heuristic", play="heuristic") -> tuple:
+    """One seat's forecast and play policies as the step interface's ``(kind, params)`` (see
+    ``books_kernels.act``): ``kind = POLICY_PAIR_BASE * forecast kind + play kind``, ``params``
+    float64 (2 * N_PARAMS,), the forecast parameters then the play parameters (rollouts judge hands
+    under ``rules``' scoring).
+
+    Raises:
+        PolicyError: unknown policy names or bad parameters.
+    """
+    fk, fp, pk, pp, _, _ = _seat_arrays(rules, [forecast] * rules.players, [play] * rules.players)
+    return int(B.POLICY_PAIR_BASE * fk[0] + pk[0]), np.concatenate([fp[0], pp[0]])
+
+
+def _pair_arrays(policies) -> tuple:
+    """Per-seat forecast / play kinds and parameter arrays of the fast kernels from ``(kind, params)`` pairs."""
+    fk = np.array([k // B.POLICY_PAIR_BASE for k, _ in policies], dtype=np.int64)
+    pk = np.array([k % B.POLICY_PAIR_BASE for k, _ in policies], dtype=np.int64)
+    fp = np.array([np.asarray(p, dtype=np.float64)[:B.N_PARAMS] for _, p in policies])
+    pp = np.array([np.asarray(p, dtype=np.float64)[B.N_PARAMS:] for _, p in policies])
+    return fk, fp, pk, pp
+
+
+def _rules_of(rules_arr) -> BooksRules:
+    """The ruleset of a game rules array (``BooksRules.game_array``)."""
+    return BooksRules(int(rules_arr[0]), scoring=B.SCORINGS[int(rules_arr[B.R_SCORING])],
+                      void_trump=B.VOID_TRUMP[1 - int(rules_arr[3])], tie_break=B.TIE_BREAKS[int(rules_arr[B.R_TIE_BREAK])])
+
+
+def _named_policy(rules: BooksRules, forecast: str, play: str) -> tuple:
+    budget = STEP_ROLLOUT_BUDGET
+    f = forecast_policy(forecast, pool=budget["pool"], worlds=budget["worlds"]) if forecast == "rollout" else forecast
+    p = play_policy(play, worlds=budget["worlds"]) if play == "rollout" else play
+    return policy_pair(rules, f, p)
+
+
+def step_policies(rules: BooksRules | None = None) -> dict:
+    """Every named policy pair of the step interface, ``"forecast/play" -> (kind, params)``: each forecast
+    policy of :data:`ludolab.stdlib.books.FORECAST_POLICIES` with each play policy of
+    :data:`~ludolab.stdlib.books.PLAY_POLICIES`, rollouts at :data:`STEP_ROLLOUT_BUDGET`."""
+    rules = rules or BooksRules()
+    return {f"{f}/{p}": _named_policy(rules, f, p) for f in B.FORECAST_POLICIES for p in B.PLAY_POLICIES}
+
+
+def _step_check_state(rules_arr, state) -> None:
+    """The invariants of a step-interface state (STK-1, STK-3..STK-9); AssertionError names the broken one."""
+    st = np.asarray(state)
+    P, N, H = int(rules_arr[0]), int(rules_arr[1]), int(rules_arr[2])
+    assert st[B.S_PLAYERS] == P and st[B.S_NMAX] == N and st[B.S_HAND] == H, "the rules in the state (STK-1)"
+    loc = st[B.LOC:B.LOC + B.N_CARD_IDS]
+    for c in range(B.N_CARD_IDS):
+        in_deck = c % B.MAX_NUMBER < N
+        assert (loc[c] != B.L_OUT) == in_deck, f"card {card_name(c)}: in the deck in play exactly when its number is at most {N} (STK-1)"
+        assert loc[c] in (B.L_OUT, B.L_PLAYED) or 0 <= loc[c] < B.L_PLAYED and loc[c] % 4 < P, (
+            f"card {card_name(c)} has no place (location {loc[c]}): cards conserved")
+    played = [0] * P
+    for t in range(int(st[B.S_TRICK]) + 1):
+        for s in range(P):
+            c = int(st[B.T_CARDS + 4 * t + s]) if t < B.MAX_TRICKS else -1
+            if c >= 0:
+                assert loc[c] == B.L_PLAYED, f"card {card_name(c)} played to trick {t + 1} is not marked played"
+                played[s] += 1
+    assert int((loc == B.L_PLAYED).sum()) == sum(played), "every played card is in a trick: cards conserved"
+    for s in range(P):
+        hand = int((loc == B.L_HAND + s).sum())
+        opn = int((loc == B.L_OPEN + s).sum())
+        closed = int((loc == B.L_CLOSED + s).sum())
+        assert hand == st[B.NHAND + s], f"seat {s}: {hand} cards in hand but the count says {st[B.NHAND + s]}"
+        assert opn + closed == st[B.NPRED + s] <= B.MAX_PREDICTIONS, f"seat {s}: prediction cards (STK-4)"
+        assert closed == st[B.NCLOSED + s], f"seat {s}: closed prediction cards"
+        assert hand + opn + closed + played[s] == H, f"seat {s}: cards conserved (dealt {H})"
+        hm = sum(int(st[B.HMASK + 4 * s + k]) << (15 * k) for k in range(4))
+        om = sum(int(st[B.OMASK + 4 * s + k]) << (15 * k) for k in range(4))
+        assert hm == sum(1 << c for c in range(B.N_CARD_IDS) if loc[c] == B.L_HAND + s), f"seat {s}: hand card set"
+        assert om == sum(1 << c for c in range(B.N_CARD_IDS) if loc[c] == B.L_OPEN + s), f"seat {s}: open card set"
+    pending = int(st[B.S_PHASE] == B.PH_CLOSE)  # a won trick waiting for its close
+    assert sum(int(st[B.NWON + s]) for s in range(P)) == st[B.S_TRICK] + pending, "one winner per won trick (STK-5)"
+    assert sum(int(st[B.NCLOSED + s]) + int(st[B.NEXTRA + s]) for s in range(P)) == st[B.S_TRICK], (
+        "a finished trick closes one prediction card or is an extra trick (STK-6)")
+    nh = int(st[B.S_NHANDS])
+    assert nh == rules_arr[B.R_HANDS] and 0 <= st[B.S_HANDNO] <= nh, "hand number within the game (STK-9)"
+    lo, hi = _rules_of(rules_arr).score_bounds()
+    for s in range(P):
+        assert lo * st[B.S_HANDNO] <= st[B.S_TOTAL + s] <= hi * st[B.S_HANDNO], f"seat {s}: total out of bounds (STK-8)"
+
+
+def _step_simulate(rules_arr, policies, keys, games_per_chunk) -> np.ndarray:
+    """The fast whole-game kernel (``_simulate_games``) on chunk keys; its accumulator summed over chunks."""
+    if int(rules_arr[B.R_HANDS]) != int(rules_arr[0]):
+        raise ValueError("the fast kernels play whole games: as many hands as players (STK-9)")
+    fk, fp, pk, pp = _pair_arrays(policies)
+    keys = np.asarray(keys, dtype=np.uint64)
+    P = int(rules_arr[0])
+    out = np.zeros((keys.shape[0], P, K.N_GSTATS))
+    K._simulate_games(keys, np.zeros(keys.shape[0], dtype=np.int64), np.full(keys.shape[0], games_per_chunk, np.int64),
+                      np.ascontiguousarray(rules_arr[:4]), int(rules_arr[B.R_SCORING]), int(rules_arr[B.R_TIE_BREAK]),
+                      fk, fp, pk, pp, out)
+    return out.sum(axis=0)
+
+
+def trace_actions(rules_arr, rows) -> list[int]:
+    """The step interface's actions of a game from the fast kernels' trace rows ``(code, seat, card)``:
+    each forecast as the bitmask of its cards' positions in the seat's sorted hand, each card played,
+    and each close where several open prediction cards matched (replayed on the reference's rules)."""
+    r4 = [int(x) for x in rules_arr[:4]]
+    actions, hands, preds, st, start = [], None, [], None, 0
+    for code, seat, card in rows:
+        if code == B.A_HAND:
+            start, hands, st = card, [[] for _ in range(r4[0])], None
+        elif code == B.A_DEAL:
+            hands[seat].append(card)
+        elif code in (B.A_PREDICT, B.A_FORECAST):
+            if st is None:
+                st = REF.state_from_hands(r4, hands, start)
+            if code == B.A_PREDICT:
+                preds.append(card)
+                continue
+            hand = REF.hand_cards(st, seat)
+            actions.append(sum(1 << hand.index(c) for c in preds))
+            REF.apply_forecast(st, seat, sorted(preds))
+            preds = []
+        elif code == B.A_PLAY:
+            actions.append(card)
+            REF.play_card(st, card)
+        elif code == B.A_CLOSE and st[B.S_PHASE] == B.PH_CLOSE:
+            actions.append(card)
+            REF.close_card(st, card)
+    return actions
+
+
+def _step_fast_games(rules_arr, policies, keys) -> list:
+    """The fast kernels' own games (their tracing mode) for each stream start, as step actions."""
+    fk, fp, pk, pp = _pair_arrays(policies)
+    out = []
+    for key in np.asarray(keys, dtype=np.uint64):
+        tr = np.zeros((4 * (1 + 64 + 25 + 4 * 16 * 2 + 4), 3), dtype=np.int64)
+        n = K._trace_stream(np.uint64(key), np.ascontiguousarray(rules_arr[:4]), int(rules_arr[B.R_SCORING]),
+                            fk, fp, pk, pp, tr)
+        out.append(trace_actions(rules_arr, [tuple(int(x) for x in row) for row in tr[:n]]))
+    return out
+
+
+def _step_winner(rules_arr, state) -> int:
+    """The winner under the last-start tie-break (STK-9)."""
+    P = int(rules_arr[0])
+    totals = [int(state[B.S_TOTAL + s]) for s in range(P)]
+    return REF.winners(totals, (int(rules_arr[B.R_HANDS]) - 1) % P, 0)[0]
+
+
+def _step_accumulator(case) -> list:
+    """The columns of ``_simulate_games``' accumulator (players, N_GSTATS), described as data."""
+    from .step import Column
+
+    tb = B.TIE_BREAKS[int(case.rules[B.R_TIE_BREAK])]
+    cols = []
+    for s in range(case.n_players):
+        cols += [Column((s, K.G_GAMES), "games", None if s == 0 else s, name=f"games (seat {s}'s row)"),
+                 Column((s, K.G_TOTAL), "points", s, name="game total"),
+                 Column((s, K.G_TOTAL2), "points_sq", s, name="game total squared"),
+                 Column((s, K.G_WINS), "wins", s, ties="tiebreak" if tb == "last-start" else "all",
+                        name=f"games won ({tb})"),
+                 Column((s, K.G_SHARED), "wins", s, ties="split", name="win share")]
+    return cols
+
+
+def _step_cases() -> list:
+    from .step import RulesCase
+
+    specs = [
+        ("4p-rulebook", BooksRules(4), ("heuristic/heuristic", "random/random", "zero/heuristic", "heuristic/random")),
+        ("3p-rulebook", BooksRules(3), ("heuristic/heuristic", "random/heuristic", "rollout/rollout")),
+        ("4p-exact-only-void-ignored-shared", BooksRules(4, scoring="exact-only", void_trump="ignored", tie_break="shared"),
+         ("random/heuristic", "heuristic/rollout", "zero/random", "heuristic/heuristic")),
+        ("3p-linear", BooksRules(3, scoring="linear"), ("random/random", "heuristic/heuristic", "zero/random")),
+    ]
+    cases = []
+    for label, rules, seats in specs:
+        named = step_policies(rules)
+        cases.append(RulesCase(label, rules.game_array(), rules.players, tuple(named[n] for n in seats)))
+    return cases
+
+
+def step_game():
+    """Shut The Books for the step-interface harness (:class:`ludolab.sim.step.StepGame`): a whole game
+    (STK-9) of as many hands as players, stepped by ``books_kernels``' step functions."""
+    from .step import StepGame
+
+    def max_steps(rules_arr):
+        P, H, nh = int(rules_arr[0]), int(rules_arr[2]), int(rules_arr[B.R_HANDS])
+        return nh * (P + P * H + H)  # forecasts, cards played, closes
+
+    def return_bounds(rules_arr):
+        lo, hi = _rules_of(rules_arr).score_bounds()
+        nh = int(rules_arr[B.R_HANDS])
+        return lo * nh, hi * nh
+
+    named = step_policies()
+    return StepGame(kernels=K, twin=REF, cases=_step_cases(), policies=named, max_steps=max_steps,
+                    return_bounds=return_bounds, check_state=_step_check_state, simulate=_step_simulate,
+                    accumulator=_step_accumulator, fast_games=_step_fast_games, lower_wins=False,
+                    winner=_step_winner,
+                    extra={"slow_policies": tuple(n for n in named if "rollout" in n), "hidden_information": True})
