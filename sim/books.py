@@ -857,46 +857,58 @@ def step_policies(rules: BooksRules | None = None) -> dict:
     return {f"{f}/{p}": _named_policy(rules, f, p) for f in B.FORECAST_POLICIES for p in B.PLAY_POLICIES}
 
 
+_CARD_BITS = np.left_shift(np.int64(1), np.arange(B.N_CARD_IDS, dtype=np.int64))
+_IN_DECK = {N: np.arange(B.N_CARD_IDS) % B.MAX_NUMBER < N for N in (12, 15)}
+
+
+def _card_set(st, base: int) -> int:
+    return sum(int(st[base + k]) << (15 * k) for k in range(4))
+
+
 def _step_check_state(rules_arr, state) -> None:
-    """The invariants of a step-interface state (STK-1, STK-3..STK-9); AssertionError names the broken one."""
+    """The invariants of a step-interface state (STK-1, STK-3..STK-9): every card of the deck in play in
+    exactly one place (a hand, a prediction card open or closed, a trick), the counts and card sets
+    agreeing with the places, one winner per won trick, hand number and totals in range.
+
+    Raises:
+        AssertionError: naming the broken invariant.
+    """
     st = np.asarray(state)
     P, N, H = int(rules_arr[0]), int(rules_arr[1]), int(rules_arr[2])
     assert st[B.S_PLAYERS] == P and st[B.S_NMAX] == N and st[B.S_HAND] == H, "the rules in the state (STK-1)"
     loc = st[B.LOC:B.LOC + B.N_CARD_IDS]
-    for c in range(B.N_CARD_IDS):
-        in_deck = c % B.MAX_NUMBER < N
-        assert (loc[c] != B.L_OUT) == in_deck, f"card {card_name(c)}: in the deck in play exactly when its number is at most {N} (STK-1)"
-        assert loc[c] in (B.L_OUT, B.L_PLAYED) or 0 <= loc[c] < B.L_PLAYED and loc[c] % 4 < P, (
-            f"card {card_name(c)} has no place (location {loc[c]}): cards conserved")
-    played = [0] * P
-    for t in range(int(st[B.S_TRICK]) + 1):
-        for s in range(P):
-            c = int(st[B.T_CARDS + 4 * t + s]) if t < B.MAX_TRICKS else -1
-            if c >= 0:
-                assert loc[c] == B.L_PLAYED, f"card {card_name(c)} played to trick {t + 1} is not marked played"
-                played[s] += 1
-    assert int((loc == B.L_PLAYED).sum()) == sum(played), "every played card is in a trick: cards conserved"
+    bad = np.flatnonzero((loc != B.L_OUT) != _IN_DECK[N])
+    assert bad.size == 0, f"card {card_name(int(bad[0]))}: in the deck in play exactly when its number is at most {N} (STK-1)"
+    placed = (loc == B.L_OUT) | (loc == B.L_PLAYED) | ((loc >= 0) & (loc < B.L_PLAYED) & (loc % 4 < P))
+    bad = np.flatnonzero(~placed)
+    assert bad.size == 0, f"card {card_name(int(bad[0]))} has no place (location {loc[bad[0]]}): cards conserved"
+    n_rows = min(int(st[B.S_TRICK]) + 1, B.MAX_TRICKS)
+    tc = st[B.T_CARDS:B.T_CARDS + 4 * n_rows].reshape(n_rows, 4)[:, :P]
+    cards = tc[tc >= 0]
+    assert np.all(loc[cards] == B.L_PLAYED), "a card in a trick is not marked played"
+    played = (tc >= 0).sum(axis=0)
+    assert int((loc == B.L_PLAYED).sum()) == cards.size, "every played card is in a trick: cards conserved"
     for s in range(P):
-        hand = int((loc == B.L_HAND + s).sum())
-        opn = int((loc == B.L_OPEN + s).sum())
+        in_hand = loc == B.L_HAND + s
+        opn = loc == B.L_OPEN + s
         closed = int((loc == B.L_CLOSED + s).sum())
+        hand = int(in_hand.sum())
         assert hand == st[B.NHAND + s], f"seat {s}: {hand} cards in hand but the count says {st[B.NHAND + s]}"
-        assert opn + closed == st[B.NPRED + s] <= B.MAX_PREDICTIONS, f"seat {s}: prediction cards (STK-4)"
+        assert int(opn.sum()) + closed == st[B.NPRED + s] <= B.MAX_PREDICTIONS, f"seat {s}: prediction cards (STK-4)"
         assert closed == st[B.NCLOSED + s], f"seat {s}: closed prediction cards"
-        assert hand + opn + closed + played[s] == H, f"seat {s}: cards conserved (dealt {H})"
-        hm = sum(int(st[B.HMASK + 4 * s + k]) << (15 * k) for k in range(4))
-        om = sum(int(st[B.OMASK + 4 * s + k]) << (15 * k) for k in range(4))
-        assert hm == sum(1 << c for c in range(B.N_CARD_IDS) if loc[c] == B.L_HAND + s), f"seat {s}: hand card set"
-        assert om == sum(1 << c for c in range(B.N_CARD_IDS) if loc[c] == B.L_OPEN + s), f"seat {s}: open card set"
+        assert hand + int(opn.sum()) + closed + int(played[s]) == H, f"seat {s}: cards conserved (dealt {H})"
+        assert _card_set(st, B.HMASK + 4 * s) == int(_CARD_BITS[in_hand].sum()), f"seat {s}: hand card set"
+        assert _card_set(st, B.OMASK + 4 * s) == int(_CARD_BITS[opn].sum()), f"seat {s}: open card set"
     pending = int(st[B.S_PHASE] == B.PH_CLOSE)  # a won trick waiting for its close
-    assert sum(int(st[B.NWON + s]) for s in range(P)) == st[B.S_TRICK] + pending, "one winner per won trick (STK-5)"
-    assert sum(int(st[B.NCLOSED + s]) + int(st[B.NEXTRA + s]) for s in range(P)) == st[B.S_TRICK], (
+    assert int(st[B.NWON:B.NWON + P].sum()) == st[B.S_TRICK] + pending, "one winner per won trick (STK-5)"
+    assert int(st[B.NCLOSED:B.NCLOSED + P].sum() + st[B.NEXTRA:B.NEXTRA + P].sum()) == st[B.S_TRICK], (
         "a finished trick closes one prediction card or is an extra trick (STK-6)")
     nh = int(st[B.S_NHANDS])
     assert nh == rules_arr[B.R_HANDS] and 0 <= st[B.S_HANDNO] <= nh, "hand number within the game (STK-9)"
     lo, hi = _rules_of(rules_arr).score_bounds()
+    done = int(st[B.S_HANDNO])
     for s in range(P):
-        assert lo * st[B.S_HANDNO] <= st[B.S_TOTAL + s] <= hi * st[B.S_HANDNO], f"seat {s}: total out of bounds (STK-8)"
+        assert lo * done <= st[B.S_TOTAL + s] <= hi * done, f"seat {s}: total out of bounds (STK-8)"
 
 
 def _step_simulate(rules_arr, policies, keys, games_per_chunk) -> np.ndarray:
