@@ -472,7 +472,56 @@ def _conformance_play(seed: int, games: int, engine: str) -> list:
     return out
 
 
+def _step_legal(rules_arr, state) -> np.ndarray:
+    out = np.zeros(K.MAX_ACTIONS, dtype=np.int64)
+    return out[:K.legal_actions(rules_arr, state, out)]
+
+
+def _step_play(rules_arr, state, action: int, seat: int, what: str) -> None:
+    """One recorded action through the step interface: ``seat`` must be the one to act and the action legal."""
+    assert int(K.current_player(state)) == seat, f"{what}: seat {seat} acts, but seat {K.current_player(state)} is to act"
+    assert bool((_step_legal(rules_arr, state) == action).any()), f"{what}: not a legal action"
+    K.apply_action(rules_arr, state, action)
+
+
+def _replay_hand_by_steps(rules: BooksRules, h: int, hand: dict, totals: list) -> list[int]:
+    """Replay hand ``h`` of a game record through the step interface (``books_kernels``' step functions);
+    returns the hand's scores per seat (the step game's totals after the hand less ``totals``)."""
+    P = rules.players
+    ra = rules.game_array(hands=h + 1)  # this hand is the game's last: no deal follows it
+    state = np.zeros(K.STATE_SIZE, dtype=np.int64)
+    state[:B.STATE_SIZE] = REF.state_from_hands(rules.as_array(), [rules.parse_cards(c) for c in hand["deal"]],
+                                                hand["start"])
+    state[B.S_HANDNO], state[B.S_NHANDS] = h, h + 1
+    state[B.S_TOTAL:B.S_TOTAL + P] = totals
+    for i in range(P):  # STK-4: the forecast, clockwise from the starting player
+        s = (hand["start"] + i) % P
+        held = REF.hand_cards(state, s)
+        laid = rules.parse_cards(hand["predictions"][s])
+        assert set(laid) <= set(held), f"hand {h}: seat {s} lays a prediction card it does not hold (STK-4)"
+        _step_play(ra, state, sum(1 << held.index(c) for c in laid), s, f"hand {h}: seat {s}'s forecast (STK-4)")
+    for t, tr in enumerate(hand["tricks"]):
+        where = f"hand {h} trick {t + 1}"
+        assert not K.is_terminal(state), f"{where}: the hand is already over (STK-7)"
+        assert tr["leader"] == state[B.S_LEADER], f"{where}: the wrong seat leads (STK-5)"
+        for k, c in enumerate(rules.parse_cards(tr["cards"])):
+            _step_play(ra, state, c, (tr["leader"] + k) % P, f"{where}: card {k + 1} (STK-5)")
+        close = None if tr["close"] is None else rules.parse_cards([tr["close"]])[0]
+        if not K.is_terminal(state) and state[B.S_PHASE] == B.PH_CLOSE:
+            assert state[B.S_TURN] == tr["winner"], f"{where}: winner (STK-5)"
+            assert close is not None, f"{where}: the winner's close is missing (STK-6)"
+            _step_play(ra, state, close, tr["winner"], f"{where}: close (STK-6)")
+        assert state[B.T_WIN + t] == tr["winner"], f"{where}: winner (STK-5)"
+        done = int(state[B.T_CLOSE + t])
+        assert (None if done < 0 else done) == close, f"{where}: the prediction card closed (STK-6)"
+    assert K.is_terminal(state), f"hand {h}: the hand goes on after the recorded tricks (STK-7)"
+    out = np.zeros(P)
+    K.returns(ra, state, out)
+    return [int(out[s]) - totals[s] for s in range(P)]
+
+
 def _conformance_check(rec: dict) -> None:
+    """A game record's invariants, replayed through the step interface (STK-1..STK-9)."""
     rules = BooksRules(rec["players"], scoring=rec["scoring"], void_trump=rec["void_trump"])
     P = rules.players
     assert len(rec["hands"]) == P, "a game has as many hands as players (STK-9)"
@@ -482,16 +531,11 @@ def _conformance_check(rec: dict) -> None:
         dealt = [c for cards in hand["deal"] for c in cards]
         assert len(dealt) == len(set(dealt)) == P * rules.hand_size, "cards conserved in the deal (STK-1, STK-3)"
         assert set(dealt) == {card_name(int(c)) for c in rules.deck}, "the deal is the deck in play (STK-1)"
-        res = replay_hand(rules, {"players": P, "start": hand["start"],
-                                  "hands": hand["deal"], "predictions": hand["predictions"],
-                                  "tricks": [{"leader": t["leader"], "cards": t["cards"], "close": t["close"]}
-                                             for t in hand["tricks"]]}, strict_close=True)
-        for t, tr in zip(res["tricks"], hand["tricks"]):
-            assert t["winner"] == tr["winner"], "trick winner (STK-5)"
+        scores = _replay_hand_by_steps(rules, h, hand, totals)
         kmax = max(len(p) for p in hand["predictions"])
         assert len(hand["tricks"]) == rules.hand_size - kmax, "hand length = the shortest hand (STK-7)"
         for s in range(P):
-            assert hand["scores"][s] == res["seats"][s]["score"], f"hand {h} seat {s}: score (STK-8)"
+            assert hand["scores"][s] == scores[s], f"hand {h} seat {s}: score (STK-8)"
             totals[s] += hand["scores"][s]
     assert totals == rec["totals"], "game totals (STK-9)"
     assert rec["winners"] == REF.winners(totals, (P - 1) % P, 0), "winner and tie-break (STK-9)"

@@ -235,3 +235,22 @@ def test_check_state_names_a_broken_state():
     for broken, what in ((lost, "conserved"), (count, "count"), (stale, "card set"), (total, "total")):
         with pytest.raises(AssertionError, match=what):
             S._step_check_state(ra, broken)
+
+
+def test_record_check_replays_through_the_step_interface():
+    """The conformance check replays a record's actions through the step functions: a trick whose
+    cards are played out of turn, or a forecast of a card not held, is refused (STK-4, STK-5)."""
+    c = S.conformance()
+    rec = c.play(5, 1, "reference")[0]
+    c.check(rec)
+    swapped = __import__("copy").deepcopy(rec)
+    tr = swapped["hands"][0]["tricks"][0]
+    tr["cards"] = tr["cards"][1:] + tr["cards"][:1]
+    with pytest.raises(AssertionError, match="STK-5"):
+        c.check(swapped)
+    foreign = __import__("copy").deepcopy(rec)
+    hand = foreign["hands"][0]
+    other = hand["deal"][1][0] if hand["deal"][1][0] not in hand["predictions"][1] else hand["deal"][1][1]
+    hand["predictions"][0] = hand["predictions"][0][:4] + [other]
+    with pytest.raises(AssertionError, match="STK-4"):
+        c.check(foreign)
