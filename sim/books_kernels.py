@@ -14,6 +14,24 @@ Speed: each hand and each seat's prediction cards are also kept as card sets
 operations; a hand in which no seat uses a rollout policy runs in
 :func:`_play_hand_basic`, compiled without reference counting (nothing in it
 allocates).  ``ludolab bench --game books`` measures it.
+
+The step interface (:mod:`ludolab.sim.step`) steps a whole game (STK-9: as many hands as players,
+the rules entry ``R_HANDS`` of ``BooksRules.game_array`` may ask for fewer; :func:`_simulate_games`
+plays the whole game) one decision at a time.  Its state is one int64 array: the hand state above
+(same offsets), then ``S_RNG`` (the stream, uint64 bits as int64), ``S_HANDNO``, ``S_NHANDS`` and
+``S_TOTAL + seat``; the next hand is dealt inside :func:`apply_action` when a hand ends.  Actions:
+
+* forecast (STK-4): a bitmask over the positions 0..n-1 of the seat's hand in ascending card id
+  order (at most 16 positions, at most 5 bits set), e.g. ``0b101`` lays the lowest and the third
+  lowest card; 0 lays nothing;
+* play (STK-5): the id of the card played;
+* close (STK-6), only when the winning card matches two or more open prediction cards: the id of
+  the prediction card closed (a single match closes without a decision).
+
+A seat's policy in :func:`act` is its pair of fast-kernel policies: ``kind = POLICY_PAIR_BASE *
+forecast kind + play kind`` and ``params`` the two parameter vectors one after the other
+(2 * N_PARAMS floats); it decides with the same deciders and the same random draws as
+:func:`_hand_loop`, so a step playout of a key is the fast kernels' game of that key.
 """
 
 from __future__ import annotations
