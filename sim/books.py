@@ -472,7 +472,56 @@ def _conformance_play(seed: int, games: int, engine: str) -> list:
     return out
 
 
+def _step_legal(rules_arr, state) -> np.ndarray:
+    out = np.zeros(K.MAX_ACTIONS, dtype=np.int64)
+    return out[:K.legal_actions(rules_arr, state, out)]
+
+
+def _step_play(rules_arr, state, action: int, seat: int, what: str) -> None:
+    """One recorded action through the step interface: ``seat`` must be the one to act and the action legal."""
+    assert int(K.current_player(state)) == seat, f"{what}: seat {seat} acts, but seat {K.current_player(state)} is to act"
+    assert bool((_step_legal(rules_arr, state) == action).any()), f"{what}: not a legal action"
+    K.apply_action(rules_arr, state, action)
+
+
+def _replay_hand_by_steps(rules: BooksRules, h: int, hand: dict, totals: list) -> list[int]:
+    """Replay hand ``h`` of a game record through the step interface (``books_kernels``' step functions);
+    returns the hand's scores per seat (the step game's totals after the hand less ``totals``)."""
+    P = rules.players
+    ra = rules.game_array(hands=h + 1)  # this hand is the game's last: no deal follows it
+    state = np.zeros(K.STATE_SIZE, dtype=np.int64)
+    state[:B.STATE_SIZE] = REF.state_from_hands(rules.as_array(), [rules.parse_cards(c) for c in hand["deal"]],
+                                                hand["start"])
+    state[B.S_HANDNO], state[B.S_NHANDS] = h, h + 1
+    state[B.S_TOTAL:B.S_TOTAL + P] = totals
+    for i in range(P):  # STK-4: the forecast, clockwise from the starting player
+        s = (hand["start"] + i) % P
+        held = REF.hand_cards(state, s)
+        laid = rules.parse_cards(hand["predictions"][s])
+        assert set(laid) <= set(held), f"hand {h}: seat {s} lays a prediction card it does not hold (STK-4)"
+        _step_play(ra, state, sum(1 << held.index(c) for c in laid), s, f"hand {h}: seat {s}'s forecast (STK-4)")
+    for t, tr in enumerate(hand["tricks"]):
+        where = f"hand {h} trick {t + 1}"
+        assert not K.is_terminal(state), f"{where}: the hand is already over (STK-7)"
+        assert tr["leader"] == state[B.S_LEADER], f"{where}: the wrong seat leads (STK-5)"
+        for k, c in enumerate(rules.parse_cards(tr["cards"])):
+            _step_play(ra, state, c, (tr["leader"] + k) % P, f"{where}: card {k + 1} (STK-5)")
+        close = None if tr["close"] is None else rules.parse_cards([tr["close"]])[0]
+        if not K.is_terminal(state) and state[B.S_PHASE] == B.PH_CLOSE:
+            assert state[B.S_TURN] == tr["winner"], f"{where}: winner (STK-5)"
+            assert close is not None, f"{where}: the winner's close is missing (STK-6)"
+            _step_play(ra, state, close, tr["winner"], f"{where}: close (STK-6)")
+        assert state[B.T_WIN + t] == tr["winner"], f"{where}: winner (STK-5)"
+        done = int(state[B.T_CLOSE + t])
+        assert (None if done < 0 else done) == close, f"{where}: the prediction card closed (STK-6)"
+    assert K.is_terminal(state), f"hand {h}: the hand goes on after the recorded tricks (STK-7)"
+    out = np.zeros(P)
+    K.returns(ra, state, out)
+    return [int(out[s]) - totals[s] for s in range(P)]
+
+
 def _conformance_check(rec: dict) -> None:
+    """A game record's invariants, replayed through the step interface (STK-1..STK-9)."""
     rules = BooksRules(rec["players"], scoring=rec["scoring"], void_trump=rec["void_trump"])
     P = rules.players
     assert len(rec["hands"]) == P, "a game has as many hands as players (STK-9)"
@@ -482,16 +531,11 @@ def _conformance_check(rec: dict) -> None:
         dealt = [c for cards in hand["deal"] for c in cards]
         assert len(dealt) == len(set(dealt)) == P * rules.hand_size, "cards conserved in the deal (STK-1, STK-3)"
         assert set(dealt) == {card_name(int(c)) for c in rules.deck}, "the deal is the deck in play (STK-1)"
-        res = replay_hand(rules, {"players": P, "start": hand["start"],
-                                  "hands": hand["deal"], "predictions": hand["predictions"],
-                                  "tricks": [{"leader": t["leader"], "cards": t["cards"], "close": t["close"]}
-                                             for t in hand["tricks"]]}, strict_close=True)
-        for t, tr in zip(res["tricks"], hand["tricks"]):
-            assert t["winner"] == tr["winner"], "trick winner (STK-5)"
+        scores = _replay_hand_by_steps(rules, h, hand, totals)
         kmax = max(len(p) for p in hand["predictions"])
         assert len(hand["tricks"]) == rules.hand_size - kmax, "hand length = the shortest hand (STK-7)"
         for s in range(P):
-            assert hand["scores"][s] == res["seats"][s]["score"], f"hand {h} seat {s}: score (STK-8)"
+            assert hand["scores"][s] == scores[s], f"hand {h} seat {s}: score (STK-8)"
             totals[s] += hand["scores"][s]
     assert totals == rec["totals"], "game totals (STK-9)"
     assert rec["winners"] == REF.winners(totals, (P - 1) % P, 0), "winner and tie-break (STK-9)"
@@ -806,3 +850,224 @@ def advise(rules: BooksRules, hand, position: int, earlier=(), pool: int = 8, wo
                           "rollouts": int(stats[:, 0].sum()), "half_width": float(half_width), "seed": int(seed),
                           "play_policy": "heuristic for everyone", "later_forecasts": "heuristic"}
     return df.head(int(top)) if top else df
+
+
+# ------------------------------------------------------------------ the step interface
+#: Budgets of the rollout policies among the step interface's named policies: small, so that the
+#: harness can afford them (the policies are the same at any budget).
+STEP_ROLLOUT_BUDGET = {"pool": 3, "worlds": 1}
+
+
+def policy_pair(rules: BooksRules, forecast="heuristic", play="heuristic") -> tuple:
+    """One seat's forecast and play policies as the step interface's ``(kind, params)`` (see
+    ``books_kernels.act``): ``kind = POLICY_PAIR_BASE * forecast kind + play kind``, ``params``
+    float64 (2 * N_PARAMS,), the forecast parameters then the play parameters (rollouts judge hands
+    under ``rules``' scoring).
+
+    Raises:
+        PolicyError: unknown policy names or bad parameters.
+    """
+    fk, fp, pk, pp, _, _ = _seat_arrays(rules, [forecast] * rules.players, [play] * rules.players)
+    return int(B.POLICY_PAIR_BASE * fk[0] + pk[0]), np.concatenate([fp[0], pp[0]])
+
+
+def _pair_arrays(policies) -> tuple:
+    """Per-seat forecast / play kinds and parameter arrays of the fast kernels from ``(kind, params)`` pairs."""
+    fk = np.array([k // B.POLICY_PAIR_BASE for k, _ in policies], dtype=np.int64)
+    pk = np.array([k % B.POLICY_PAIR_BASE for k, _ in policies], dtype=np.int64)
+    fp = np.array([np.asarray(p, dtype=np.float64)[:B.N_PARAMS] for _, p in policies])
+    pp = np.array([np.asarray(p, dtype=np.float64)[B.N_PARAMS:] for _, p in policies])
+    return fk, fp, pk, pp
+
+
+def _rules_of(rules_arr) -> BooksRules:
+    """The ruleset of a game rules array (``BooksRules.game_array``)."""
+    return BooksRules(int(rules_arr[0]), scoring=B.SCORINGS[int(rules_arr[B.R_SCORING])],
+                      void_trump=B.VOID_TRUMP[1 - int(rules_arr[3])], tie_break=B.TIE_BREAKS[int(rules_arr[B.R_TIE_BREAK])])
+
+
+def _named_policy(rules: BooksRules, forecast: str, play: str) -> tuple:
+    budget = STEP_ROLLOUT_BUDGET
+    f = forecast_policy(forecast, pool=budget["pool"], worlds=budget["worlds"]) if forecast == "rollout" else forecast
+    p = play_policy(play, worlds=budget["worlds"]) if play == "rollout" else play
+    return policy_pair(rules, f, p)
+
+
+def step_policies(rules: BooksRules | None = None) -> dict:
+    """Every named policy pair of the step interface, ``"forecast/play" -> (kind, params)``: each forecast
+    policy of :data:`ludolab.stdlib.books.FORECAST_POLICIES` with each play policy of
+    :data:`~ludolab.stdlib.books.PLAY_POLICIES`, rollouts at :data:`STEP_ROLLOUT_BUDGET`."""
+    rules = rules or BooksRules()
+    return {f"{f}/{p}": _named_policy(rules, f, p) for f in B.FORECAST_POLICIES for p in B.PLAY_POLICIES}
+
+
+_CARD_BITS = np.left_shift(np.int64(1), np.arange(B.N_CARD_IDS, dtype=np.int64))
+_IN_DECK = {N: np.arange(B.N_CARD_IDS) % B.MAX_NUMBER < N for N in (12, 15)}
+
+
+def _card_set(st, base: int) -> int:
+    return sum(int(st[base + k]) << (15 * k) for k in range(4))
+
+
+def _step_check_state(rules_arr, state) -> None:
+    """The invariants of a step-interface state (STK-1, STK-3..STK-9): every card of the deck in play in
+    exactly one place (a hand, a prediction card open or closed, a trick), the counts and card sets
+    agreeing with the places, one winner per won trick, hand number and totals in range.
+
+    Raises:
+        AssertionError: naming the broken invariant.
+    """
+    st = np.asarray(state)
+    P, N, H = int(rules_arr[0]), int(rules_arr[1]), int(rules_arr[2])
+    assert st[B.S_PLAYERS] == P and st[B.S_NMAX] == N and st[B.S_HAND] == H, "the rules in the state (STK-1)"
+    loc = st[B.LOC:B.LOC + B.N_CARD_IDS]
+    bad = np.flatnonzero((loc != B.L_OUT) != _IN_DECK[N])
+    assert bad.size == 0, f"card {card_name(int(bad[0]))}: in the deck in play exactly when its number is at most {N} (STK-1)"
+    placed = (loc == B.L_OUT) | (loc == B.L_PLAYED) | ((loc >= 0) & (loc < B.L_PLAYED) & (loc % 4 < P))
+    bad = np.flatnonzero(~placed)
+    assert bad.size == 0, f"card {card_name(int(bad[0]))} has no place (location {loc[bad[0]]}): cards conserved"
+    n_rows = min(int(st[B.S_TRICK]) + 1, B.MAX_TRICKS)
+    tc = st[B.T_CARDS:B.T_CARDS + 4 * n_rows].reshape(n_rows, 4)[:, :P]
+    cards = tc[tc >= 0]
+    assert np.all(loc[cards] == B.L_PLAYED), "a card in a trick is not marked played"
+    played = (tc >= 0).sum(axis=0)
+    assert int((loc == B.L_PLAYED).sum()) == cards.size, "every played card is in a trick: cards conserved"
+    for s in range(P):
+        in_hand = loc == B.L_HAND + s
+        opn = loc == B.L_OPEN + s
+        closed = int((loc == B.L_CLOSED + s).sum())
+        hand = int(in_hand.sum())
+        assert hand == st[B.NHAND + s], f"seat {s}: {hand} cards in hand but the count says {st[B.NHAND + s]}"
+        assert int(opn.sum()) + closed == st[B.NPRED + s] <= B.MAX_PREDICTIONS, f"seat {s}: prediction cards (STK-4)"
+        assert closed == st[B.NCLOSED + s], f"seat {s}: closed prediction cards"
+        assert hand + int(opn.sum()) + closed + int(played[s]) == H, f"seat {s}: cards conserved (dealt {H})"
+        assert _card_set(st, B.HMASK + 4 * s) == int(_CARD_BITS[in_hand].sum()), f"seat {s}: hand card set"
+        assert _card_set(st, B.OMASK + 4 * s) == int(_CARD_BITS[opn].sum()), f"seat {s}: open card set"
+    pending = int(st[B.S_PHASE] == B.PH_CLOSE)  # a won trick waiting for its close
+    assert int(st[B.NWON:B.NWON + P].sum()) == st[B.S_TRICK] + pending, "one winner per won trick (STK-5)"
+    assert int(st[B.NCLOSED:B.NCLOSED + P].sum() + st[B.NEXTRA:B.NEXTRA + P].sum()) == st[B.S_TRICK], (
+        "a finished trick closes one prediction card or is an extra trick (STK-6)")
+    nh = int(st[B.S_NHANDS])
+    assert nh == rules_arr[B.R_HANDS] and 0 <= st[B.S_HANDNO] <= nh, "hand number within the game (STK-9)"
+    lo, hi = _rules_of(rules_arr).score_bounds()
+    done = int(st[B.S_HANDNO])
+    for s in range(P):
+        assert lo * done <= st[B.S_TOTAL + s] <= hi * done, f"seat {s}: total out of bounds (STK-8)"
+
+
+def _step_simulate(rules_arr, policies, keys, games_per_chunk) -> np.ndarray:
+    """The fast whole-game kernel (``_simulate_games``) on chunk keys; its accumulator summed over chunks."""
+    if int(rules_arr[B.R_HANDS]) != int(rules_arr[0]):
+        raise ValueError("the fast kernels play whole games: as many hands as players (STK-9)")
+    fk, fp, pk, pp = _pair_arrays(policies)
+    keys = np.asarray(keys, dtype=np.uint64)
+    P = int(rules_arr[0])
+    out = np.zeros((keys.shape[0], P, K.N_GSTATS))
+    K._simulate_games(keys, np.zeros(keys.shape[0], dtype=np.int64), np.full(keys.shape[0], games_per_chunk, np.int64),
+                      np.ascontiguousarray(rules_arr[:4]), int(rules_arr[B.R_SCORING]), int(rules_arr[B.R_TIE_BREAK]),
+                      fk, fp, pk, pp, out)
+    return out.sum(axis=0)
+
+
+def trace_actions(rules_arr, rows) -> list[int]:
+    """The step interface's actions of a game from the fast kernels' trace rows ``(code, seat, card)``:
+    each forecast as the bitmask of its cards' positions in the seat's sorted hand, each card played,
+    and each close where several open prediction cards matched (replayed on the reference's rules)."""
+    r4 = [int(x) for x in rules_arr[:4]]
+    actions, hands, preds, st, start = [], None, [], None, 0
+    for code, seat, card in rows:
+        if code == B.A_HAND:
+            start, hands, st = card, [[] for _ in range(r4[0])], None
+        elif code == B.A_DEAL:
+            hands[seat].append(card)
+        elif code in (B.A_PREDICT, B.A_FORECAST):
+            if st is None:
+                st = REF.state_from_hands(r4, hands, start)
+            if code == B.A_PREDICT:
+                preds.append(card)
+                continue
+            hand = REF.hand_cards(st, seat)
+            actions.append(sum(1 << hand.index(c) for c in preds))
+            REF.apply_forecast(st, seat, sorted(preds))
+            preds = []
+        elif code == B.A_PLAY:
+            actions.append(card)
+            REF.play_card(st, card)
+        elif code == B.A_CLOSE and st[B.S_PHASE] == B.PH_CLOSE:
+            actions.append(card)
+            REF.close_card(st, card)
+    return actions
+
+
+def _step_fast_games(rules_arr, policies, keys) -> list:
+    """The fast kernels' own games (their tracing mode) for each stream start, as step actions."""
+    fk, fp, pk, pp = _pair_arrays(policies)
+    out = []
+    for key in np.asarray(keys, dtype=np.uint64):
+        tr = np.zeros((4 * (1 + 64 + 25 + 4 * 16 * 2 + 4), 3), dtype=np.int64)
+        n = K._trace_stream(np.uint64(key), np.ascontiguousarray(rules_arr[:4]), int(rules_arr[B.R_SCORING]),
+                            fk, fp, pk, pp, tr)
+        out.append(trace_actions(rules_arr, [tuple(int(x) for x in row) for row in tr[:n]]))
+    return out
+
+
+def _step_winner(rules_arr, state) -> int:
+    """The winner under the last-start tie-break (STK-9)."""
+    P = int(rules_arr[0])
+    totals = [int(state[B.S_TOTAL + s]) for s in range(P)]
+    return REF.winners(totals, (int(rules_arr[B.R_HANDS]) - 1) % P, 0)[0]
+
+
+def _step_accumulator(case) -> list:
+    """The columns of ``_simulate_games``' accumulator (players, N_GSTATS), described as data."""
+    from .step import Column
+
+    tb = B.TIE_BREAKS[int(case.rules[B.R_TIE_BREAK])]
+    cols = []
+    for s in range(case.n_players):
+        cols += [Column((s, K.G_GAMES), "games", None if s == 0 else s, name=f"games (seat {s}'s row)"),
+                 Column((s, K.G_TOTAL), "points", s, name="game total"),
+                 Column((s, K.G_TOTAL2), "points_sq", s, name="game total squared"),
+                 Column((s, K.G_WINS), "wins", s, ties="tiebreak" if tb == "last-start" else "all",
+                        name=f"games won ({tb})"),
+                 Column((s, K.G_SHARED), "wins", s, ties="split", name="win share")]
+    return cols
+
+
+def _step_cases() -> list:
+    from .step import RulesCase
+
+    specs = [
+        ("4p-rulebook", BooksRules(4), ("heuristic/heuristic", "random/random", "zero/heuristic", "heuristic/random")),
+        ("3p-rulebook", BooksRules(3), ("heuristic/heuristic", "random/heuristic", "rollout/rollout")),
+        ("4p-exact-only-void-ignored-shared", BooksRules(4, scoring="exact-only", void_trump="ignored", tie_break="shared"),
+         ("random/heuristic", "heuristic/rollout", "zero/random", "heuristic/heuristic")),
+        ("3p-linear", BooksRules(3, scoring="linear"), ("random/random", "heuristic/heuristic", "zero/random")),
+    ]
+    cases = []
+    for label, rules, seats in specs:
+        named = step_policies(rules)
+        cases.append(RulesCase(label, rules.game_array(), rules.players, tuple(named[n] for n in seats)))
+    return cases
+
+
+def step_game():
+    """Shut The Books for the step-interface harness (:class:`ludolab.sim.step.StepGame`): a whole game
+    (STK-9) of as many hands as players, stepped by ``books_kernels``' step functions."""
+    from .step import StepGame
+
+    def max_steps(rules_arr):
+        P, H, nh = int(rules_arr[0]), int(rules_arr[2]), int(rules_arr[B.R_HANDS])
+        return nh * (P + P * H + H)  # forecasts, cards played, closes
+
+    def return_bounds(rules_arr):
+        lo, hi = _rules_of(rules_arr).score_bounds()
+        nh = int(rules_arr[B.R_HANDS])
+        return lo * nh, hi * nh
+
+    named = step_policies()
+    return StepGame(kernels=K, twin=REF, cases=_step_cases(), policies=named, max_steps=max_steps,
+                    return_bounds=return_bounds, check_state=_step_check_state, simulate=_step_simulate,
+                    accumulator=_step_accumulator, fast_games=_step_fast_games, lower_wins=False,
+                    winner=_step_winner,
+                    extra={"slow_policies": tuple(n for n in named if "rollout" in n), "hidden_information": True})

@@ -14,6 +14,24 @@ Speed: each hand and each seat's prediction cards are also kept as card sets
 operations; a hand in which no seat uses a rollout policy runs in
 :func:`_play_hand_basic`, compiled without reference counting (nothing in it
 allocates).  ``ludolab bench --game books`` measures it.
+
+The step interface (:mod:`ludolab.sim.step`) steps a whole game (STK-9: as many hands as players,
+the rules entry ``R_HANDS`` of ``BooksRules.game_array`` may ask for fewer; :func:`_simulate_games`
+plays the whole game) one decision at a time.  Its state is one int64 array: the hand state above
+(same offsets), then ``S_RNG`` (the stream, uint64 bits as int64), ``S_HANDNO``, ``S_NHANDS`` and
+``S_TOTAL + seat``; the next hand is dealt inside :func:`apply_action` when a hand ends.  Actions:
+
+* forecast (STK-4): a bitmask over the positions 0..n-1 of the seat's hand in ascending card id
+  order (at most 16 positions, at most 5 bits set), e.g. ``0b101`` lays the lowest and the third
+  lowest card; 0 lays nothing;
+* play (STK-5): the id of the card played;
+* close (STK-6), only when the winning card matches two or more open prediction cards: the id of
+  the prediction card closed (a single match closes without a decision).
+
+A seat's policy in :func:`act` is its pair of fast-kernel policies: ``kind = POLICY_PAIR_BASE *
+forecast kind + play kind`` and ``params`` the two parameter vectors one after the other
+(2 * N_PARAMS floats); it decides with the same deciders and the same random draws as
+:func:`_hand_loop`, so a step playout of a key is the fast kernels' game of that key.
 """
 
 from __future__ import annotations
@@ -30,8 +48,10 @@ from ludolab.stdlib.books import (N_PARAMS, PREDS, ROLLOUT_HEURISTIC_AT, A_CLOSE
                                   NCLOSED, NEXTRA, NHAND, NPRED, NWON, P_HEURISTIC, P_RANDOM, P_ROLLOUT,
                                   PH_CLOSE, PH_DONE, PH_FORECAST, PH_PLAY, RED, S_HAND, S_LEADER,
                                   S_NFORECAST, S_NMAX, S_NPLAYED, S_NTRICKS, S_PENDING, S_PHASE, S_PLAYERS,
-                                  S_START, S_TRICK, S_TURN, S_VIEWER, S_VOIDRULE, STATE_SIZE, T_CARDS,
-                                  T_CLOSE, T_LEAD, T_WIN)
+                                  S_START, S_TRICK, S_TURN, S_VIEWER, S_VOIDRULE, T_CARDS,
+                                  T_CLOSE, T_LEAD, T_WIN, GAME_STATE_SIZE, MAX_FORECAST_ACTIONS,
+                                  POLICY_PAIR_BASE, R_HANDS, R_SCORING, S_HANDNO, S_NHANDS, S_RNG, S_TOTAL)
+from ludolab.stdlib.books import STATE_SIZE as HAND_STATE_SIZE
 
 from .rng import game_state, next_below, shuffle_inplace
 
@@ -56,9 +76,10 @@ FW_SIZE = 66
 #: Calibration (row ``players``): k = 1 count, 2 sum of P(exact), 3 exact, per bin of P(exact);
 #: k = 4: [Brier sum, n, sum P(exact), exact, sum of squared Brier terms].
 N_CAL_BINS = 10
-#: Game statistics per seat.
-G_WINS, G_SHARED, G_TOTAL, G_TOTAL2 = range(4)
-N_GSTATS = 4
+#: Game statistics per seat: games won (under the tie-break), win shares (1/k among k tied tops),
+#: sum and sum of squares of the game total, games played.
+G_WINS, G_SHARED, G_TOTAL, G_TOTAL2, G_GAMES = range(5)
+N_GSTATS = 5
 
 
 @njit(cache=True, inline="always")
@@ -234,7 +255,7 @@ def _beating_set(cur, led):
 @njit(cache=True)
 def _sync_masks(state):
     """Rebuild the card sets (HMASK, OMASK) from LOC, for a state set up by hand."""
-    for i in range(HMASK, STATE_SIZE):
+    for i in range(HMASK, HAND_STATE_SIZE):
         state[i] = 0
     for c in range(N_CARD_IDS):
         loc = state[LOC + c]
@@ -251,7 +272,7 @@ def _new_hand(state, rules, start, rng, work):
     P = rules[0]
     N = rules[1]
     H = rules[2]
-    for i in range(STATE_SIZE):
+    for i in range(HAND_STATE_SIZE):
         state[i] = 0
     state[S_PLAYERS] = P
     state[S_NMAX] = N
@@ -296,7 +317,7 @@ def _observe(state, seat, obs):
         obs[i] = state[i]
     for i in range(16):  # other hands' card sets are hidden too
         obs[HMASK + i] = state[HMASK + i] if i // 4 == seat else 0
-    for i in range(OMASK, STATE_SIZE):
+    for i in range(OMASK, HAND_STATE_SIZE):
         obs[i] = state[i]
 
 
@@ -921,9 +942,9 @@ def _rollout_choice(obs, params, rng, options, n, close_phase):
     R = max(1, int(params[1]))
     scoring = int(params[2])
     fk, fp, pk, pp = _rollout_defaults(P, params, params[0])
-    world = np.empty(STATE_SIZE, dtype=np.int16)
-    sim = np.empty(STATE_SIZE, dtype=np.int16)
-    obs2 = np.empty(STATE_SIZE, dtype=np.int16)
+    world = np.empty(HAND_STATE_SIZE, dtype=np.int16)
+    sim = np.empty(HAND_STATE_SIZE, dtype=np.int16)
+    obs2 = np.empty(HAND_STATE_SIZE, dtype=np.int16)
     hidden = np.empty(64, dtype=np.int64)
     void = np.empty(16, dtype=np.int64)
     work = np.zeros(W_SIZE, dtype=np.int64)
@@ -1059,9 +1080,9 @@ def _forecast_search(obs, params, rng, cands, nc, stats, final_n, half_width):
     base = max(1, int(params[1]))
     scoring = int(params[2])
     fk, fp, pk, pp = _rollout_defaults(P, params, 1.0)
-    world = np.empty(STATE_SIZE, dtype=np.int16)
-    sim = np.empty(STATE_SIZE, dtype=np.int16)
-    obs2 = np.empty(STATE_SIZE, dtype=np.int16)
+    world = np.empty(HAND_STATE_SIZE, dtype=np.int16)
+    sim = np.empty(HAND_STATE_SIZE, dtype=np.int16)
+    obs2 = np.empty(HAND_STATE_SIZE, dtype=np.int16)
     hidden = np.empty(64, dtype=np.int64)
     void = np.empty(16, dtype=np.int64)
     work = np.zeros(W_SIZE, dtype=np.int64)
@@ -1231,7 +1252,7 @@ def _untraced_hand(basic, state, obs, rules, start, fk, fp, pk, pp, rng, empty, 
 def _chunk_scratch(rules, fk, fp, pk, pp):
     """What one chunk of a simulation owns: state, observation, int and float scratch, an empty trace,
     and private copies of the rules and policy arrays."""
-    return (np.zeros(STATE_SIZE, dtype=np.int16), np.zeros(STATE_SIZE, dtype=np.int16),
+    return (np.zeros(HAND_STATE_SIZE, dtype=np.int16), np.zeros(HAND_STATE_SIZE, dtype=np.int16),
             np.zeros(W_SIZE, dtype=np.int64), np.zeros(FW_SIZE), np.zeros((0, 3), dtype=np.int64),
             rules.copy(), fk.copy(), fp.copy(), pk.copy(), pp.copy())
 
@@ -1269,16 +1290,22 @@ def _winner(totals, last_start, P):
 @njit(cache=True)
 def _trace_game(key, g, rules, scoring, fk, fp, pk, pp, trace):
     """Play game ``g`` of the chunk with ``key`` (STK-9), writing every event; returns the row count."""
+    return _trace_stream(game_state(key, g), rules, scoring, fk, fp, pk, pp, trace)
+
+
+@njit(cache=True)
+def _trace_stream(rng, rules, scoring, fk, fp, pk, pp, trace):
+    """Play one game (STK-9) from the stream state ``rng`` (as :func:`_simulate_games` plays game g from
+    ``game_state(key, g)``), writing every event into ``trace`` (int64 (n, 3)); returns the row count."""
     P = rules[0]
-    state = np.zeros(STATE_SIZE, dtype=np.int16)
-    obs = np.zeros(STATE_SIZE, dtype=np.int16)
+    state = np.zeros(HAND_STATE_SIZE, dtype=np.int16)
+    obs = np.zeros(HAND_STATE_SIZE, dtype=np.int16)
     work = np.zeros(W_SIZE, dtype=np.int64)
     fwork = np.zeros(FW_SIZE)
     fk = fk.copy()
     fp = fp.copy()
     pk = pk.copy()
     pp = pp.copy()
-    rng = game_state(key, g)
     tpos = 0
     for h in range(P):
         rng, tpos = _play_hand(state, obs, rules, h % P, fk, fp, pk, pp, rng, trace, tpos, work, fwork)
@@ -1367,7 +1394,7 @@ def _simulate_hands(keys, starts, stops, rules, scoring, fk, fp, pk, pp, out):
 def _simulate_games(keys, starts, stops, rules, scoring, tie_break, fk, fp, pk, pp, out):
     """Whole games (STK-9) with per-seat policies; out float64 (n_chunks, players, N_GSTATS): games won
     (under ``tie_break`` 1, shared, every tied player wins one), 1/(number tied) summed over the games
-    the seat tops, sum and sum of squares of the game total."""
+    the seat tops, sum and sum of squares of the game total, games played (G_* columns)."""
     P = rules[0]
     for i in prange(keys.shape[0]):
         owners = _chunk_scratch(rules, fk, fp, pk, pp)
@@ -1393,6 +1420,7 @@ def _simulate_games(keys, starts, stops, rules, scoring, tie_break, fk, fp, pk, 
             w = _winner(totals, P - 1, P)
             for s in range(P):
                 x = float(totals[s])
+                out[i, s, G_GAMES] += 1.0
                 out[i, s, G_TOTAL] += x
                 out[i, s, G_TOTAL2] += x * x
                 if totals[s] == top:
@@ -1404,3 +1432,334 @@ def _simulate_games(keys, starts, stops, rules, scoring, tie_break, fk, fp, pk, 
             else:
                 out[i, w, G_WINS] += 1
         _keep_all(owners)
+
+
+# ------------------------------------------------------------------ the step interface
+#: The step interface's state: the hand state (int16 layout, here as int64), then the game around it
+#: (named offsets of :mod:`ludolab.stdlib.books`: S_RNG, S_HANDNO, S_NHANDS, S_TOTAL + seat).
+STATE_SIZE = GAME_STATE_SIZE
+#: An observation has the state's layout (see :func:`observe`).
+OBS_SIZE = GAME_STATE_SIZE
+#: The most legal actions of one decision: the forecasts of a 16-card hand.
+MAX_ACTIONS = MAX_FORECAST_ACTIONS
+
+
+@njit(cache=True)
+def current_player(state):
+    """The seat to act (forecast, play or close); -1 once the game's last hand is over."""
+    if state[S_HANDNO] >= state[S_NHANDS]:
+        return -1
+    return state[S_TURN]
+
+
+@njit(cache=True)
+def is_terminal(state):
+    """True once every hand of the game is played (STK-9)."""
+    return state[S_HANDNO] >= state[S_NHANDS]
+
+
+@njit(cache=True)
+def new_game(rules, key, state):
+    """Set up game ``key`` (uint64 stream start) in ``state`` (int64 (STATE_SIZE,)): the first hand dealt
+    with seat 0 starting (STK-3), exactly as :func:`_simulate_games` starts a game from
+    ``game_state(chunk_key, g)``; the stream then lives in ``state[S_RNG]``.
+
+    Args:
+        rules: int64 (GAME_RULES_SIZE,), ``BooksRules.game_array()``.
+    """
+    for i in range(STATE_SIZE):
+        state[i] = 0
+    work = np.zeros(W_SIZE, dtype=np.int64)
+    rng = _new_hand(state, rules, 0, np.uint64(key), work)
+    state[S_RNG] = np.int64(rng)
+    state[S_HANDNO] = 0
+    state[S_NHANDS] = rules[R_HANDS]
+
+
+@njit(cache=True)
+def _end_hand(rules, state):
+    """After an action: if the hand is over (STK-7), score it into the totals (STK-8) and deal the next
+    hand, its starting player one seat to the left (STK-9), from the state's stream."""
+    if state[S_PHASE] != PH_DONE or state[S_HANDNO] >= state[S_NHANDS]:
+        return
+    P = state[S_PLAYERS]
+    for s in range(P):
+        state[S_TOTAL + s] += _score(_off(state, s), state[NWON + s], rules[R_SCORING])
+    state[S_HANDNO] += 1
+    h = state[S_HANDNO]
+    if h < state[S_NHANDS]:
+        work = np.zeros(W_SIZE, dtype=np.int64)
+        rng = _new_hand(state, rules, h % P, np.uint64(state[S_RNG]), work)
+        state[S_RNG] = np.int64(rng)
+
+
+@njit(cache=True)
+def legal_actions(rules, state, out):
+    """The legal actions, ascending, into ``out`` (int64 (MAX_ACTIONS,)); returns their number (0 once the
+    game is over).  Forecast (STK-4): every bitmask with at most 5 bits over the positions 0..n-1 of the
+    seat's hand in ascending card order; play (STK-5): the card ids it may play; close (STK-6): the ids
+    of the open prediction cards the winning card matches."""
+    if current_player(state) < 0:
+        return 0
+    seat = state[S_TURN]
+    ph = state[S_PHASE]
+    if ph == PH_FORECAST:
+        nh = state[NHAND + seat]
+        n = 0
+        for m in range(np.int64(1) << nh):
+            if _popcount(np.int64(m)) <= MAX_PREDICTIONS:
+                out[n] = m
+                n += 1
+        return n
+    if ph == PH_PLAY:
+        return _legal_plays(state, seat, out)
+    return _pending_matches(state, out)
+
+
+@njit(cache=True, inline="always")
+def _forecast_cards(hand, action, cards):
+    """Card ids (ascending, into ``cards``) at the positions set in ``action`` of the card set ``hand``
+    taken in ascending order; returns their number, -1 if a position is outside the hand."""
+    k = 0
+    i = 0
+    m = hand
+    while m != 0:
+        if (action >> np.int64(i)) & 1:
+            cards[k] = trailing_zeros(m)
+            k += 1
+        i += 1
+        m &= m - 1
+    if action >> np.int64(i) != 0:
+        return -1
+    return k
+
+
+@njit(cache=True)
+def apply_action(rules, state, action):
+    """Play ``action`` (see :func:`legal_actions`) for the seat to act, then the chance that follows:
+    at the end of a hand its scores are added and the next hand is dealt from ``state[S_RNG]``.
+
+    Raises:
+        ValueError: the game is over, or the action is not legal.
+    """
+    if current_player(state) < 0:
+        raise ValueError("the game is over: no action is legal")
+    seat = state[S_TURN]
+    ph = state[S_PHASE]
+    notrace = np.zeros((0, 3), dtype=np.int64)
+    a = np.int64(action)
+    if ph == PH_FORECAST:
+        cards = np.zeros(16, dtype=np.int64)
+        k = _forecast_cards(_mask(state, HMASK + 4 * seat), a, cards) if a >= 0 else -1
+        if k < 0 or k > MAX_PREDICTIONS:
+            raise ValueError("a forecast is a bitmask of at most 5 positions of the hand (STK-4)")
+        _apply_forecast(state, seat, cards, k, notrace, 0)
+    elif ph == PH_PLAY:
+        if a < 0 or a >= N_CARD_IDS or ((_legal_set(state, seat) >> a) & 1) == 0:
+            raise ValueError("the card is not one the seat may play (STK-5)")
+        _play_card(state, a, notrace, 0)
+    else:
+        t = state[S_TRICK]
+        led = _colour(state[T_CARDS + 4 * t + state[S_LEADER]])
+        if a < 0 or a >= N_CARD_IDS or ((_matching_open_set(state, seat, state[S_PENDING], led) >> a) & 1) == 0:
+            raise ValueError("the card is not an open prediction card the winning card matches (STK-6)")
+        _close_card(state, a, notrace, 0)
+    _end_hand(rules, state)
+
+
+@njit(cache=True)
+def observe(rules, state, seat, obs):
+    """What ``seat`` knows, into ``obs`` (int64 (OBS_SIZE,), the state's layout): the hand as
+    :func:`_observe` gives it (its own hand; every prediction card laid, open or closed; every card
+    played, trick by trick; the counts; the phase and the seat to act), the hand number and every
+    total (public); every card in another hand is L_HIDDEN and the stream (``obs[S_RNG]``) is 0.
+    Earlier hands tell nothing about this one (each hand is a new shuffle, STK-9) beyond the totals."""
+    _observe(state, seat, obs)
+    obs[S_RNG] = 0
+    obs[S_HANDNO] = state[S_HANDNO]
+    obs[S_NHANDS] = state[S_NHANDS]
+    for s in range(4):
+        obs[S_TOTAL + s] = state[S_TOTAL + s]
+
+
+@njit(cache=True)
+def returns(rules, state, out):
+    """Points per seat into ``out[:players]`` (float64): the totals of the finished hands (STK-9)."""
+    for s in range(state[S_PLAYERS]):
+        out[s] = float(state[S_TOTAL + s])
+
+
+@njit(cache=True, inline="always")
+def _uniform(rng):
+    """A float64 uniform on [0, 1) with 53 random bits (two draws); returns (u, rng)."""
+    hi, rng = next_below(rng, 1 << 26)
+    lo, rng = next_below(rng, 1 << 27)
+    return (hi * 134217728.0 + lo) / 9007199254740992.0, rng
+
+
+@njit(cache=True)
+def _deal_hidden(world, seat, rng):
+    """Deal the L_HIDDEN cards of ``world`` (a hand state as ``seat`` observes it, int64) to the other
+    seats, uniformly among the deals that give each seat its public number of cards and no card of a
+    colour it has shown out of (STK-5); returns the stream state.
+
+    Exact: the count of such deals is summed colour by colour over how many cards of the colour each
+    seat gets (multinomial weights, float64), a split is drawn with probability proportional to its
+    count, then the colour's cards are shuffled into the split.
+
+    Raises:
+        ValueError: no deal is consistent with the observation.
+    """
+    P = world[S_PLAYERS]
+    void = np.zeros(16, dtype=np.int64)
+    _voids(world, void)
+    others = np.zeros(3, dtype=np.int64)
+    cap = np.zeros(3, dtype=np.int64)
+    allow = np.zeros((3, 4), dtype=np.int64)
+    m = 0
+    for s in range(P):
+        if s != seat:
+            others[m] = s
+            cap[m] = world[NHAND + s]
+            for col in range(4):
+                allow[m, col] = 1 - void[4 * s + col]
+            m += 1
+    hid = np.zeros((4, 16), dtype=np.int64)
+    nhid = np.zeros(4, dtype=np.int64)
+    for c in range(N_CARD_IDS):
+        if world[LOC + c] == L_HIDDEN:
+            col = c // MAX_NUMBER
+            hid[col, nhid[col]] = c
+            nhid[col] += 1
+    left = np.zeros(5, dtype=np.int64)  # hidden cards of colours col..3
+    for col in range(3, -1, -1):
+        left[col] = left[col + 1] + nhid[col]
+    if left[0] != cap[0] + cap[1] + cap[2]:
+        raise ValueError("the hidden cards do not fill the other hands")
+    binom = np.zeros((17, 17))
+    for n in range(17):
+        binom[n, 0] = 1.0
+        for k in range(1, n + 1):
+            binom[n, k] = binom[n - 1, k - 1] + binom[n - 1, k]
+    # ways[col, a, b]: weighted deals of colours col..3 with a, b (and left[col] - a - b) cards to place
+    ways = np.zeros((5, 17, 17))
+    ways[4, 0, 0] = 1.0
+    for col in range(3, -1, -1):
+        h = nhid[col]
+        for a in range(min(cap[0], left[col]) + 1):
+            for b in range(min(cap[1], left[col] - a) + 1):
+                d = left[col] - a - b
+                if d > cap[2]:
+                    continue
+                tot = 0.0
+                for n0 in range(min(a, h) + 1):
+                    if n0 > 0 and allow[0, col] == 0:
+                        break
+                    for n1 in range(min(b, h - n0) + 1):
+                        if n1 > 0 and allow[1, col] == 0:
+                            break
+                        n2 = h - n0 - n1
+                        if n2 > d or (n2 > 0 and allow[2, col] == 0):
+                            continue
+                        tot += binom[h, n0] * binom[h - n0, n1] * ways[col + 1, a - n0, b - n1]
+                ways[col, a, b] = tot
+    if ways[0, cap[0], cap[1]] <= 0.0:
+        raise ValueError("no deal of the hidden cards is consistent with the observation")
+    a = cap[0]
+    b = cap[1]
+    for col in range(4):
+        h = nhid[col]
+        d = left[col] - a - b
+        u, rng = _uniform(rng)
+        x = u * ways[col, a, b]
+        pick0 = -1
+        pick1 = -1
+        cum = 0.0
+        for n0 in range(min(a, h) + 1):
+            if n0 > 0 and allow[0, col] == 0:
+                break
+            for n1 in range(min(b, h - n0) + 1):
+                if n1 > 0 and allow[1, col] == 0:
+                    break
+                n2 = h - n0 - n1
+                if n2 > d or (n2 > 0 and allow[2, col] == 0):
+                    continue
+                w = binom[h, n0] * binom[h - n0, n1] * ways[col + 1, a - n0, b - n1]
+                if w > 0.0:
+                    cum += w
+                    pick0 = n0
+                    pick1 = n1
+                    if x < cum:
+                        break
+            if pick0 >= 0 and x < cum:
+                break
+        for i in range(h - 1, 0, -1):  # the colour's cards in a uniform order, then split
+            j, rng = next_below(rng, i + 1)
+            t = hid[col, i]
+            hid[col, i] = hid[col, j]
+            hid[col, j] = t
+        for i in range(h):
+            o = 0 if i < pick0 else (1 if i < pick0 + pick1 else 2)
+            c = hid[col, i]
+            world[LOC + c] = L_HAND + others[o]
+            _mask_add(world, HMASK + 4 * others[o], c)
+        a -= pick0
+        b -= pick1
+    return rng
+
+
+@njit(cache=True)
+def determinize(rules, obs, seat, key, state):
+    """A full state consistent with ``obs`` (``seat``'s observation) into ``state``: the cards hidden
+    from the seat dealt uniformly among the deals consistent with it (:func:`_deal_hidden`: hand sizes
+    and shown voids), drawn from the stream start ``key``; the state's stream continues from there.
+    ``observe(rules, state, seat, ...)`` then equals ``obs``.
+
+    Raises:
+        ValueError: ``obs`` is not an observation of ``seat``, or no deal is consistent with it.
+    """
+    if obs[S_VIEWER] != seat:
+        raise ValueError("the observation is not the seat's")
+    for i in range(STATE_SIZE):
+        state[i] = obs[i]
+    state[S_VIEWER] = -1
+    rng = _deal_hidden(state, seat, np.uint64(key))
+    state[S_RNG] = np.int64(rng)
+
+
+@njit(cache=True)
+def act(kind, params, obs, state):
+    """A seat's named policy pair decides from ``obs`` alone: ``kind = POLICY_PAIR_BASE * forecast kind
+    + play kind`` (F_* / P_* of :mod:`ludolab.stdlib.books`), ``params`` float64 (2 * N_PARAMS,): the
+    forecast policy's parameters, then the play policy's.  The forecast policy lays the prediction cards
+    (returned as the bitmask of their hand positions), the play policy plays a card and chooses which
+    prediction card to close; the deciders are the fast kernels' own (:func:`_choose_forecast`,
+    :func:`_choose_play`, :func:`_choose_close`), on the same observation, drawing from ``state[S_RNG]``
+    the random numbers :func:`_hand_loop` draws for the same decision."""
+    o = np.empty(HAND_STATE_SIZE, dtype=np.int16)
+    for i in range(HAND_STATE_SIZE):
+        o[i] = obs[i]
+    fp = np.empty((1, N_PARAMS))
+    pp = np.empty((1, N_PARAMS))
+    for i in range(N_PARAMS):
+        fp[0, i] = params[i]
+        pp[0, i] = params[N_PARAMS + i]
+    work = np.zeros(W_SIZE, dtype=np.int64)
+    fwork = np.zeros(FW_SIZE)
+    buf = work[W_BUF:W_BUF + 16]
+    rng = np.uint64(state[S_RNG])
+    ph = o[S_PHASE]
+    if ph == PH_FORECAST:
+        k, rng = _choose_forecast(o, kind // POLICY_PAIR_BASE, fp, 0, rng, buf, work, fwork)
+        hand = _mask(o, HMASK + 4 * o[S_VIEWER])
+        a = np.int64(0)
+        for j in range(k):
+            a |= np.int64(1) << _popcount(hand & ((np.int64(1) << np.int64(buf[j])) - 1))
+    elif ph == PH_PLAY:
+        c, rng = _choose_play(o, kind % POLICY_PAIR_BASE, pp, 0, rng, buf, work)
+        a = np.int64(c)
+    else:
+        c, rng = _choose_close(o, kind % POLICY_PAIR_BASE, pp, 0, rng, buf)
+        a = np.int64(c)
+    state[S_RNG] = np.int64(rng)
+    return a

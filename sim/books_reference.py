@@ -7,7 +7,7 @@ hand gives the very same deal, tricks and scores.  It is the baseline of
 ``ludolab bench`` and the twin of every kernel in the tests.
 
 A state is a Python list of ints (the kernels use an int16 array of the same
-layout).  Policies read only ``observe(state, seat)``.
+layout).  Policies read only ``observe_hand(state, seat)``.
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def hand_cards(state, seat: int) -> list[int]:
     return [c for c in range(N_CARD_IDS) if state[LOC + c] == L_HAND + seat]
 
 
-def observe(state, seat: int) -> list:
+def observe_hand(state, seat: int) -> list:
     """What ``seat`` knows: the same layout, every card in another hand marked L_HIDDEN.
 
     Public: prediction cards laid (open or closed), cards played, tricks, closes
@@ -498,15 +498,15 @@ def continue_basic(state, fk, fp, pk, pp, rng) -> int:
     """Play the hand in ``state`` to its end from wherever it is, with basic (non-rollout) policies."""
     while state[S_PHASE] == PH_FORECAST:
         s = state[S_TURN]
-        cards, rng = choose_forecast(observe(state, s), fk[s], fp[s], rng)
+        cards, rng = choose_forecast(observe_hand(state, s), fk[s], fp[s], rng)
         apply_forecast(state, s, cards)
     while state[S_PHASE] != PH_DONE:
         s = state[S_TURN]
         if state[S_PHASE] == PH_PLAY:
-            c, rng = choose_play(observe(state, s), pk[s], pp[s], rng)
+            c, rng = choose_play(observe_hand(state, s), pk[s], pp[s], rng)
             play_card(state, c)
         else:
-            c, rng = choose_close(observe(state, s), pk[s], pp[s], rng)
+            c, rng = choose_close(observe_hand(state, s), pk[s], pp[s], rng)
             close_card(state, c)
     return rng
 
@@ -756,15 +756,15 @@ def play_hand(state, rules_arr, start, fk, fp, pk, pp, rng, trace=None) -> int:
                 trace.append((A_DEAL, s, c))
     while state[S_PHASE] == PH_FORECAST:
         s = state[S_TURN]
-        cards, rng = choose_forecast(observe(state, s), fk[s], fp[s], rng)
+        cards, rng = choose_forecast(observe_hand(state, s), fk[s], fp[s], rng)
         apply_forecast(state, s, cards, trace)
     while state[S_PHASE] != PH_DONE:
         s = state[S_TURN]
         if state[S_PHASE] == PH_PLAY:
-            c, rng = choose_play(observe(state, s), pk[s], pp[s], rng)
+            c, rng = choose_play(observe_hand(state, s), pk[s], pp[s], rng)
             play_card(state, c, trace)
         else:
-            c, rng = choose_close(observe(state, s), pk[s], pp[s], rng)
+            c, rng = choose_close(observe_hand(state, s), pk[s], pp[s], rng)
             close_card(state, c, trace)
     return rng
 
@@ -825,3 +825,244 @@ def state_from_hands(rules_arr, hands, start: int) -> list:
         state[NHAND + s] = len(hands[s])
     sync_masks(state)
     return state
+
+
+# ------------------------------------------------------------------ the step interface
+# Twins of the step functions of ``books_kernels`` (the same arguments, numpy int64 state, observation
+# and action arrays, the same random numbers).  The hand part of a state is worked on as a list of ints
+# by the functions above.
+_MASK64 = (1 << 64) - 1
+
+
+def _bits(x) -> int:
+    """The uint64 stream state kept as int64 bits."""
+    return int(x) & _MASK64
+
+
+def _signed(x: int) -> int:
+    """A uint64 stream state as the int64 stored in a state array."""
+    x &= _MASK64
+    return x - (1 << 64) if x >> 63 else x
+
+
+def _hand_part(state) -> list:
+    return [int(x) for x in state[:STATE_SIZE]]
+
+
+def current_player(state) -> int:
+    """The seat to act; -1 once the game's last hand is over (STK-9)."""
+    return -1 if state[R.S_HANDNO] >= state[R.S_NHANDS] else int(state[S_TURN])
+
+
+def is_terminal(state) -> bool:
+    """True once every hand of the game is played (STK-9)."""
+    return bool(state[R.S_HANDNO] >= state[R.S_NHANDS])
+
+
+def new_game(rules, key, state) -> None:
+    """Set up game ``key`` in ``state``: the first hand dealt, seat 0 starting (STK-3, STK-9)."""
+    st = [0] * STATE_SIZE
+    rng = new_hand(st, rules, 0, int(key))
+    state[:] = 0
+    state[:STATE_SIZE] = st
+    state[R.S_RNG] = _signed(rng)
+    state[R.S_HANDNO] = 0
+    state[R.S_NHANDS] = int(rules[R.R_HANDS])
+
+
+def _end_hand(rules, state, st: list) -> None:
+    """Score a finished hand into the totals (STK-8) and deal the next one (STK-9)."""
+    if st[S_PHASE] != PH_DONE or state[R.S_HANDNO] >= state[R.S_NHANDS]:
+        return
+    P = st[S_PLAYERS]
+    for s in range(P):
+        state[R.S_TOTAL + s] += score_of(off_of(st, s), st[NWON + s], int(rules[R.R_SCORING]))
+    state[R.S_HANDNO] += 1
+    h = int(state[R.S_HANDNO])
+    if h < state[R.S_NHANDS]:
+        rng = new_hand(st, rules, h % P, _bits(state[R.S_RNG]))
+        state[R.S_RNG] = _signed(rng)
+
+
+def _forecast_actions(nh: int) -> list[int]:
+    return [m for m in range(1 << nh) if bin(m).count("1") <= MAX_PREDICTIONS]
+
+
+def legal_actions(rules, state, out) -> int:
+    """The legal actions, ascending, into ``out``; returns their number (see ``books_kernels.legal_actions``)."""
+    if current_player(state) < 0:
+        return 0
+    st = _hand_part(state)
+    seat = st[S_TURN]
+    if st[S_PHASE] == PH_FORECAST:
+        acts = _forecast_actions(st[NHAND + seat])
+    elif st[S_PHASE] == PH_PLAY:
+        acts = legal_plays(st, seat)
+    else:
+        acts = pending_matches(st)
+    out[:len(acts)] = acts
+    return len(acts)
+
+
+def apply_action(rules, state, action) -> None:
+    """Play ``action`` for the seat to act, then score and deal at the end of a hand.
+
+    Raises:
+        ValueError: the game is over, or the action is not legal.
+    """
+    if current_player(state) < 0:
+        raise ValueError("the game is over: no action is legal")
+    st = _hand_part(state)
+    seat = st[S_TURN]
+    a = int(action)
+    if st[S_PHASE] == PH_FORECAST:
+        hand = hand_cards(st, seat)
+        if a < 0 or a >> len(hand) or bin(a).count("1") > MAX_PREDICTIONS:
+            raise ValueError("a forecast is a bitmask of at most 5 positions of the hand (STK-4)")
+        apply_forecast(st, seat, [c for i, c in enumerate(hand) if (a >> i) & 1])
+    elif st[S_PHASE] == PH_PLAY:
+        if a not in legal_plays(st, seat):
+            raise ValueError("the card is not one the seat may play (STK-5)")
+        play_card(st, a)
+    else:
+        if a not in pending_matches(st):
+            raise ValueError("the card is not an open prediction card the winning card matches (STK-6)")
+        close_card(st, a)
+    _end_hand(rules, state, st)
+    state[:STATE_SIZE] = st
+
+
+def observe(rules, state, seat, obs) -> None:
+    """What ``seat`` knows, into ``obs`` (twin of ``books_kernels.observe``): the hand as
+    :func:`observe_hand` gives it, the hand number and the totals; the stream slot is 0."""
+    obs[:STATE_SIZE] = observe_hand(_hand_part(state), seat)
+    obs[R.S_RNG] = 0
+    obs[R.S_HANDNO] = state[R.S_HANDNO]
+    obs[R.S_NHANDS] = state[R.S_NHANDS]
+    obs[R.S_TOTAL:R.S_TOTAL + 4] = state[R.S_TOTAL:R.S_TOTAL + 4]
+
+
+def returns(rules, state, out) -> None:
+    """Points per seat into ``out[:players]``: the totals of the finished hands (STK-9)."""
+    for s in range(int(state[S_PLAYERS])):
+        out[s] = float(state[R.S_TOTAL + s])
+
+
+def _uniform(rng: int):
+    hi, rng = py_next_below(rng, 1 << 26)
+    lo, rng = py_next_below(rng, 1 << 27)
+    return (hi * 134217728.0 + lo) / 9007199254740992.0, rng
+
+
+def _split_options(h, a, b, d, allow, col):
+    """(n0, n1) splits of h cards of colour col among three seats with room a, b, d (kernel order)."""
+    for n0 in range(min(a, h) + 1):
+        if n0 > 0 and not allow[0][col]:
+            break
+        for n1 in range(min(b, h - n0) + 1):
+            if n1 > 0 and not allow[1][col]:
+                break
+            n2 = h - n0 - n1
+            if n2 > d or (n2 > 0 and not allow[2][col]):
+                continue
+            yield n0, n1
+
+
+def deal_hidden(world: list, seat: int, rng: int) -> int:
+    """Twin of ``books_kernels._deal_hidden``: the hidden cards of ``world`` dealt uniformly among the
+    deals consistent with hand sizes and shown voids (STK-5); returns the stream state."""
+    P = world[S_PLAYERS]
+    void = voids(world)
+    others = [s for s in range(P) if s != seat] + [0] * (4 - P)
+    cap = [world[NHAND + s] for s in range(P) if s != seat] + [0] * (4 - P)
+    allow = [[1 - void[4 * s + col] for col in range(4)] for s in range(P) if s != seat]
+    allow += [[0] * 4] * (4 - P)
+    hid = [[c for c in range(N_CARD_IDS) if world[LOC + c] == L_HIDDEN and colour(c) == col] for col in range(4)]
+    left = [0] * 5
+    for col in range(3, -1, -1):
+        left[col] = left[col + 1] + len(hid[col])
+    if left[0] != sum(cap):
+        raise ValueError("the hidden cards do not fill the other hands")
+    binom = [[0.0] * 17 for _ in range(17)]
+    for n in range(17):
+        binom[n][0] = 1.0
+        for k in range(1, n + 1):
+            binom[n][k] = binom[n - 1][k - 1] + binom[n - 1][k]
+    ways = [[[0.0] * 17 for _ in range(17)] for _ in range(5)]
+    ways[4][0][0] = 1.0
+    for col in range(3, -1, -1):
+        h = len(hid[col])
+        for a in range(min(cap[0], left[col]) + 1):
+            for b in range(min(cap[1], left[col] - a) + 1):
+                d = left[col] - a - b
+                if d > cap[2]:
+                    continue
+                tot = 0.0
+                for n0, n1 in _split_options(h, a, b, d, allow, col):
+                    tot += binom[h][n0] * binom[h - n0][n1] * ways[col + 1][a - n0][b - n1]
+                ways[col][a][b] = tot
+    if ways[0][cap[0]][cap[1]] <= 0.0:
+        raise ValueError("no deal of the hidden cards is consistent with the observation")
+    a, b = cap[0], cap[1]
+    for col in range(4):
+        h = len(hid[col])
+        d = left[col] - a - b
+        u, rng = _uniform(rng)
+        x = u * ways[col][a][b]
+        pick = None
+        cum = 0.0
+        for n0, n1 in _split_options(h, a, b, d, allow, col):
+            w = binom[h][n0] * binom[h - n0][n1] * ways[col + 1][a - n0][b - n1]
+            if w > 0.0:
+                cum += w
+                pick = (n0, n1)
+                if x < cum:
+                    break
+        cards = hid[col]
+        for i in range(h - 1, 0, -1):
+            j, rng = py_next_below(rng, i + 1)
+            cards[i], cards[j] = cards[j], cards[i]
+        for i, c in enumerate(cards):
+            o = 0 if i < pick[0] else (1 if i < pick[0] + pick[1] else 2)
+            world[LOC + c] = L_HAND + others[o]
+            mask_add(world, HMASK + 4 * others[o], c)
+        a -= pick[0]
+        b -= pick[1]
+    return rng
+
+
+def determinize(rules, obs, seat, key, state) -> None:
+    """Twin of ``books_kernels.determinize``: a full state consistent with ``seat``'s observation.
+
+    Raises:
+        ValueError: ``obs`` is not the seat's, or no deal is consistent with it.
+    """
+    if obs[S_VIEWER] != seat:
+        raise ValueError("the observation is not the seat's")
+    state[:] = obs
+    world = _hand_part(obs)
+    world[S_VIEWER] = -1
+    rng = deal_hidden(world, seat, int(key))
+    state[:STATE_SIZE] = world
+    state[R.S_RNG] = _signed(rng)
+
+
+def act(kind, params, obs, state) -> int:
+    """Twin of ``books_kernels.act``: the seat's policy pair (kind = POLICY_PAIR_BASE * forecast kind +
+    play kind, params = forecast parameters then play parameters) decides from ``obs`` alone, drawing
+    from ``state[S_RNG]``."""
+    o = _hand_part(obs)
+    fkind, pkind = divmod(int(kind), R.POLICY_PAIR_BASE)
+    fp = [float(x) for x in params[:R.N_PARAMS]]
+    pp = [float(x) for x in params[R.N_PARAMS:2 * R.N_PARAMS]]
+    rng = _bits(state[R.S_RNG])
+    if o[S_PHASE] == PH_FORECAST:
+        cards, rng = choose_forecast(o, fkind, fp, rng)
+        hand = hand_cards(o, o[S_VIEWER])
+        a = sum(1 << hand.index(c) for c in cards)
+    elif o[S_PHASE] == PH_PLAY:
+        a, rng = choose_play(o, pkind, pp, rng)
+    else:
+        a, rng = choose_close(o, pkind, pp, rng)
+    state[R.S_RNG] = _signed(rng)
+    return int(a)

@@ -116,6 +116,19 @@ class BooksRules:
     def scoring_id(self) -> int:
         return SCORINGS.index(self.scoring)
 
+    def game_array(self, hands: int | None = None) -> np.ndarray:
+        """int64 (GAME_RULES_SIZE,): the rules of the step interface's game: :meth:`as_array`, then
+        the scoring id, the tie-break id and the number of hands (STK-9: as many as players).
+
+        Raises:
+            RulesError: ``hands`` outside 1..players.
+        """
+        h = self.players if hands is None else hands
+        if isinstance(h, bool) or not isinstance(h, (int, np.integer)) or not 1 <= h <= self.players:
+            raise RulesError(f"a game has 1..{self.players} hands, not {hands!r}")
+        return np.concatenate([self.as_array(), np.array([self.scoring_id, TIE_BREAKS.index(self.tie_break), h],
+                                                         dtype=np.int64)])
+
     def as_array(self) -> np.ndarray:
         """int64 (4,): ``[players, max_number, hand_size, void_trump_counts]`` for the kernels."""
         return np.array([self.players, self.max_number, self.hand_size,
@@ -270,6 +283,20 @@ PREDS = T_CARDS + 4 * MAX_TRICKS    #: + 5 * seat + i: the seat's i-th predictio
 HMASK = PREDS + 4 * MAX_PREDICTIONS  #: + 4 * seat + colour: the seat's hand (0 in an observation for other seats)
 OMASK = HMASK + 16                   #: + 4 * seat + colour: the seat's open prediction cards
 STATE_SIZE = OMASK + 16
+
+# The step interface's game state (int64): the hand state above, then the game around it (STK-9).
+S_RNG = STATE_SIZE         #: the game's random stream: its uint64 state stored as int64 bits
+S_HANDNO = S_RNG + 1       #: hands finished so far in this game
+S_NHANDS = S_RNG + 2       #: hands in the game (as many as players, STK-9)
+S_TOTAL = S_RNG + 3        #: + seat: points scored in the finished hands (STK-9)
+GAME_STATE_SIZE = S_TOTAL + 4
+#: Entries of the game's rules array after the four of ``BooksRules.as_array``.
+R_SCORING, R_TIE_BREAK, R_HANDS = 4, 5, 6
+GAME_RULES_SIZE = 7
+#: Forecast actions: every subset of at most 5 positions of a 16-card hand, sum of C(16, k), k <= 5.
+MAX_FORECAST_ACTIONS = 6885
+#: A seat's policy pair in the step interface: kind = POLICY_PAIR_BASE * forecast kind + play kind.
+POLICY_PAIR_BASE = 8
 
 L_OUT = -1         #: not in the deck in play
 L_HAND = 0         #: + seat: in that seat's hand

@@ -106,17 +106,17 @@ def _mid_hand_state(seed, tricks_to_play=3):
     fp = [list(B.HEURISTIC_FORECAST_PARAMS) + [0.0] * (B.N_PARAMS - 9)] * 4
     rng = REF.new_hand(st, rules.as_array(), 0, py_game_state(seed, 0))
     for s in range(4):
-        cards, rng = REF.choose_forecast(REF.observe(st, s), B.F_HEURISTIC, fp[s], rng)
+        cards, rng = REF.choose_forecast(REF.observe_hand(st, s), B.F_HEURISTIC, fp[s], rng)
         REF.apply_forecast(st, s, cards)
     n = 0
     while n < tricks_to_play * 4 + 1:  # stop with one card of a trick played
         s = st[B.S_TURN]
         if st[B.S_PHASE] == B.PH_PLAY:
-            c, rng = REF.choose_play(REF.observe(st, s), B.P_HEURISTIC, [1.0] + z[1:], rng)
+            c, rng = REF.choose_play(REF.observe_hand(st, s), B.P_HEURISTIC, [1.0] + z[1:], rng)
             REF.play_card(st, c)
             n += 1
         else:
-            c, rng = REF.choose_close(REF.observe(st, s), B.P_HEURISTIC, z, rng)
+            c, rng = REF.choose_close(REF.observe_hand(st, s), B.P_HEURISTIC, z, rng)
             REF.close_card(st, c)
     return st
 
@@ -154,7 +154,7 @@ def test_no_peeking_play(seed, kind):
         K._observe(ks, seat, obs)
         c, _ = K._choose_play(obs, kind, params.reshape(1, -1), 0, np.uint64(99), buf, np.zeros(K.W_SIZE, dtype=np.int64))
         choices.add(int(c))
-        r, _ = REF.choose_play(REF.observe(s2, seat), kind, list(params), 99)
+        r, _ = REF.choose_play(REF.observe_hand(s2, seat), kind, list(params), 99)
         assert r == c
     assert len(choices) == 1
 
@@ -184,7 +184,7 @@ def test_no_peeking_forecast(seed, kind):
 def test_observation_hides_other_hands_only():
     """observe(state, seat): other hands hidden; own hand, predictions and played cards public."""
     st = _mid_hand_state(3)
-    obs = REF.observe(st, 2)
+    obs = REF.observe_hand(st, 2)
     for c in range(B.N_CARD_IDS):
         loc = st[B.LOC + c]
         if B.L_HAND <= loc < B.L_HAND + 4 and loc != B.L_HAND + 2:
@@ -228,7 +228,7 @@ def test_sampled_worlds_are_consistent_with_the_observation(seed):
     and no seat gets a colour it has shown out of (STK-5)."""
     st = _mid_hand_state(seed, tricks_to_play=6)
     seat = st[B.S_TURN]
-    obs = REF.observe(st, seat)
+    obs = REF.observe_hand(st, seat)
     void = REF.voids(obs)
     kobs = np.array(obs, dtype=np.int16)
     world = np.empty(B.STATE_SIZE, dtype=np.int16)

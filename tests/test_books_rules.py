@@ -135,7 +135,7 @@ def test_stk4_later_players_see_earlier_predictions_only():
     REF.new_hand(st, rules.as_array(), 0, 7)
     h0 = REF.hand_cards(st, 0)
     REF.apply_forecast(st, 0, h0[:2])
-    obs = REF.observe(st, 1)
+    obs = REF.observe_hand(st, 1)
     assert all(obs[B.LOC + c] == B.L_OPEN + 0 for c in h0[:2])
     assert all(obs[B.LOC + c] == B.L_HIDDEN for c in h0[2:])
     assert all(obs[B.LOC + c] == B.L_HAND + 1 for c in REF.hand_cards(st, 1))
