@@ -55,6 +55,7 @@ NPARAM = 8
 WS_STAMP = NCELL + 12  # turn (+1) whose legal places and prepared shelves the scratch holds
 WS_NCELL = NCELL + 13
 WS_LEN = NCELL + 14
+NPRE = 21  # columns of the per-decision table of legal places (see _prep_cells)
 
 # statistics per seat (simulate accumulator)
 ST_SCORE, ST_SQ, ST_WIN = 0, 1, 2
@@ -138,13 +139,15 @@ def _score_tableau(tab, attrs, points, columns, kinds_out):
 
 @njit(cache=True)
 def _make_aux(attrs, points):
-    """Lookup tables for the fast greedy gain: int64 (AUX_T + n * n,).
+    """Lookup tables for the fast greedy gain and the playouts' scoring: int64
+    (AUX_T + n * n + (n + 1) ** 2,).
 
     aux[16 * L + m] (L = 0..5): points of a block of L books whose neighbour pairs
     continue a run exactly at the set bits of m (one kind); aux[AUX_T + a * n + b]:
-    bit k set when card b continues a run of kind k after card a."""
+    bit k set when card b continues a run of kind k after card a; from AUX_T + n * n on,
+    :func:`_pair_codes` (the same codes with an empty place at index 0)."""
     n = attrs.shape[0]
-    aux = np.zeros(AUX_T + n * n, dtype=np.int64)
+    aux = np.zeros(AUX_T + n * n + (n + 1) * (n + 1), dtype=np.int64)
     for L in range(1, 6):
         for m in range(1 << (L - 1)):
             total = 0
@@ -163,6 +166,7 @@ def _make_aux(attrs, points):
                 if _cont(attrs, a, b, k):
                     code |= 1 << k
             aux[AUX_T + a * n + b] = code
+    aux[AUX_T + n * n:] = _pair_codes(attrs)
     return aux
 
 
@@ -686,7 +690,8 @@ def _gain(obs, seat, card, cell, attrs, points, columns, params, use_pot, buf, g
 def _prep_cells(obs, seat, cells, ncell, aux, nd, pre):
     """Per legal cell, what the greedy gain needs from the shelf around it (once per decision):
     pre[j] = nl, nr, last card of the left block, first of the right block, the left and
-    right blocks' continuation bits per kind (6 + 6), and their current points."""
+    right blocks' continuation bits per kind (6 + 6), their current points (16), and (19, 20)
+    the left and right blocks' pair codes packed 8 bits a pair, first pair lowest."""
     base = GRID0 + seat * NCELL
     for j in range(ncell):
         cell = cells[j]
@@ -702,12 +707,16 @@ def _prep_cells(obs, seat, cells, ncell, aux, nd, pre):
         pre[j, 3] = obs[row + c + 1] if nr > 0 else -1
         for k in range(2 * NKIND):
             pre[j, 4 + k] = 0
+        pre[j, 19] = 0
+        pre[j, 20] = 0
         for q in range(l0 + 1, c):
             code = aux[AUX_T + obs[row + q - 1] * nd + obs[row + q]]
+            pre[j, 19] |= code << (8 * (q - l0 - 1))
             for k in range(NKIND):
                 pre[j, 4 + k] |= ((code >> k) & 1) << (q - l0 - 1)
         for q in range(c + 2, r1 + 1):
             code = aux[AUX_T + obs[row + q - 1] * nd + obs[row + q]]
+            pre[j, 20] |= code << (8 * (q - c - 2))
             for k in range(NKIND):
                 pre[j, 10 + k] |= ((code >> k) & 1) << (q - c - 2)
         sub = 0
@@ -719,10 +728,25 @@ def _prep_cells(obs, seat, cells, ncell, aux, nd, pre):
         pre[j, 16] = sub
 
 
+@njit(cache=True, inline="always")
+def _block_points(w, n, aux):
+    """Points of a block of n <= 5 adjacent books (one shelf, SHB-10) from its pair codes w
+    packed 8 bits a pair (first pair lowest): the run counting of :func:`_line5_points`
+    on one lane, the points of a run read back from :func:`_make_aux`'s tables."""
+    m = np.uint64(0xFF)
+    full = np.uint64(0x3F)
+    z = np.uint64(0)
+    return _line5_points(w & m, (w >> np.uint64(8)) & m, (w >> np.uint64(16)) & m, (w >> np.uint64(24)) & m, full,
+                         full, full if n > 1 else z, full if n > 2 else z, full if n > 3 else z,
+                         full if n > 4 else z, aux[16], aux[33], aux[51], aux[71], aux[95])
+
+
 @njit(cache=True)
 def _best_place_pre(card, cells, ncell, pre, aux, nd):
     """Greedy (points only, shelves only) best (gain, cell) for card from :func:`_prep_cells`;
-    the same values and ties as :func:`_best_place`."""
+    the same values and ties as :func:`_best_place`.  The joined block's pair codes are the
+    left block's, the two the card makes and the right block's, scored all kinds at once by
+    :func:`_block_points`."""
     best = -1e300
     bc = cells[0]
     for j in range(ncell):
@@ -731,18 +755,12 @@ def _best_place_pre(card, cells, ncell, pre, aux, nd):
         if nl == 0 and nr == 0:
             g = 0.0
         else:
-            n = nl + 1 + nr
-            cl = aux[AUX_T + pre[j, 2] * nd + card] if nl > 0 else 0
-            cr = aux[AUX_T + card * nd + pre[j, 3]] if nr > 0 else 0
-            tot = -pre[j, 16]
-            for k in range(NKIND):
-                bits = pre[j, 4 + k] | (pre[j, 10 + k] << (nl + 1))
-                if nl > 0:
-                    bits |= ((cl >> k) & 1) << (nl - 1)
-                if nr > 0:
-                    bits |= ((cr >> k) & 1) << nl
-                tot += aux[16 * n + bits]
-            g = float(tot)
+            w = np.uint64(pre[j, 19]) | (np.uint64(pre[j, 20]) << np.uint64(8 * (nl + 1)))
+            if nl > 0:
+                w |= np.uint64(aux[AUX_T + pre[j, 2] * nd + card]) << np.uint64(8 * (nl - 1))
+            if nr > 0:
+                w |= np.uint64(aux[AUX_T + card * nd + pre[j, 3]]) << np.uint64(8 * nl)
+            g = float(_block_points(w, nl + 1 + nr, aux) - pre[j, 16])
         if g > best + 1e-9:
             best = g
             bc = cells[j]
@@ -889,20 +907,26 @@ def _unseen(obs, seat, out):
 
 
 @njit(cache=True)
-def _grid_points(sim, seat, attrs, points, columns, line, kinds):
-    """Points of seat's grid as it stands (rows, and columns under the columns variant)."""
-    total = 0
+def _grid_points(sim, seat, aux, nd, points, columns, tab):
+    """Points of seat's grid as it stands (rows, and columns under the columns variant).
+
+    The cards lie inside the feasible frame of 3 shelves x 5 places (SHB-8), so the
+    frame's window from the top left of their bounding box is copied to tab int64 (>= 15,
+    scratch; -1 for an empty place) and scored by :func:`_score_fast` with the pair codes
+    that :func:`_make_aux` keeps at ``AUX_T + nd * nd`` (empty places end runs); the same
+    total as scoring every line of the 9 x 5 grid."""
+    if sim[NPL0 + seat] == 0:
+        return 0
     base = GRID0 + seat * NCELL
-    for r in range(GH):
-        for c in range(GW):
-            line[c] = sim[base + r * GW + c]
-        total += _score_line(line, GW, attrs, points, kinds)
-    if columns:
-        for c in range(GW):
-            for r in range(GH):
-                line[r] = sim[base + r * GW + c]
-            total += _score_line(line, GH, attrs, points, kinds)
-    return total
+    b = BB0 + 4 * seat
+    r0 = sim[b]
+    c0 = sim[b + 2]
+    for i in range(3):
+        for j in range(5):
+            r = r0 + i
+            c = c0 + j
+            tab[5 * i + j] = sim[base + r * GW + c] if r < GH and c < GW else -1
+    return _score_fast(tab, aux[AUX_T + nd * nd:], np.uint64(nd + 1), points, columns)
 
 
 @njit(cache=True, inline="always")
@@ -919,11 +943,12 @@ def _kept(gains, cards, n, placed):
 
 
 @njit(cache=True)
-def _playout(sim, seat, hand, seq, n, k, attrs, points, columns, aux, buf, geom, cells, line, kinds):
-    """Finish seat's tableau: each turn the kept card and seq[k], seq[k + 1]; greedy."""
+def _playout(sim, seat, hand, seq, n, k, attrs, points, columns, aux, buf, geom, cells, line):
+    """Finish seat's tableau: each turn the kept card and seq[k], seq[k + 1]; greedy.  Returns
+    the finished tableau's points; line: int64 scratch (>= 15)."""
     zero = np.zeros(NPARAM)
     nd = attrs.shape[0]
-    pre = np.empty((NCELL, 19), dtype=np.int64)
+    pre = np.empty((NCELL, NPRE), dtype=np.int64)
     cand = np.empty(3, dtype=np.int64)
     gains = np.empty(3)
     while sim[NPL0 + seat] < 15:
@@ -957,12 +982,12 @@ def _playout(sim, seat, hand, seq, n, k, attrs, points, columns, aux, buf, geom,
                 bc = c
         _place(sim, seat, cand[bi], bc)
         hand = _kept(gains, cand, m, bi)
-    return _grid_points(sim, seat, attrs, points, columns, line, kinds)
+    return _grid_points(sim, seat, aux, nd, points, columns, line)
 
 
 @njit(cache=True)
 def _turn_then_playout(obs, sim, seat, held, nh, seq, n, k, attrs, points, columns, aux, pp,
-                       buf, geom, cells, line, kinds):
+                       buf, geom, cells, line):
     """This turn placed by the potential rule from held[:nh], then the playout."""
     for j in range(STATE_LEN):
         sim[j] = obs[j]
@@ -980,7 +1005,7 @@ def _turn_then_playout(obs, sim, seat, held, nh, seq, n, k, attrs, points, colum
             bc = c
     _place(sim, seat, held[bi], bc)
     keep = _kept(gains, held, nh, bi)
-    return _playout(sim, seat, keep, seq, n, k, attrs, points, columns, aux, buf, geom, cells, line, kinds)
+    return _playout(sim, seat, keep, seq, n, k, attrs, points, columns, aux, buf, geom, cells, line)
 
 
 @njit(cache=True)
@@ -996,8 +1021,7 @@ def _rollout_source(params, obs, attrs, points, columns, aux, st):
     buf = np.empty(8, dtype=np.int64)
     geom = np.empty(4, dtype=np.int64)
     cells = np.empty(NCELL, dtype=np.int64)
-    line = np.empty(GW, dtype=np.int64)
-    kinds = np.zeros(NKIND, dtype=np.int64)
+    line = np.empty(15, dtype=np.int64)
     held = np.empty(3, dtype=np.int64)
     n_src = _n_sources(obs)
     values = np.zeros(OFFER_MAX + 1)
@@ -1012,11 +1036,11 @@ def _rollout_source(params, obs, attrs, points, columns, aux, st):
                 held[1] = seq[0]
                 held[2] = seq[1]
                 v = _turn_then_playout(obs, sim, seat, held, 3, seq, nU, 2, attrs, points, columns, aux, pp,
-                                       buf, geom, cells, line, kinds)
+                                       buf, geom, cells, line)
             else:
                 held[1] = obs[OFFER0 + src]
                 v = _turn_then_playout(obs, sim, seat, held, 2, seq, nU, 0, attrs, points, columns, aux, pp,
-                                       buf, geom, cells, line, kinds)
+                                       buf, geom, cells, line)
             values[si] += v
     best = -1e300
     bs = 0
@@ -1038,8 +1062,7 @@ def _rollout_place(params, obs, attrs, points, columns, aux, st):
     buf = np.empty(8, dtype=np.int64)
     geom = np.empty(4, dtype=np.int64)
     cells = np.empty(NCELL, dtype=np.int64)
-    line = np.empty(GW, dtype=np.int64)
-    kinds = np.zeros(NKIND, dtype=np.int64)
+    line = np.empty(15, dtype=np.int64)
     ncell = _legal_cells(obs, seat, cells)
     # the K best (card, place) pairs by potential, stable in enumeration order
     top_g = np.empty(16)
@@ -1101,7 +1124,7 @@ def _rollout_place(params, obs, attrs, points, columns, aux, st):
                 sim[q] = obs[q]
             _place(sim, seat, obs[HELD0 + top_i[t]], top_c[t])
             values[t] += _playout(sim, seat, obs[HELD0 + keep[t]], seq, nU, 0, attrs, points, columns, aux,
-                                  buf, geom, cells2, line, kinds)
+                                  buf, geom, cells2, line)
     best = -1e300
     bt = 0
     for t in range(nt):
@@ -1115,7 +1138,7 @@ def _rollout_place(params, obs, attrs, points, columns, aux, st):
 @njit(cache=True)
 def _workspace():
     """Scratch space for the policies' decisions, made once per game: (wsi, pre, pref)."""
-    return (np.zeros(WS_LEN, dtype=np.int64), np.zeros((NCELL, 19), dtype=np.int64),
+    return (np.zeros(WS_LEN, dtype=np.int64), np.zeros((NCELL, NPRE), dtype=np.int64),
             np.zeros((NCELL, 2)))
 
 
@@ -1123,7 +1146,7 @@ def _workspace():
 def _choose_source(kind, params, obs, attrs, points, columns, aux, st, wsi, pre, pref):
     """The first decision of a turn, from the observation only; returns (src, stream state).
 
-    wsi int64 (WS_LEN,), pre int64 (NCELL, 19), pref float64 (NCELL, 2): scratch space
+    wsi int64 (WS_LEN,), pre int64 (NCELL, NPRE), pref float64 (NCELL, 2): scratch space
     (see :func:`_workspace`), reused so a decision allocates nothing."""
     seat = obs[S_SEAT]
     if kind == P_RANDOM:
