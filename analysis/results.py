@@ -108,7 +108,8 @@ def save_table(df: pd.DataFrame, out_dir: str | Path, name: str, fmt: str = "csv
 
 
 def save_figure(fig, out_dir: str | Path, name: str, dpi: int = 110) -> Path:
-    """Save a matplotlib Figure as ``NAME.png``."""
+    """Save a matplotlib Figure as ``NAME.png``, drawn once: the figure builders lay their charts
+    out with constrained layout, so no tight-bbox pass (a second draw) is needed."""
     path = Path(out_dir) / f"{name}.png"
-    _atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=dpi, bbox_inches="tight", format="png"))
+    _atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=dpi, format="png"))
     return path

@@ -208,7 +208,7 @@ def deck_table(players: int = 4, skilled: str = "potential", games: int = 1000, 
 def _fig(w=7.5, h=4.2):
     from matplotlib.figure import Figure
 
-    return Figure(figsize=(w, h))
+    return Figure(figsize=(w, h), layout="constrained")
 
 
 def fig_score_distribution(res: S.SimResult, deck_label: str):
