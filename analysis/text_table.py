@@ -1,5 +1,5 @@
 """A small table of rows for commands that print a few lines at the table (``shelf score``,
-the start-up bench): the three things :func:`ludolab.analysis.cli_common.emit` asks of a
+``box advise``): the three things :func:`ludolab.analysis.cli_common.emit` asks of a
 table (``to_string``, ``to_csv``, ``to_dict("records")``) without importing pandas, whose
 import costs more than the whole answer."""
 
@@ -20,6 +20,7 @@ class TextTable:
     def __init__(self, rows: list[dict], columns: list[str]):
         self.columns = list(columns)
         self.rows = [{c: r.get(c) for c in self.columns} for r in rows]
+        self.attrs: dict = {}
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -36,9 +37,9 @@ class TextTable:
         """Every column right-justified to its widest cell (header included), one space apart."""
         def numeric(c):
             vals = [r[c] for r in self.rows if r[c] is not None]
-            return bool(vals) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals)
+            return bool(vals) and all(isinstance(v, int) and not isinstance(v, bool) for v in vals)
 
-        # as pandas: a column of numbers keeps one place for the sign before its header and cells
+        # as pandas: a column of integers keeps one place for the sign before its header and cells
         pad = [" " if numeric(c) else "" for c in self.columns]
         cells = [[pad[j] + self._cell(r[c], float_format) for j, c in enumerate(self.columns)] for r in self.rows]
         head = [pad[j] + c for j, c in enumerate(self.columns)]
