@@ -278,3 +278,42 @@ def format_table(rows: list[dict]) -> str:
 
     return "\n".join([line(head), *(line(b) for b in body)])
 
+
+
+#: Commands answered at the table, timed warm by :func:`startup_bench` (argv after ``ludolab``).
+STARTUP_COMMANDS = (
+    ("box", "advise", "--open", "1,2,3,4,5,6,7,8,9", "--roll", "8"),
+    ("box", "solve"),
+    ("shelf", "score", "{shelf_example}"),
+    ("books", "advise", "--players", "4", "--hand", "R15 R9 B10 B3 B7 Y1 Y5 Y12 P2 P4 P8 P11 P13 R2 B14",
+     "--position", "3", "--earlier", "P12 Y3", "--earlier", "", "--pool", "1", "--worlds", "1", "--max-worlds", "1"),
+)
+
+
+def startup_bench(commands=STARTUP_COMMANDS, repeats: int = REPEATS, say=None) -> list[dict]:
+    """Warm start-up of the commands answered at the table: wall time of a whole ``ludolab``
+    process (interpreter start, imports, numba cache loads, the answer), each command run once
+    untimed (it fills numba's cache if needed) and then ``repeats`` times.  ``books advise`` runs
+    with one candidate and one sampled deal, so its time is everything but the search.
+
+    Returns:
+        Records ``command``, ``seconds`` (median), ``seconds_min``, ``seconds_max``."""
+    import subprocess
+    from importlib import resources
+
+    say = say or (lambda m: None)
+    example = str(resources.files("ludolab.stdlib") / "data" / "shelf_worked_example.json")
+    rows = []
+    for argv in commands:
+        argv = [a.replace("{shelf_example}", example) for a in argv]
+        cmd = [sys.executable, "-m", "ludolab.analysis.cli", *argv]
+        say("start-up: ludolab " + " ".join(argv[:2]))
+        times = []
+        for i in range(1 + max(1, int(repeats))):
+            t0 = time.perf_counter()
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            if i:
+                times.append(time.perf_counter() - t0)
+        rows.append({"command": "ludolab " + " ".join(argv[:2]), "seconds": statistics.median(times),
+                     "seconds_min": min(times), "seconds_max": max(times)})
+    return rows

@@ -84,10 +84,24 @@ def games(fmt):
                    "against the local backend.")
 @click.option("--scaling-seconds", type=click.FloatRange(0.5, 600.0), default=8.0, show_default=True,
               help="With --scaling: about how long the run takes on one thread.")
+@click.option("--startup", is_flag=True,
+              help="Instead: warm start-up of the commands answered at the table (box advise, box solve, shelf "
+                   "score, books advise without its search), each a whole process, median of 3 runs.")
 @user_errors
-def bench(fmt, games, reference_seconds, scale, game_ids, scaling, scaling_seconds):
+def bench(fmt, games, reference_seconds, scale, game_ids, scaling, scaling_seconds, startup):
     """Speed of every kernel against its pure-Python reference (same process)."""
     from ludolab.analysis.bench import format_table, run_bench
+
+    if startup:
+        from ludolab.analysis.bench import startup_bench
+
+        rows = startup_bench(say=lambda m: click.echo(m, err=True) if fmt == "table" else None)
+        if fmt == "json":
+            click.echo(json.dumps(rows, indent=2))
+            return
+        for r in rows:
+            click.echo(f"{r['command']:<22} {r['seconds']:6.2f} s  [{r['seconds_min']:.2f} - {r['seconds_max']:.2f}]")
+        return
 
     if scaling:
         from ludolab.analysis.bench import scaling_bench

@@ -363,3 +363,13 @@ def test_an_interrupted_report_leaves_the_earlier_one_whole(tmp_path, monkeypatc
     use(3)
     build_report(tmp_path, quick=True)
     assert "3" in (tmp_path / "tables" / "tiny.csv").read_text()
+
+
+def test_startup_bench_times_whole_processes_after_a_warm_run():
+    """bench --startup: each command run as its own process, once untimed, then timed (no speed asserted)."""
+    from ludolab.analysis.bench import STARTUP_COMMANDS, startup_bench
+
+    assert {" ".join(c[:2]) for c in STARTUP_COMMANDS} == {"box advise", "box solve", "shelf score", "books advise"}
+    (row,) = startup_bench(commands=(("box", "solve"),), repeats=1)
+    assert row["command"] == "ludolab box solve"
+    assert 0 < row["seconds_min"] <= row["seconds"] <= row["seconds_max"]
