@@ -181,7 +181,8 @@ def scaling_bench(seconds: float = 4.0, workers: int = 2, say=None, repeats: int
     Three timings of the same run (same seed, identical results checked): the local backend
     with 1 numba thread and with ``workers`` threads, and a Dask LocalCluster of ``workers``
     single-threaded worker processes (started and warmed before the clock starts).  The run
-    is sized from a warmed probe of a million games so one thread takes about ``seconds``; each setup is timed ``repeats`` times and
+    is sized from a warmed probe of a million games so one thread takes about ``seconds``;
+    each setup is timed ``repeats`` times and
     the fastest counts (other load on the machine only ever slows a run down).
 
     Returns:
@@ -274,7 +275,8 @@ def format_table(rows: list[dict]) -> str:
     left = {0, 1, 2}
 
     def line(cells):
-        return "  ".join(c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+        return "  ".join(c.ljust(w) if i in left else c.rjust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
 
     return "\n".join([line(head), *(line(b) for b in body)])
 
