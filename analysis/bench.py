@@ -7,37 +7,117 @@ its analysis module (:mod:`ludolab.stdlib.registry`).  Each record:
 threads), ``threads``, ``per_second_1_thread``, ``reference_per_second`` (the
 pure-Python twin, one thread) and ``ratio`` (one kernel thread against the
 reference: the speed-up per core), plus ``ms_each`` for solvers.
+
+Every rate is timed by :func:`time_call`: one warm-up call, then 3 repeats of at least 1 s
+of work each (``scale`` x 1 s: :func:`bench_scale`); a record gives the median and, as
+``<rate>_min`` and ``<rate>_max``, the slowest and fastest repeat.
 """
 
 from __future__ import annotations
 
+import math
+import statistics
 import sys
 import time
+from contextlib import contextmanager
 
 import numba
 
 from ludolab.stdlib import registry
 
 
-def time_call(fn, min_seconds: float = 0.0, max_reps: int = 1_000_000) -> float:
-    """Wall time per call of ``fn()`` in seconds: repeated until ``min_seconds`` have passed."""
-    reps = 0
-    t0 = time.perf_counter()
-    while True:
-        fn()
-        reps += 1
-        dt = time.perf_counter() - t0
-        if dt >= min_seconds or reps >= max_reps:
-            return dt / reps
+#: Seconds of work each repeat of a timing lasts at least (``ludolab bench --scale`` multiplies it).
+MIN_SECONDS = 1.0
+#: Repeats of every timing; a record shows their median with the min and max.
+REPEATS = 3
+_SETTINGS = {"scale": 1.0}
 
 
-def calibrate(run_n, seconds: float, n0: int) -> int:
-    """How many items ``run_n(n)`` should be given to take about ``seconds``:
-    times ``run_n(n0)`` once and scales (at least ``n0``)."""
-    t0 = time.perf_counter()
-    run_n(n0)
-    dt = max(time.perf_counter() - t0, 1e-6)
-    return max(n0, int(n0 * seconds / dt))
+@contextmanager
+def bench_scale(scale: float):
+    """Within the block, every :func:`time_call` times ``scale`` x :data:`MIN_SECONDS` of work a
+    repeat (the bench's own tests use a small scale to stay short).
+
+    Raises:
+        ValueError: a scale that is not a positive finite number."""
+    scale = float(scale)
+    if not (scale > 0 and math.isfinite(scale)):
+        raise ValueError(f"scale must be a positive number, not {scale!r}")
+    old = _SETTINGS["scale"]
+    _SETTINGS["scale"] = scale
+    try:
+        yield
+    finally:
+        _SETTINGS["scale"] = old
+
+
+class Timing(float):
+    """Seconds per call (the median of the repeats) carrying ``lo`` and ``hi`` (the fastest and
+    slowest repeat).  ``n / t`` gives a :class:`Rate` with the same spread, so a bench entry's
+    ``games / t`` keeps it; scaling by a number keeps it too."""
+
+    def __new__(cls, median: float, lo: float, hi: float):
+        t = super().__new__(cls, median)
+        t.lo, t.hi = float(lo), float(hi)
+        return t
+
+    def __rtruediv__(self, n):
+        return Rate(n / float(self), n / self.hi, n / self.lo)
+
+    def __truediv__(self, k):
+        return Timing(float(self) / k, self.lo / k, self.hi / k)
+
+    def __mul__(self, k):
+        return Timing(float(self) * k, self.lo * k, self.hi * k)
+
+    __rmul__ = __mul__
+
+
+class Rate(float):
+    """Items per second (the median) carrying ``lo`` and ``hi``, the slowest and fastest repeat."""
+
+    def __new__(cls, median: float, lo: float, hi: float):
+        r = super().__new__(cls, median)
+        r.lo, r.hi = float(lo), float(hi)
+        return r
+
+
+def time_call(fn, min_seconds: float | None = None, max_reps: int = 10_000_000, repeats: int | None = None) -> Timing:
+    """Wall time per call of ``fn()`` in seconds, as a :class:`Timing` (median, lo, hi).
+
+    One warm-up call first (compilation, cache loads, first-touch of memory are not timed),
+    then ``repeats`` (default :data:`REPEATS`) repeats, each calling ``fn`` until at least
+    ``min_seconds`` (default :data:`MIN_SECONDS` x the :func:`bench_scale`) have passed."""
+    if min_seconds is None:
+        min_seconds = MIN_SECONDS * _SETTINGS["scale"]
+    fn()
+    per = []
+    for _ in range(max(1, int(repeats or REPEATS))):
+        reps = 0
+        t0 = time.perf_counter()
+        while True:
+            fn()
+            reps += 1
+            dt = time.perf_counter() - t0
+            if dt >= min_seconds or reps >= max_reps:
+                break
+        per.append(dt / reps)
+    return Timing(statistics.median(per), min(per), max(per))
+
+
+def calibrate(run_n, seconds: float, n0: int, warm: bool = False) -> int:
+    """How many items ``run_n(n)`` should be given to take about ``seconds``: times
+    ``run_n(n0)`` and scales (at least ``n0``).  ``warm``: call ``run_n(n0)`` once untimed
+    first and take the faster of two timed probes, so compilation or a cache load does not
+    shrink the run."""
+    best = float("inf")
+    if warm:
+        run_n(n0)
+    for _ in range(2 if warm else 1):
+        t0 = time.perf_counter()
+        run_n(n0)
+        best = min(best, time.perf_counter() - t0)
+    return max(n0, int(n0 * seconds / max(best, 1e-6)))
 
 
 def with_threads(n: int, fn):
@@ -52,23 +132,34 @@ def with_threads(n: int, fn):
 
 def record(kernel: str, unit: str, per_second: float, threads: int, per_second_1: float,
            reference: float) -> dict:
-    """One benchmark record (see the module docstring); ``ratio`` = per_second_1 / reference."""
-    return {"kernel": kernel, "unit": unit, "per_second": float(per_second), "threads": int(threads),
-            "per_second_1_thread": float(per_second_1), "reference_per_second": float(reference),
-            "ratio": float(per_second_1 / reference)}
+    """One benchmark record (see the module docstring); ``ratio`` = per_second_1 / reference.
+
+    Rates are medians; a :class:`Rate` also gives ``*_min`` and ``*_max`` (slowest and fastest
+    repeat) for the rate with every thread, with one thread and of the reference."""
+    rec = {"kernel": kernel, "unit": unit, "per_second": float(per_second), "threads": int(threads),
+           "per_second_1_thread": float(per_second_1), "reference_per_second": float(reference),
+           "ratio": float(per_second_1 / reference)}
+    for key, r in (("per_second", per_second), ("per_second_1_thread", per_second_1),
+                   ("reference_per_second", reference)):
+        rec[key + "_min"] = float(getattr(r, "lo", r))
+        rec[key + "_max"] = float(getattr(r, "hi", r))
+    return rec
 
 
-def run_bench(games: int = 5_000_000, reference_seconds: float = 2.0, progress: bool = False,
-              game_ids=None) -> list[dict]:
+def run_bench(games: int = 5_000_000, reference_seconds: float = 1.0, progress: bool = False,
+              game_ids=None, scale: float = 1.0) -> list[dict]:
     """Run the benchmarks of every registered game (or of ``game_ids``) and return the records.
 
     Args:
         games: games for the Monte Carlo kernels; reference_seconds: rough time
             for each pure-Python reference run; progress: say what runs on stderr.
         game_ids: registry ids to run (default: all).
+        scale: every timing repeat lasts at least ``scale`` x :data:`MIN_SECONDS` (1 s) of work
+            after a warm-up call; medians of :data:`REPEATS` repeats with their min and max.
 
     Raises:
         UnknownNameError: an id that is not registered.
+        ValueError: a scale that is not positive.
     """
     def say(msg):
         if progress:
@@ -76,19 +167,22 @@ def run_bench(games: int = 5_000_000, reference_seconds: float = 2.0, progress: 
 
     games_to_run = registry.GAMES if not game_ids else [registry.get(g) for g in game_ids]
     rows = []
-    for g in games_to_run:
-        for rec in g.load("analysis").bench(games, reference_seconds, say):
-            rows.append({"game": g.id, **rec})
+    with bench_scale(scale):
+        for g in games_to_run:
+            for rec in g.load("analysis").bench(games, reference_seconds, say):
+                rows.append({"game": g.id, **rec})
     return rows
 
 
 def scaling_bench(seconds: float = 4.0, workers: int = 2, say=None, repeats: int = 3) -> list[dict]:
-    """Scaling of a long Monte Carlo run (Shut the Box turns under the optimal policy, 64 chunks).
+    """Scaling of a long Monte Carlo run (Shut the Box turns under the optimal policy, 64 chunks,
+    on the transition-table kernel that ``box simulate`` runs for it).
 
     Three timings of the same run (same seed, identical results checked): the local backend
     with 1 numba thread and with ``workers`` threads, and a Dask LocalCluster of ``workers``
     single-threaded worker processes (started and warmed before the clock starts).  The run
-    is sized so one thread takes about ``seconds``; each setup is timed ``repeats`` times and
+    is sized from a warmed probe of a million games so one thread takes about ``seconds``;
+    each setup is timed ``repeats`` times and
     the fastest counts (other load on the machine only ever slows a run down).
 
     Returns:
@@ -99,16 +193,17 @@ def scaling_bench(seconds: float = 4.0, workers: int = 2, say=None, repeats: int
     import numpy as np
 
     from ludolab.sim import box as B
-    from ludolab.sim.box_montecarlo import _sim_args
+    from ludolab.sim.box_montecarlo import transition_table
     from ludolab.sim.runner import RunSpec, execution, run, run_chunk
     from ludolab.stdlib.box import BoxRules
 
     say = say or (lambda m: None)
     rules = BoxRules()
     pol = B.make_policy(rules, "optimal")
+    table = transition_table(pol)
 
-    def spec(n):
-        return RunSpec("box", "ludolab.sim.box_kernels:_simulate", (*_sim_args(rules), pol.move, pol.dice),
+    def spec(n):  # the kernel and arguments `box simulate` runs for a table policy
+        return RunSpec("box", "ludolab.sim.box_kernels:_simulate_fast", (rules.full, *table),
                        (rules.n_states,), "int64", n, 1, 64)
 
     def timed(fn):
@@ -119,7 +214,7 @@ def scaling_bench(seconds: float = 4.0, workers: int = 2, say=None, repeats: int
             best = min(best, time.perf_counter() - t0)
         return best, out
 
-    games = with_threads(1, lambda: calibrate(lambda n: run(spec(n)), seconds, 200_000))
+    games = with_threads(1, lambda: calibrate(lambda n: run(spec(n)), seconds, 1_000_000, warm=True))
     s = spec(games)
     say(f"scaling: {games:,} games, 1 thread")
     t1, a1 = with_threads(1, lambda: timed(lambda: run(s)))
@@ -150,4 +245,77 @@ def scaling_bench(seconds: float = 4.0, workers: int = 2, say=None, repeats: int
         raise AssertionError("the scaling runs gave different numbers")
     rows.append({"setup": f"dask LocalCluster, {workers} workers", "seconds": tc, "games": games,
                  "games_per_second": games / tc, "vs_local": tc / tn})
+    return rows
+
+
+def _rate(x: float) -> str:
+    """A rate with three significant figures and a thousands separator (12.3, 4,560, 78,900,000)."""
+    if x >= 100:
+        return f"{float(f'{x:.3g}'):,.0f}"
+    return f"{x:.3g}"
+
+
+def format_table(rows: list[dict]) -> str:
+    """The bench records as a plain-text table: per kernel the one-thread and all-thread rates
+    (median of the repeats, [min - max]), the reference's rate and the ratio (one kernel thread
+    against the reference), and the time of one solve where a record has it."""
+    head = ("game", "kernel", "unit", "1 thread [min - max]", "threads", "all threads [min - max]",
+            "reference", "ratio", "each")
+    body = []
+    for r in rows:
+        each = (f"{r['ms_each']:.3f} ms" if r.get("ms_each") == r.get("ms_each") and "ms_each" in r else
+                f"{r['seconds_each']:.3f} s" if "seconds_each" in r else "")
+        body.append((r["game"], r["kernel"], r["unit"],
+                     f"{_rate(r['per_second_1_thread'])} [{_rate(r['per_second_1_thread_min'])} - "
+                     f"{_rate(r['per_second_1_thread_max'])}]",
+                     str(r["threads"]),
+                     f"{_rate(r['per_second'])} [{_rate(r['per_second_min'])} - {_rate(r['per_second_max'])}]",
+                     _rate(r["reference_per_second"]), f"{r['ratio']:,.1f}", each))
+    widths = [max(len(x[i]) for x in [head, *body]) for i in range(len(head))]
+    left = {0, 1, 2}
+
+    def line(cells):
+        return "  ".join(c.ljust(w) if i in left else c.rjust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+    return "\n".join([line(head), *(line(b) for b in body)])
+
+
+
+#: Commands answered at the table, timed warm by :func:`startup_bench` (argv after ``ludolab``).
+STARTUP_COMMANDS = (
+    ("box", "advise", "--open", "1,2,3,4,5,6,7,8,9", "--roll", "8"),
+    ("box", "solve"),
+    ("shelf", "score", "{shelf_example}"),
+    ("books", "advise", "--players", "4", "--hand", "R15 R9 B10 B3 B7 Y1 Y5 Y12 P2 P4 P8 P11 P13 R2 B14",
+     "--position", "3", "--earlier", "P12 Y3", "--earlier", "", "--pool", "1", "--worlds", "1", "--max-worlds", "1"),
+)
+
+
+def startup_bench(commands=STARTUP_COMMANDS, repeats: int = REPEATS, say=None) -> list[dict]:
+    """Warm start-up of the commands answered at the table: wall time of a whole ``ludolab``
+    process (interpreter start, imports, numba cache loads, the answer), each command run once
+    untimed (it fills numba's cache if needed) and then ``repeats`` times.  ``books advise`` runs
+    with one candidate and one sampled deal, so its time is everything but the search.
+
+    Returns:
+        Records ``command``, ``seconds`` (median), ``seconds_min``, ``seconds_max``."""
+    import subprocess
+    from importlib import resources
+
+    say = say or (lambda m: None)
+    example = str(resources.files("ludolab.stdlib") / "data" / "shelf_worked_example.json")
+    rows = []
+    for argv in commands:
+        argv = [a.replace("{shelf_example}", example) for a in argv]
+        cmd = [sys.executable, "-m", "ludolab.analysis.cli", *argv]
+        say("start-up: ludolab " + " ".join(argv[:2]))
+        times = []
+        for i in range(1 + max(1, int(repeats))):
+            t0 = time.perf_counter()
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            if i:
+                times.append(time.perf_counter() - t0)
+        rows.append({"command": "ludolab " + " ".join(argv[:2]), "seconds": statistics.median(times),
+                     "seconds_min": min(times), "seconds_max": max(times)})
     return rows

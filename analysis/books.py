@@ -31,11 +31,8 @@ def _legend_below(fig, ax, ncol=2):
     """One legend under the axes of ``fig`` (from ``ax``'s artists), clear of the data."""
     handles, labels = ax.get_legend_handles_labels()
     if not handles:
-        fig.tight_layout()
         return
-    rows = (len(handles) + ncol - 1) // ncol
-    fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.03 + 0.04 * rows, 1, 1))
+    fig.legend(handles, labels, loc="outside lower center", ncol=ncol, fontsize=8, frameon=False)
 
 def _err(df, col):
     lo, hi = df[f"{col}_ci_low"].astype(float), df[f"{col}_ci_high"].astype(float)
@@ -47,7 +44,7 @@ def fig_by_seat(by_seat: pd.DataFrame, rules: BooksRules):
     """Share of exact forecasts and mean hand score by forecast position, one line per policy pair."""
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(10, 4.8))
+    fig = Figure(figsize=(10, 4.8), layout="constrained")
     ax1, ax2 = fig.subplots(1, 2)
     for (f, p), d in by_seat.groupby(["forecast", "play"], sort=False):
         ax1.errorbar(d["position"], d["exact"], yerr=_err(d, "exact"), marker="o", capsize=3, label=label(f, p))
@@ -69,7 +66,7 @@ def fig_by_predictions(by_k: pd.DataFrame, rules: BooksRules):
     """Share exact and mean hand score by number of prediction cards laid."""
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(10, 4.8))
+    fig = Figure(figsize=(10, 4.8), layout="constrained")
     ax1, ax2 = fig.subplots(1, 2)
     for (f, p), d in by_k.groupby(["forecast", "play"], sort=False):
         if d["predictions"].nunique() < 2:
@@ -94,7 +91,7 @@ def fig_off_distribution(off: pd.DataFrame, rules: BooksRules):
     """Distribution of off (open prediction cards + extra tricks) per policy pair."""
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(7, 5))
+    fig = Figure(figsize=(7, 5), layout="constrained")
     ax = fig.subplots()
     groups = list(off.groupby(["forecast", "play"], sort=False))
     w = 0.8 / max(len(groups), 1)
@@ -114,7 +111,7 @@ def fig_reliability(bins: pd.DataFrame, summary: pd.DataFrame, rules: BooksRules
     """Reliability chart: stated P(exact) against the observed share of exact forecasts (95% CI)."""
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(6.5, 6.5))
+    fig = Figure(figsize=(6.5, 6.5), layout="constrained")
     ax = fig.subplots()
     ax.plot([0, 1], [0, 1], color="grey", ls="--", lw=1, label="perfect calibration")
     for (f, p), d in bins.groupby(["forecast", "play"], sort=False):
@@ -142,7 +139,7 @@ def fig_variants(var: pd.DataFrame, players: int):
     first = var["first_minus_others"].astype(float) / sd
     first_err = np.vstack([(var["first_minus_others"] - var["first_minus_others_ci_low"]).astype(float) / sd,
                            (var["first_minus_others_ci_high"] - var["first_minus_others"]).astype(float) / sd])
-    fig = Figure(figsize=(10, 4.2))
+    fig = Figure(figsize=(10, 4.2), layout="constrained")
     ax1, ax2 = fig.subplots(1, 2)
     x = np.arange(len(var))
     ax1.bar(x, var["skill_spread_sd"], yerr=_err(var, "skill_spread_sd"), capsize=4, color="tab:blue")
@@ -157,7 +154,6 @@ def fig_variants(var: pd.DataFrame, players: int):
         ax.axhline(0, color="black", lw=0.8)
         ax.grid(alpha=0.3, axis="y")
     fig.suptitle(f"Shut The Books, {players} players: scoring variants (heuristic policies tuned per variant)")
-    fig.tight_layout()
     return fig
 
 

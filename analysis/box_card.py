@@ -35,7 +35,7 @@ def fig_foresight(table, rules: BoxRules | None = None) -> Figure:
     Returns:
         A Figure with two bar panels, each bar labelled with its value.
     """
-    fig = Figure(figsize=(9.0, 4.2))
+    fig = Figure(figsize=(9.0, 4.2), layout="constrained")
     axes = fig.subplots(1, 2, sharey=True)
     players = list(table["player"])
     y = np.arange(len(players))[::-1]
@@ -55,7 +55,6 @@ def fig_foresight(table, rules: BoxRules | None = None) -> Figure:
     axes[0].set_yticks(y, labels)
     title = "How much is skill: random play, rules of thumb, optimal play and a player who knows every die"
     fig.suptitle(title if rules is None else f"{title}\n{rules.label()}", fontsize=FONT + 1)
-    fig.tight_layout()
     return fig
 
 
@@ -71,7 +70,7 @@ def fig_thumb(table, rules: BoxRules | None = None) -> Figure:
     """
     objective = table.attrs.get("objective", "")
     in_points = "E[score]" in objective
-    fig = Figure(figsize=(9.0, 0.9 + 0.45 * len(table)))
+    fig = Figure(figsize=(9.0, 0.9 + 0.45 * len(table)), layout="constrained")
     ax = fig.add_subplot(1, 1, 1)
     y = np.arange(len(table))[::-1]
     cost = table["cost"].to_numpy(dtype=float) * (1.0 if in_points else 100.0)
@@ -87,7 +86,6 @@ def fig_thumb(table, rules: BoxRules | None = None) -> Figure:
     ax.grid(axis="x", alpha=0.3)
     title = "Best rules of thumb (preferences read in order)"
     ax.set_title(title if rules is None else f"{title}\n{rules.label()}", fontsize=FONT + 1)
-    fig.tight_layout()
     return fig
 
 

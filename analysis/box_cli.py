@@ -228,7 +228,17 @@ def _roll_json(rules, label):
 
 
 def _json_table(rules, df, tiles=(), rolls=()):
-    """A copy of ``df`` with tile columns as lists and roll columns as numbers, for ``--format json``."""
+    """A copy of ``df`` (a DataFrame or a :class:`~ludolab.analysis.text_table.TextTable`) with tile
+    columns as lists and roll columns as numbers, for ``--format json``."""
+    if not hasattr(df, "iloc"):  # a TextTable: rows of dicts
+        from .text_table import TextTable
+
+        out = []
+        for r in df.to_dict("records"):
+            r.update({c: _tiles_json(r[c]) for c in tiles})
+            r.update({c: _roll_json(rules, r[c]) for c in rolls})
+            out.append(r)
+        return TextTable(out, df.columns)
     df = df.copy()
     for c in tiles:
         df[c] = [_tiles_json(v) for v in df[c]]
@@ -327,12 +337,17 @@ def advise(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target
     if in_match:
         return _advise_in_match(rules, tiles_open, roll, dice, my_total, their_totals, seat, rounds_left,
                                 threshold if elimination else None, ties_win, fmt)
-    df = sbox.advise(rules, tiles_open, roll, objective, target, ties_win, None if dice is None else int(dice))
-    label = df.attrs.get("objective")
+    from .text_table import TextTable
+
+    rows, columns, info = sbox.advise_rows(rules, tiles_open, roll, objective, target, ties_win,
+                                           None if dice is None else int(dice))
+    df = TextTable(rows, columns)  # a few lines to print: no pandas import at the table
+    df.attrs = info
+    label = info.get("objective")
     state = rules.mask_of(tiles_open)
     open_out = list(rules.tiles_of(state)) if fmt == "json" else rules.format_state(state)
     if roll is None:
-        best_dice = int(df["dice"].iloc[0])
+        best_dice = int(rows[0]["dice"])
         rec = {"open": open_out, "objective": label, "advice": f"roll {rules.dice_words(best_dice)}"}
         if len(df) == 1:
             rec["advice"] += " (the only choice under --one-die " + rules.one_die + ")"
@@ -360,7 +375,7 @@ def _emit_moves(fmt, rules, df, rec: dict, value_key: str, rest: str, title: str
         rec[value_key] = df.attrs.get("stop_value")
         emit(fmt, rec, None if fmt == "table" else rows, title="No legal move")
         return
-    best = df[df["best"]]["cover"].tolist()
+    best = [r["cover"] for r in df.to_dict("records") if r["best"]]
     rec["advice"] = f"cover {best[0]}" + (f" (as good: {'; '.join(best[1:])})" if len(best) > 1 else "")
     emit(fmt, rec, rows, title=title)
 

@@ -23,7 +23,7 @@ _STYLES = [("-", "o"), ("--", "s"), (":", "^"), ("-.", "D"), ((0, (5, 1, 1, 1)),
 
 
 def _figure(w=7.0, h=4.2) -> tuple[Figure, object]:
-    fig = Figure(figsize=(w, h))
+    fig = Figure(figsize=(w, h), layout="constrained")
     return fig, fig.add_subplot(1, 1, 1)
 
 
@@ -197,12 +197,11 @@ def fig_score_distributions(dist: pd.DataFrame, title: str = "Final score distri
         fig, ax = _figure(7.5, 4.4)
         plot_score_distributions(ax, dist, "P(final score = x)", policies=far)
     else:
-        fig = Figure(figsize=(10.0, 4.6))
+        fig = Figure(figsize=(10.0, 4.6), layout="constrained")
         a, b = fig.subplots(1, 2)
         plot_score_distributions(a, dist, "(a) P(final score = x)", policies=far)
         plot_score_differences(b, dist, close, f"(b) policies close to {ref}: cumulative difference")
     fig.suptitle(_title(title, rules), fontsize=FONT + 2)
-    fig.tight_layout()
     return fig
 
 
@@ -238,7 +237,6 @@ def fig_mc_distribution(exact: pd.Series, sampled: pd.Series, games: int, rules=
     fig, ax = _figure(7.5, 4.4)
     head = "Final score: simulation against the exact distribution" + (f", {policy}" if policy else "")
     plot_mc_distribution(ax, exact, sampled, games, _title(head, rules))
-    fig.tight_layout()
     return fig
 
 
@@ -358,7 +356,8 @@ def fig_policy_map(grid: pd.DataFrame, title: str = "Optimal policy: tiles to co
             parts.append((g, name))
     n_rows = max(len(g) for g, _ in parts)
     widths = [len(g.columns) for g, _ in parts]
-    fig = Figure(figsize=(min(10.0, 1.6 + 0.52 * sum(widths) + 1.1 * (len(parts) - 1)), 1.9 + 0.22 * n_rows))
+    fig = Figure(figsize=(min(10.0, 1.6 + 0.52 * sum(widths) + 1.1 * (len(parts) - 1)), 1.9 + 0.22 * n_rows),
+                 layout="constrained")
     axes = fig.subplots(1, len(parts), gridspec_kw={"width_ratios": widths}, squeeze=False)[0]
     for ax, (g, name) in zip(axes, parts):
         plot_policy_map(ax, g, f"rolling {name} ({len(g)} positions)", n_rows=n_rows)
@@ -367,10 +366,9 @@ def fig_policy_map(grid: pd.DataFrame, title: str = "Optimal policy: tiles to co
         (grid != "-") & (grid != "")).to_numpy().any() else 0)
     handles = [Patch(facecolor=_MAP_COLOURS[k], edgecolor="#888", label=labels[k])
                for k in range(min(shown, len(_MAP_COLOURS) - 1) + 1)]
-    fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=FONT, title="colour: tiles covered",
+    fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), fontsize=FONT, title="colour: tiles covered",
                title_fontsize=FONT, frameon=False)
     fig.suptitle(_title(title, rules), fontsize=FONT + 2)
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
     return fig
 
 
@@ -433,10 +431,10 @@ def fig_beat_curve(curve: pd.DataFrame, rules=None, reference: str | None = None
     by = {r: g.sort_values("target") for r, g in curve.groupby("one_die", sort=False)}
     x = by[ref]["target"].to_numpy()
     if differences:
-        fig = Figure(figsize=(10.0, 5.4))
+        fig = Figure(figsize=(10.0, 5.4), layout="constrained")
         a, b, c = fig.subplots(1, 3)
     else:
-        fig = Figure(figsize=(9.0, 4.8))
+        fig = Figure(figsize=(9.0, 4.8), layout="constrained")
         a, c = fig.subplots(1, 2)
         b = None
     a.plot(x, 100 * by[ref]["p_beat"].to_numpy(), color="C0", lw=1.8, label=f"one-die {ref}")
@@ -475,7 +473,6 @@ def fig_beat_curve(curve: pd.DataFrame, rules=None, reference: str | None = None
     c.legend(fontsize=FONT, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     _style_axes(c)
     fig.suptitle(_beat_title(rules), fontsize=FONT + 2)
-    fig.tight_layout()
     return fig
 
 
@@ -530,7 +527,6 @@ def fig_seat_wins(seats: pd.DataFrame, ci: bool = False, rules=None,
     """A Figure of :func:`plot_seat_wins` (no pyplot state); ``rules`` named in the title."""
     fig, ax = _figure(7.5, 4.4)
     plot_seat_wins(ax, seats, ci, _title(title, rules))
-    fig.tight_layout()
     return fig
 
 
@@ -574,7 +570,6 @@ def fig_variants_matrix(matrix: pd.DataFrame, rules=None) -> Figure:
     cb = fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
     cb.set_label("expected score above the best for the column, %", fontsize=FONT)
     cb.ax.tick_params(labelsize=FONT)
-    fig.tight_layout()
     return fig
 
 
@@ -623,13 +618,12 @@ def fig_skill(table: pd.DataFrame, rules=None, title: str = "How much is skill: 
         table: :func:`ludolab.sim.box_foresight.foresight_table` (``player``, ``p_shut``, ``mean_score``).
         rules: a ``BoxRules`` named in the title; title: the figure title.
     """
-    fig = Figure(figsize=(10.0, 0.55 * len(table) + 1.9))
+    fig = Figure(figsize=(10.0, 0.55 * len(table) + 1.9), layout="constrained")
     a, b = fig.subplots(1, 2, sharey=True)
     plot_skill(a, table, "p_shut", "chance to shut the box", "{:.1%}", "(a) chance to shut (higher is better)")
     plot_skill(b, table, "mean_score", "mean final score (points)", "{:.2f}", "(b) mean score (lower is better)")
     b.tick_params(labelleft=False)
     fig.suptitle(_title(title, rules), fontsize=FONT + 2)
-    fig.tight_layout()
     return fig
 
 
@@ -648,7 +642,7 @@ def fig_one_die_decisions(decisions: pd.DataFrame, max_total: int | None = None,
     """
     d = decisions.reset_index(drop=True)
     worth = np.where(d["dice"] == 1, d["gain"], -d["gain"])  # one die against two, in points
-    fig = Figure(figsize=(7.0, 0.16 * len(d) + 1.6))
+    fig = Figure(figsize=(7.0, 0.16 * len(d) + 1.6), layout="constrained")
     ax = fig.subplots()
     y = np.arange(len(d))[::-1]
     colours = np.where(worth > 0, "#1b7837", "#762a83")
@@ -665,5 +659,4 @@ def fig_one_die_decisions(decisions: pd.DataFrame, max_total: int | None = None,
     ax.set_ylim(-1, len(d))
     _style_axes(ax)
     fig.suptitle(_title(title, rules), fontsize=FONT + 1)
-    fig.tight_layout()
     return fig

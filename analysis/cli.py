@@ -85,8 +85,11 @@ _add_shared_commands()
               help="A table, or JSON records (kernel, per_second, reference_per_second, ratio, ...).")
 @click.option("--games", type=click.IntRange(1000, 10**9), default=5_000_000, show_default=True,
               help="Games for the Monte Carlo kernel timing.")
-@click.option("--reference-seconds", type=click.FloatRange(0.1, 60.0), default=2.0, show_default=True,
-              help="Rough time given to each pure-Python reference run.")
+@click.option("--reference-seconds", type=click.FloatRange(0.1, 60.0), default=1.0, show_default=True,
+              help="Least time of each repeat of a pure-Python reference timing.")
+@click.option("--scale", type=click.FloatRange(0.001, 100.0), default=1.0, show_default=True,
+              help="Each timing repeat lasts at least this many seconds of work (after a warm-up call); "
+                   "a record is the median of 3 repeats with their min and max.")
 @click.option("--game", "game_ids", multiple=True,
               help="Time only this game (repeat the option); default: every registered game (see `ludolab games`).")
 @click.option("--scaling", is_flag=True,
@@ -94,10 +97,24 @@ _add_shared_commands()
                    "against the local backend.")
 @click.option("--scaling-seconds", type=click.FloatRange(0.5, 600.0), default=8.0, show_default=True,
               help="With --scaling: about how long the run takes on one thread.")
+@click.option("--startup", is_flag=True,
+              help="Instead: warm start-up of the commands answered at the table (box advise, box solve, shelf "
+                   "score, books advise without its search), each a whole process, median of 3 runs.")
 @user_errors
-def bench(fmt, games, reference_seconds, game_ids, scaling, scaling_seconds):
+def bench(fmt, games, reference_seconds, scale, game_ids, scaling, scaling_seconds, startup):
     """Speed of every kernel against its pure-Python reference (same process)."""
-    from ludolab.analysis.bench import run_bench
+    from ludolab.analysis.bench import format_table, run_bench
+
+    if startup:
+        from ludolab.analysis.bench import startup_bench
+
+        rows = startup_bench(say=lambda m: click.echo(m, err=True) if fmt == "table" else None)
+        if fmt == "json":
+            click.echo(json.dumps(rows, indent=2))
+            return
+        for r in rows:
+            click.echo(f"{r['command']:<22} {r['seconds']:6.2f} s  [{r['seconds_min']:.2f} - {r['seconds_max']:.2f}]")
+        return
 
     if scaling:
         from ludolab.analysis.bench import scaling_bench
@@ -113,19 +130,11 @@ def bench(fmt, games, reference_seconds, game_ids, scaling, scaling_seconds):
         return
 
     rows = run_bench(games=games, reference_seconds=reference_seconds, progress=(fmt == "table"),
-                     game_ids=game_ids or None)
+                     game_ids=game_ids or None, scale=scale)
     if fmt == "json":
         click.echo(json.dumps(rows, indent=2))
         return
-    import pandas as pd
-
-    df = pd.DataFrame(rows)
-    for col in ("per_second", "per_second_1_thread", "reference_per_second"):
-        df[col] = df[col].map(lambda x: f"{x:,.0f}")
-    df["ratio"] = df["ratio"].map(lambda x: f"{x:,.1f}")
-    if "ms_each" in df:
-        df["ms_each"] = df["ms_each"].map(lambda x: "" if x != x else f"{x:.3f}")
-    click.echo(df.to_string(index=False))
+    click.echo(format_table(rows))
 
 
 @cli.command(short_help="The main job: a report (Markdown and HTML) with tables and charts.")

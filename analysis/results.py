@@ -120,7 +120,9 @@ def save_table(df: pd.DataFrame, out_dir: str | Path, name: str, fmt: str = "csv
 
 
 def save_figure(fig, out_dir: str | Path, name: str, dpi: int = 110) -> Path:
-    """Save a matplotlib Figure as ``NAME.png`` (``dpi`` dots per inch).
+    """Save a matplotlib Figure as ``NAME.png`` (``dpi`` dots per inch), drawn once: the figure
+    builders lay their charts out with constrained layout, so no tight-bbox pass (a second draw)
+    is needed.
 
     Raises:
         ludolab.analysis.outputs.OutputError: as :func:`save_table`.
@@ -129,7 +131,7 @@ def save_figure(fig, out_dir: str | Path, name: str, dpi: int = 110) -> Path:
 
     path = Path(out_dir) / f"{name}.png"
     with writing(out_dir) as w:
-        w.write(_rel(w, path), lambda tmp: fig.savefig(tmp, dpi=dpi, bbox_inches="tight", format="png"))
+        w.write(_rel(w, path), lambda tmp: fig.savefig(tmp, dpi=dpi, format="png"))
     return path
 
 

@@ -208,7 +208,7 @@ def deck_table(players: int = 4, skilled: str = "potential", games: int = 1000, 
 def _fig(w=7.5, h=4.2):
     from matplotlib.figure import Figure
 
-    return Figure(figsize=(w, h))
+    return Figure(figsize=(w, h), layout="constrained")
 
 
 def fig_score_distribution(res: S.SimResult, deck_label: str):
@@ -688,7 +688,11 @@ def report_section(ctx) -> str:
 
 # ------------------------------------------------------------------ bench
 def bench(games: int, reference_seconds: float, say) -> list[dict]:
-    """Shelve the Book: tableau scoring and greedy 4-player games, kernel against the reference."""
+    """Shelve the Book: tableau scoring and greedy 4-player games, kernel against the reference.
+
+    games: sizes the runs (tableaus: games clipped to 100,000..2,000,000; games: games / 500
+    clipped to 2,000..50,000); reference_seconds: each reference repeat's least time; say:
+    a progress callback.  Returns records of :func:`ludolab.analysis.bench.record`."""
     import numba
 
     from ludolab.analysis.bench import record, time_call, with_threads
@@ -701,7 +705,12 @@ def bench(games: int, reference_seconds: float, say) -> list[dict]:
     points = np.array(VARIANTS["standard"][0], dtype=np.int64)
     rng = np.random.default_rng(1)
     n_tab = int(min(max(games, 100_000), 2_000_000))
-    tabs = np.argsort(rng.random((n_tab, 90)), axis=1)[:, :15].astype(np.int64)
+    # full tableaus of distinct cards as uint8 card ids (a 90-card deck), drawn 50,000 at a time so the
+    # random keys and their argsort stay small (the whole bench peaks well under 1 GB)
+    tabs = np.empty((n_tab, 15), dtype=np.uint8)
+    for i in range(0, n_tab, 50_000):
+        m = min(50_000, n_tab - i)
+        tabs[i:i + m] = np.argsort(rng.random((m, len(deck))), axis=1)[:, :15]
     say("warming the kernels ...")
     S.score_many(tabs[:100], attrs, points)
     rules = ShelfRules(players=4)
@@ -709,8 +718,8 @@ def bench(games: int, reference_seconds: float, say) -> list[dict]:
     rows = []
 
     say(f"shelf scoring: {n_tab:,} tableaus ...")
-    t_all = time_call(lambda: S.score_many(tabs, attrs, points), 0.5)
-    t_one = with_threads(1, lambda: time_call(lambda: S.score_many(tabs, attrs, points), 0.5))
+    t_all = time_call(lambda: S.score_many(tabs, attrs, points))
+    t_one = with_threads(1, lambda: time_call(lambda: S.score_many(tabs, attrs, points)))
     al, pl = attrs.tolist(), points.tolist()
     sample = tabs[:20000].tolist()
     state = {"i": 0}
@@ -720,12 +729,12 @@ def bench(games: int, reference_seconds: float, say) -> list[dict]:
         state["i"] += 1
 
     t_ref = time_call(one_ref, reference_seconds)
-    rows.append(record("shelf tableau scoring (standard)", "tableaus", n_tab / t_all, threads, n_tab / t_one, 1 / t_ref))
+    rows.append(record("shelf tableau scoring (standard, uint8 card ids)", "tableaus", n_tab / t_all, threads, n_tab / t_one, 1 / t_ref))
 
     n_games = int(min(max(games // 500, 2000), 50_000))
     say(f"shelf greedy 4-player games: {n_games:,} ...")
-    t_all = time_call(lambda: S.simulate(rules, ["greedy"], n_games, 1), 0.5)
-    t_one = with_threads(1, lambda: time_call(lambda: S.simulate(rules, ["greedy"], n_games, 1), 0.5))
+    t_all = time_call(lambda: S.simulate(rules, ["greedy"], n_games, 1))
+    t_one = with_threads(1, lambda: time_call(lambda: S.simulate(rules, ["greedy"], n_games, 1)))
     state["g"] = 0
 
     def one_game():

@@ -100,10 +100,10 @@ def score(file, variant, deck_file, fmt):
     import json
     from pathlib import Path
 
-    import pandas as pd
-
     from ludolab.sim import shelf as S
     from ludolab.stdlib.shelf import ShelfRules, TableauError, load_deck, parse_tableau
+
+    from .text_table import TextTable
 
     deck = load_deck(deck_file)
     from ludolab.stdlib.jsonfile import load_json, read_input
@@ -126,16 +126,14 @@ def score(file, variant, deck_file, fmt):
     if fmt == "json":
         click.echo(json.dumps({"total": sc.total, "variant": variant, "combinations": combos}, indent=2))
         return
-    df = pd.DataFrame(combos, columns=["shelf", "column", "kind", "positions", "cards", "points"])
-    for col in ("shelf", "column"):
-        df[col] = ["" if v is None or v != v else str(int(v)) for v in df[col]]
+    sep = " " if fmt == "csv" else ","
+    rows = [{**c, "shelf": "" if c["shelf"] is None else str(c["shelf"]),
+             "column": "" if c["column"] is None else str(c["column"]),
+             "positions": sep.join(map(str, c["positions"])), "cards": " ".join(c["cards"])} for c in combos]
+    df = TextTable(rows, ["shelf", "column", "kind", "positions", "cards", "points"])
     if fmt == "csv":
-        df["positions"] = [" ".join(map(str, p)) for p in df["positions"]]
-        df["cards"] = [" ".join(p) for p in df["cards"]]
         emit("csv", table=df)
         return
-    df["positions"] = [",".join(map(str, p)) for p in df["positions"]]
-    df["cards"] = [" ".join(p) for p in df["cards"]]
     emit("table", {"total": sc.total, "variant": variant}, df if len(df) else None, title="Tableau score")
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from ludolab.stdlib.box import BoxRules, RulesError  # noqa: F401
 
 from .box_exact import (OBJECTIVES, Evaluation, Policy, Solution, advice_state, evaluate, objective_label,  # noqa: F401
-                        rank_choices, solve, solve_utility, terminal_utility)
+                        rank_choices, rank_rows, solve, solve_utility, terminal_utility)
 from .box_match import MAX_ROUNDS, MatchSolution, match_exact, simulate_rounds  # noqa: F401
 from .box_montecarlo import SimResult, compare, simulate  # noqa: F401
 from .box_policies import POLICY_NAMES, PolicyError, make_policy  # noqa: F401
@@ -54,14 +54,36 @@ def advise(rules: BoxRules, open_tiles, roll=None, objective: str = "expected-sc
         one-die rule does not allow there, STB-6); LudolabError: a bad
         objective or target.
     """
+    import pandas as pd
+
+    rows, columns, info = advise_rows(rules, open_tiles, roll, objective, target, ties_win, dice)
+    df = pd.DataFrame(rows, columns=columns)
+    if not len(df):
+        df["best"] = []
+    df.attrs.update(info)
+    return df
+
+
+def advise_rows(rules: BoxRules, open_tiles, roll=None, objective: str = "expected-score",
+                target: int | None = None, ties_win: bool = False, dice: int | None = None):
+    """:func:`advise` as (rows, columns, info) without pandas, for the command at the table.
+
+    Returns:
+        rows: dicts, best first, with the columns of :func:`advise`; columns: their names;
+        info: ``objective`` (the label) and, with a roll, ``stop_value``, what :func:`advise`
+        puts in ``attrs``.
+
+    Raises:
+        As :func:`advise`.
+    """
     s = advice_state(rules, open_tiles, roll, dice)
     sol = solve(rules, objective, target, ties_win)
     terminal, sense = terminal_utility(rules, objective, target, ties_win)
-    df = rank_choices(rules, s, roll, dice, sol.value, sol.move, float(terminal[s]), sense)
-    df.attrs["objective"] = sol.label
+    rows, columns = rank_rows(rules, s, roll, dice, sol.value, sol.move, float(terminal[s]), sense)
+    info = {"objective": sol.label}
     if roll is not None:
-        df.attrs["stop_value"] = float(terminal[s])
-    return df
+        info["stop_value"] = float(terminal[s])
+    return rows, columns, info
 
 
 # -------------------------------------------------------------- conformance

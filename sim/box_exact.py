@@ -376,6 +376,23 @@ def rank_choices(rules: BoxRules, s: int, roll, dice, value: np.ndarray, move: n
     """
     import pandas as pd
 
+    rows, columns = rank_rows(rules, s, roll, dice, value, move, stop, sense, column)
+    df = pd.DataFrame(rows, columns=columns)
+    if not len(df):
+        df["best"] = []
+    return df
+
+
+def rank_rows(rules: BoxRules, s: int, roll, dice, value: np.ndarray, move: np.ndarray, stop: float,
+              sense: float, column: str = "value") -> tuple[list[dict], list[str]]:
+    """The rows of :func:`rank_choices` as plain dicts, best first, and their column names
+    (``best`` included): the same values, order and ties, without pandas (the advice commands
+    print a few lines and need nothing more).
+
+    Raises:
+        RulesError: a roll that cannot happen with these dice in this state.
+    """
+    sign = 1.0 if sense < 0 else -1.0  # sort keys ascending: best first
     if roll is None:
         oc = rules.outcomes
         rows = []
@@ -388,15 +405,17 @@ def rank_choices(rules: BoxRules, s: int, roll, dice, value: np.ndarray, move: n
                     continue
                 m = int(move[s, o])
                 v += oc.prob[o] * (stop if m < 0 else value[s ^ m])
-            rows.append({"dice": d, column: v})
-        df = pd.DataFrame(rows).sort_values(column, ascending=(sense < 0), kind="stable").reset_index(drop=True)
+            rows.append({"dice": d, column: float(v)})
+        rows.sort(key=lambda r: sign * r[column])
+        columns = ["dice", column, "best"]
     else:
         o = rules.roll_index(roll, dice, state=s)
         rows = [{"cover": rules.format_state(m), "tiles_left": rules.format_state(s ^ m),
                  column: float(value[s ^ m]), "_mask": m} for m in rules.legal_moves(s, o)]
-        df = pd.DataFrame(rows, columns=["cover", "tiles_left", column, "_mask"])
-        if len(df):
-            df = df.sort_values([column, "_mask"], ascending=[sense < 0, False], kind="stable").reset_index(drop=True)
-        df = df.drop(columns="_mask")
-    df["best"] = (df[column] - df[column].iloc[0]).abs() <= 1e-12 if len(df) else []
-    return df
+        rows.sort(key=lambda r: (sign * r[column], -r["_mask"]))
+        for r in rows:
+            del r["_mask"]
+        columns = ["cover", "tiles_left", column, "best"]
+    for r in rows:
+        r["best"] = bool(abs(r[column] - rows[0][column]) <= 1e-12)
+    return rows, columns

@@ -167,8 +167,17 @@ def score_tableau(tableau: Deck, rules: ShelfRules | None = None) -> TableauScor
 
 
 def score_many(tabs: np.ndarray, attrs: np.ndarray, points: np.ndarray, columns: bool = False) -> np.ndarray:
-    """Scores int64 (N,) of tableaus tabs int (N, 15) (card indices into ``attrs``), in parallel."""
-    tabs = np.ascontiguousarray(tabs, dtype=np.int64)
+    """Scores int64 (N,) of tableaus tabs (N, 15), in parallel (SHB-10, SHB-11).
+
+    tabs: card indices into ``attrs`` (n, 4), shelf by shelf from the top, -1 for an empty
+    place; int8, int16, int32 or int64 are scored as given (smaller ids read faster), uint8
+    too when no place is empty, any other dtype is converted to int64.  points int64 (6,):
+    the points of a run by its length; columns: score the columns too.
+    """
+    tabs = np.asarray(tabs)
+    if tabs.dtype not in (np.int8, np.int16, np.int32, np.int64, np.uint8):
+        tabs = tabs.astype(np.int64)
+    tabs = np.ascontiguousarray(tabs)
     out = np.zeros(tabs.shape[0], dtype=np.int64)
     K._score_many(tabs, np.ascontiguousarray(attrs, dtype=np.int64), np.asarray(points, dtype=np.int64),
                   int(columns), out)

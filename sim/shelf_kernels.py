@@ -58,7 +58,8 @@ cards count as unseen, and ``determinize`` deals them uniformly with the rest.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.extending import intrinsic
 
 from . import play as _loops
 from . import search as _search
@@ -91,6 +92,7 @@ NPARAM = 8
 WS_STAMP = NCELL + 12  # turn (+1) whose legal places and prepared shelves the scratch holds
 WS_NCELL = NCELL + 13
 WS_LEN = NCELL + 14
+NPRE = 21  # columns of the per-decision table of legal places (see _prep_cells)
 
 # statistics per seat (simulate accumulator)
 ST_SCORE, ST_SQ, ST_WIN = 0, 1, 2
@@ -172,62 +174,17 @@ def _score_tableau(tab, attrs, points, columns, kinds_out):
     return total
 
 
-@njit(cache=True, inline="always")
-def _runs5(e1, e2, e3, e4, points):
-    """Points of the maximal runs of 5 places given whether each neighbour pair continues."""
-    total = 0
-    run = 1
-    if e1:
-        run += 1
-    else:
-        total += points[run]
-        run = 1
-    if e2:
-        run += 1
-    else:
-        total += points[run]
-        run = 1
-    if e3:
-        run += 1
-    else:
-        total += points[run]
-        run = 1
-    if e4:
-        run += 1
-    else:
-        total += points[run]
-        run = 1
-    return total + points[run]
-
-
-@njit(cache=True, inline="always")
-def _runs3(e1, e2, points):
-    if e1 and e2:
-        return points[3]
-    if e1 or e2:
-        return points[2] + points[1]
-    return 3 * points[1]
-
-
-@njit(cache=True)
-def _pattern_tables(points, t5, t3):
-    """Points of a line of 5 (t5, 16 entries) or 3 places (t3, 4 entries) for every pattern of
-    'neighbour pair continues the run' bits (bit j: places j and j + 1), for branch-free scoring."""
-    for m in range(16):
-        t5[m] = _runs5((m & 1) != 0, (m & 2) != 0, (m & 4) != 0, (m & 8) != 0, points)
-    for m in range(4):
-        t3[m] = _runs3((m & 1) != 0, (m & 2) != 0, points)
-
-
 @njit(cache=True)
 def _make_aux(attrs, points):
-    """Lookup tables for the fast greedy gain: int64 (AUX_T + n * n,).
+    """Lookup tables for the fast greedy gain and the playouts' scoring: int64
+    (AUX_T + n * n + (n + 1) ** 2,).
 
     aux[16 * L + m] (L = 0..5): points of a block of L books whose neighbour pairs
     continue a run exactly at the set bits of m (one kind); aux[AUX_T + a * n + b]:
-    bit k set when card b continues a run of kind k after card a."""
+    bit k set when card b continues a run of kind k after card a; from AUX_T + n * n on,
+    :func:`_pair_codes` (the same codes with an empty place at index 0)."""
     n = attrs.shape[0]
-    aux = np.zeros(AUX_T + n * n, dtype=np.int64)
+    aux = np.zeros(AUX_T + n * n + (n + 1) * (n + 1), dtype=np.int64)
     for L in range(1, 6):
         for m in range(1 << (L - 1)):
             total = 0
@@ -246,60 +203,156 @@ def _make_aux(attrs, points):
                 if _cont(attrs, a, b, k):
                     code |= 1 << k
             aux[AUX_T + a * n + b] = code
+    aux[AUX_T + n * n:] = _pair_codes(attrs)
     return aux
 
 
-@njit(cache=True, inline="always")
-def _bits5(v0, v1, v2, v3, v4):
-    eq = (v0 == v1) | ((v1 == v2) << 1) | ((v2 == v3) << 2) | ((v3 == v4) << 3)
-    up = (v0 < v1) | ((v1 < v2) << 1) | ((v2 < v3) << 2) | ((v3 < v4) << 3)
-    dn = (v0 > v1) | ((v1 > v2) << 1) | ((v2 > v3) << 2) | ((v3 > v4) << 3)
-    return eq, up, dn
+@intrinsic
+def _popcount(typingctx, x):
+    """Number of set bits of an unsigned integer (LLVM ctpop: one instruction on x86-64)."""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.zext(builder.ctpop(args[0]), context.get_value_type(types.int64))
+
+    return types.int64(x), codegen
 
 
 @njit(cache=True)
-def _score_fast(tab, attrs, t5, t3, columns):
-    """Score of a finished tableau without the per-kind split (the throughput path: no
-    allocation, no data-dependent branches); t5/t3 from :func:`_pattern_tables`."""
-    total = 0
+def _pair_codes(attrs):
+    """The pair-code table of the fast scorer: uint8 ((n + 1) ** 2,) for a deck of n cards.
+
+    pc[(a + 1) * (n + 1) + b + 1] has bit k set when card b continues a run of kind k
+    (KINDS order, SHB-10) after card a; index 0 stands for an empty place (card -1), which
+    continues nothing and is continued by nothing (a gap ends a run)."""
+    n = attrs.shape[0]
+    pc = np.zeros((n + 1) * (n + 1), dtype=np.uint8)
+    for a in range(n):
+        for b in range(n):
+            code = 0
+            for k in range(NKIND):
+                if _cont(attrs, a, b, k):
+                    code |= 1 << k
+            pc[(a + 1) * (n + 1) + b + 1] = code
+    return pc
+
+
+@njit(cache=True, inline="always")
+def _line5_points(e1, e2, e3, e4, full, o0, o1, o2, o3, o4, p1, p2, p3, p4, p5):
+    """Points of lines of 5 places from their pair codes, several lines at once.
+
+    e1..e4: uint64 pair codes of places (0, 1) .. (3, 4), one line per 8-bit lane, all
+    six kinds in a lane (bit k: kind k); full: 0x3f in every lane used; o0..o4: ``full``
+    masked to the lanes whose place j is occupied (needed only when p1 != 0).  A run of
+    3 or more places in a line of 5 passes through its middle place, so there is at
+    most one such run per kind and line and each length is one mask; runs of 1 and 2
+    are summed place by place.  Each mask's popcount counts the runs (kinds x lines)."""
+    n1 = full ^ e1
+    n2 = full ^ e2
+    n3 = full ^ e3
+    n4 = full ^ e4
+    a = e1 & e2
+    d = e3 & e4
+    tot = p5 * _popcount(a & d)
+    tot += p4 * _popcount((a & e3 & n4) | (n1 & e2 & d))
+    tot += p3 * _popcount((a & n3) | (n1 & e2 & e3 & n4) | (n2 & d))
+    if p2 != 0:
+        tot += p2 * (_popcount(e1 & n2) + _popcount(n1 & e2 & n3) + _popcount(n2 & e3 & n4) + _popcount(n3 & e4))
+    if p1 != 0:
+        tot += p1 * (_popcount(n1 & o0) + _popcount(n1 & n2 & o1) + _popcount(n2 & n3 & o2)
+                     + _popcount(n3 & n4 & o3) + _popcount(n4 & o4))
+    return tot
+
+
+@njit(cache=True, inline="always")
+def _line3_points(f1, f2, full, o0, o1, o2, p1, p2, p3):
+    """Points of lines of 3 places (columns) from their pair codes, as :func:`_line5_points`."""
+    m1 = full ^ f1
+    m2 = full ^ f2
+    tot = p3 * _popcount(f1 & f2)
+    if p2 != 0:
+        tot += p2 * (_popcount(f1 & m2) + _popcount(m1 & f2))
+    if p1 != 0:
+        tot += p1 * (_popcount(m1 & o0) + _popcount(m1 & m2 & o1) + _popcount(m2 & o2))
+    return tot
+
+
+@njit(cache=True, inline="always")
+def _occ(x, shift):
+    """0x3f in the lane at ``shift`` when place x holds a card (x >= 0), else 0."""
+    return np.uint64(0x3F << shift) if x >= 0 else np.uint64(0)
+
+
+@njit(cache=True, inline="always")
+def _code(pc, s, a, b):
+    """Pair code of cards a then b (-1: empty) from the flat table pc of stride s (unsigned
+    indices: no negative-index wraparound in the hot loop)."""
+    return np.uint64(pc[np.uint64(a + 1) * s + np.uint64(b + 1)])
+
+
+@njit(cache=True, inline="always")
+def _score_fast(tab, pc, s, points, columns):
+    """Score of a tableau (SHB-10, SHB-11) without the per-kind split: the throughput path.
+
+    tab: int (15,) card ids, shelf by shelf from the top, -1 for an empty place;
+    pc: :func:`_pair_codes` of the deck, s = n + 1 (uint64) its stride; points int64 (6,);
+    columns 0/1.  The three
+    shelves are scored together, one per 8-bit lane, by :func:`_line5_points` (12 table
+    lookups and three popcounts a tableau under the published scoring, 10 more lookups
+    for the columns, no data-dependent branches); the same total as :func:`_score_tableau`."""
+    p1 = points[1]
+    p2 = points[2]
+    z = np.uint64(0)
+    e1 = z
+    e2 = z
+    e3 = z
+    e4 = z
+    o0 = z
+    o1 = z
+    o2 = z
+    o3 = z
+    o4 = z
     for r in range(3):
-        c0 = tab[5 * r]
-        c1 = tab[5 * r + 1]
-        c2 = tab[5 * r + 2]
-        c3 = tab[5 * r + 3]
-        c4 = tab[5 * r + 4]
-        eq, up, dn = _bits5(attrs[c0, 0], attrs[c1, 0], attrs[c2, 0], attrs[c3, 0], attrs[c4, 0])
-        total += t5[eq]
-        eq, up, dn = _bits5(attrs[c0, 1], attrs[c1, 1], attrs[c2, 1], attrs[c3, 1], attrs[c4, 1])
-        total += t5[eq]
-        eq, up, dn = _bits5(attrs[c0, 2], attrs[c1, 2], attrs[c2, 2], attrs[c3, 2], attrs[c4, 2])
-        total += t5[up] + t5[dn]
-        eq, up, dn = _bits5(attrs[c0, 3], attrs[c1, 3], attrs[c2, 3], attrs[c3, 3], attrs[c4, 3])
-        total += t5[up] + t5[dn]
+        sh = np.uint64(8 * r)
+        e1 |= _code(pc, s, tab[5 * r], tab[5 * r + 1]) << sh
+        e2 |= _code(pc, s, tab[5 * r + 1], tab[5 * r + 2]) << sh
+        e3 |= _code(pc, s, tab[5 * r + 2], tab[5 * r + 3]) << sh
+        e4 |= _code(pc, s, tab[5 * r + 3], tab[5 * r + 4]) << sh
+        if p1 != 0:
+            o0 |= _occ(tab[5 * r], 8 * r)
+            o1 |= _occ(tab[5 * r + 1], 8 * r)
+            o2 |= _occ(tab[5 * r + 2], 8 * r)
+            o3 |= _occ(tab[5 * r + 3], 8 * r)
+            o4 |= _occ(tab[5 * r + 4], 8 * r)
+    total = _line5_points(e1, e2, e3, e4, np.uint64(0x3F3F3F), o0, o1, o2, o3, o4,
+                          p1, p2, points[3], points[4], points[5])
     if columns:
+        f1 = z
+        f2 = z
         for c in range(5):
-            a0 = tab[c]
-            a1 = tab[5 + c]
-            a2 = tab[10 + c]
-            for a in range(4):
-                v0 = attrs[a0, a]
-                v1 = attrs[a1, a]
-                v2 = attrs[a2, a]
-                if a < 2:
-                    total += t3[(v0 == v1) | ((v1 == v2) << 1)]
-                else:
-                    total += t3[(v0 < v1) | ((v1 < v2) << 1)] + t3[(v0 > v1) | ((v1 > v2) << 1)]
+            sh = np.uint64(8 * c)
+            f1 |= _code(pc, s, tab[c], tab[5 + c]) << sh
+            f2 |= _code(pc, s, tab[5 + c], tab[10 + c]) << sh
+        if p1 != 0:
+            o0 = z
+            o1 = z
+            o2 = z
+            for c in range(5):
+                o0 |= _occ(tab[c], 8 * c)
+                o1 |= _occ(tab[5 + c], 8 * c)
+                o2 |= _occ(tab[10 + c], 8 * c)
+        total += _line3_points(f1, f2, np.uint64(0x3F3F3F3F3F), o0, o1, o2, p1, p2, points[3])
     return total
 
 
 @njit(cache=True, parallel=True)
 def _score_many(tabs, attrs, points, columns, out):
-    """Score every tableau of tabs int (N, 15) into out int64 (N,)."""
-    t5 = np.zeros(16, dtype=np.int64)
-    t3 = np.zeros(4, dtype=np.int64)
-    _pattern_tables(points, t5, t3)
+    """Score every tableau of tabs int (N, 15) (-1 for an empty place) into out int64 (N,)."""
+    pc = _pair_codes(attrs)
+    s = np.uint64(attrs.shape[0] + 1)
     for i in prange(tabs.shape[0]):
-        out[i] = _score_fast(tabs[i], attrs, t5, t3, columns)
+        out[i] = _score_fast(tabs[i], pc, s, points, columns)
 
 
 @njit(cache=True)
@@ -674,7 +727,8 @@ def _gain(obs, seat, card, cell, attrs, points, columns, params, use_pot, buf, g
 def _prep_cells(obs, seat, cells, ncell, aux, nd, pre):
     """Per legal cell, what the greedy gain needs from the shelf around it (once per decision):
     pre[j] = nl, nr, last card of the left block, first of the right block, the left and
-    right blocks' continuation bits per kind (6 + 6), and their current points."""
+    right blocks' continuation bits per kind (6 + 6), their current points (16), and (19, 20)
+    the left and right blocks' pair codes packed 8 bits a pair, first pair lowest."""
     base = GRID0 + seat * NCELL
     for j in range(ncell):
         cell = cells[j]
@@ -690,12 +744,16 @@ def _prep_cells(obs, seat, cells, ncell, aux, nd, pre):
         pre[j, 3] = obs[row + c + 1] if nr > 0 else -1
         for k in range(2 * NKIND):
             pre[j, 4 + k] = 0
+        pre[j, 19] = 0
+        pre[j, 20] = 0
         for q in range(l0 + 1, c):
             code = aux[AUX_T + obs[row + q - 1] * nd + obs[row + q]]
+            pre[j, 19] |= code << (8 * (q - l0 - 1))
             for k in range(NKIND):
                 pre[j, 4 + k] |= ((code >> k) & 1) << (q - l0 - 1)
         for q in range(c + 2, r1 + 1):
             code = aux[AUX_T + obs[row + q - 1] * nd + obs[row + q]]
+            pre[j, 20] |= code << (8 * (q - c - 2))
             for k in range(NKIND):
                 pre[j, 10 + k] |= ((code >> k) & 1) << (q - c - 2)
         sub = 0
@@ -707,10 +765,25 @@ def _prep_cells(obs, seat, cells, ncell, aux, nd, pre):
         pre[j, 16] = sub
 
 
+@njit(cache=True, inline="always")
+def _block_points(w, n, aux):
+    """Points of a block of n <= 5 adjacent books (one shelf, SHB-10) from its pair codes w
+    packed 8 bits a pair (first pair lowest): the run counting of :func:`_line5_points`
+    on one lane, the points of a run read back from :func:`_make_aux`'s tables."""
+    m = np.uint64(0xFF)
+    full = np.uint64(0x3F)
+    z = np.uint64(0)
+    return _line5_points(w & m, (w >> np.uint64(8)) & m, (w >> np.uint64(16)) & m, (w >> np.uint64(24)) & m, full,
+                         full, full if n > 1 else z, full if n > 2 else z, full if n > 3 else z,
+                         full if n > 4 else z, aux[16], aux[33], aux[51], aux[71], aux[95])
+
+
 @njit(cache=True)
 def _best_place_pre(card, cells, ncell, pre, aux, nd):
     """Greedy (points only, shelves only) best (gain, cell) for card from :func:`_prep_cells`;
-    the same values and ties as :func:`_best_place`."""
+    the same values and ties as :func:`_best_place`.  The joined block's pair codes are the
+    left block's, the two the card makes and the right block's, scored all kinds at once by
+    :func:`_block_points`."""
     best = -1e300
     bc = cells[0]
     for j in range(ncell):
@@ -719,18 +792,12 @@ def _best_place_pre(card, cells, ncell, pre, aux, nd):
         if nl == 0 and nr == 0:
             g = 0.0
         else:
-            n = nl + 1 + nr
-            cl = aux[AUX_T + pre[j, 2] * nd + card] if nl > 0 else 0
-            cr = aux[AUX_T + card * nd + pre[j, 3]] if nr > 0 else 0
-            tot = -pre[j, 16]
-            for k in range(NKIND):
-                bits = pre[j, 4 + k] | (pre[j, 10 + k] << (nl + 1))
-                if nl > 0:
-                    bits |= ((cl >> k) & 1) << (nl - 1)
-                if nr > 0:
-                    bits |= ((cr >> k) & 1) << nl
-                tot += aux[16 * n + bits]
-            g = float(tot)
+            w = np.uint64(pre[j, 19]) | (np.uint64(pre[j, 20]) << np.uint64(8 * (nl + 1)))
+            if nl > 0:
+                w |= np.uint64(aux[AUX_T + pre[j, 2] * nd + card]) << np.uint64(8 * (nl - 1))
+            if nr > 0:
+                w |= np.uint64(aux[AUX_T + card * nd + pre[j, 3]]) << np.uint64(8 * nl)
+            g = float(_block_points(w, nl + 1 + nr, aux) - pre[j, 16])
         if g > best + 1e-9:
             best = g
             bc = cells[j]
@@ -877,20 +944,26 @@ def _unseen(obs, seat, out):
 
 
 @njit(cache=True)
-def _grid_points(sim, seat, attrs, points, columns, line, kinds):
-    """Points of seat's grid as it stands (rows, and columns under the columns variant)."""
-    total = 0
+def _grid_points(sim, seat, aux, nd, points, columns, tab):
+    """Points of seat's grid as it stands (rows, and columns under the columns variant).
+
+    The cards lie inside the feasible frame of 3 shelves x 5 places (SHB-8), so the
+    frame's window from the top left of their bounding box is copied to tab int64 (>= 15,
+    scratch; -1 for an empty place) and scored by :func:`_score_fast` with the pair codes
+    that :func:`_make_aux` keeps at ``AUX_T + nd * nd`` (empty places end runs); the same
+    total as scoring every line of the 9 x 5 grid."""
+    if sim[NPL0 + seat] == 0:
+        return 0
     base = GRID0 + seat * NCELL
-    for r in range(GH):
-        for c in range(GW):
-            line[c] = sim[base + r * GW + c]
-        total += _score_line(line, GW, attrs, points, kinds)
-    if columns:
-        for c in range(GW):
-            for r in range(GH):
-                line[r] = sim[base + r * GW + c]
-            total += _score_line(line, GH, attrs, points, kinds)
-    return total
+    b = BB0 + 4 * seat
+    r0 = sim[b]
+    c0 = sim[b + 2]
+    for i in range(3):
+        for j in range(5):
+            r = r0 + i
+            c = c0 + j
+            tab[5 * i + j] = sim[base + r * GW + c] if r < GH and c < GW else -1
+    return _score_fast(tab, aux[AUX_T + nd * nd:], np.uint64(nd + 1), points, columns)
 
 
 @njit(cache=True, inline="always")
@@ -907,11 +980,12 @@ def _kept(gains, cards, n, placed):
 
 
 @njit(cache=True)
-def _playout(sim, seat, hand, seq, n, k, attrs, points, columns, aux, buf, geom, cells, line, kinds):
-    """Finish seat's tableau: each turn the kept card and seq[k], seq[k + 1]; greedy."""
+def _playout(sim, seat, hand, seq, n, k, attrs, points, columns, aux, buf, geom, cells, line):
+    """Finish seat's tableau: each turn the kept card and seq[k], seq[k + 1]; greedy.  Returns
+    the finished tableau's points; line: int64 scratch (>= 15)."""
     zero = np.zeros(NPARAM)
     nd = attrs.shape[0]
-    pre = np.empty((NCELL, 19), dtype=np.int64)
+    pre = np.empty((NCELL, NPRE), dtype=np.int64)
     cand = np.empty(3, dtype=np.int64)
     gains = np.empty(3)
     while sim[NPL0 + seat] < 15:
@@ -945,12 +1019,12 @@ def _playout(sim, seat, hand, seq, n, k, attrs, points, columns, aux, buf, geom,
                 bc = c
         _place(sim, seat, cand[bi], bc)
         hand = _kept(gains, cand, m, bi)
-    return _grid_points(sim, seat, attrs, points, columns, line, kinds)
+    return _grid_points(sim, seat, aux, nd, points, columns, line)
 
 
 @njit(cache=True)
 def _turn_then_playout(obs, sim, seat, held, nh, seq, n, k, attrs, points, columns, aux, pp,
-                       buf, geom, cells, line, kinds):
+                       buf, geom, cells, line):
     """This turn placed by the potential rule from held[:nh], then the playout."""
     for j in range(STATE_LEN):
         sim[j] = obs[j]
@@ -968,7 +1042,7 @@ def _turn_then_playout(obs, sim, seat, held, nh, seq, n, k, attrs, points, colum
             bc = c
     _place(sim, seat, held[bi], bc)
     keep = _kept(gains, held, nh, bi)
-    return _playout(sim, seat, keep, seq, n, k, attrs, points, columns, aux, buf, geom, cells, line, kinds)
+    return _playout(sim, seat, keep, seq, n, k, attrs, points, columns, aux, buf, geom, cells, line)
 
 
 @njit(cache=True)
@@ -984,8 +1058,7 @@ def _rollout_source(params, obs, attrs, points, columns, aux, st):
     buf = np.empty(8, dtype=np.int64)
     geom = np.empty(4, dtype=np.int64)
     cells = np.empty(NCELL, dtype=np.int64)
-    line = np.empty(GW, dtype=np.int64)
-    kinds = np.zeros(NKIND, dtype=np.int64)
+    line = np.empty(15, dtype=np.int64)
     held = np.empty(3, dtype=np.int64)
     n_src = _n_sources(obs)
     values = np.zeros(OFFER_MAX + 1)
@@ -1000,11 +1073,11 @@ def _rollout_source(params, obs, attrs, points, columns, aux, st):
                 held[1] = seq[0]
                 held[2] = seq[1]
                 v = _turn_then_playout(obs, sim, seat, held, 3, seq, nU, 2, attrs, points, columns, aux, pp,
-                                       buf, geom, cells, line, kinds)
+                                       buf, geom, cells, line)
             else:
                 held[1] = obs[OFFER0 + src]
                 v = _turn_then_playout(obs, sim, seat, held, 2, seq, nU, 0, attrs, points, columns, aux, pp,
-                                       buf, geom, cells, line, kinds)
+                                       buf, geom, cells, line)
             values[si] += v
     best = -1e300
     bs = 0
@@ -1026,8 +1099,7 @@ def _rollout_place(params, obs, attrs, points, columns, aux, st):
     buf = np.empty(8, dtype=np.int64)
     geom = np.empty(4, dtype=np.int64)
     cells = np.empty(NCELL, dtype=np.int64)
-    line = np.empty(GW, dtype=np.int64)
-    kinds = np.zeros(NKIND, dtype=np.int64)
+    line = np.empty(15, dtype=np.int64)
     ncell = _legal_cells(obs, seat, cells)
     # the K best (card, place) pairs by potential, stable in enumeration order
     top_g = np.empty(16)
@@ -1089,7 +1161,7 @@ def _rollout_place(params, obs, attrs, points, columns, aux, st):
                 sim[q] = obs[q]
             _place(sim, seat, obs[HELD0 + top_i[t]], top_c[t])
             values[t] += _playout(sim, seat, obs[HELD0 + keep[t]], seq, nU, 0, attrs, points, columns, aux,
-                                  buf, geom, cells2, line, kinds)
+                                  buf, geom, cells2, line)
     best = -1e300
     bt = 0
     for t in range(nt):
@@ -1103,7 +1175,7 @@ def _rollout_place(params, obs, attrs, points, columns, aux, st):
 @njit(cache=True)
 def _workspace():
     """Scratch space for the policies' decisions, made once per game: (wsi, pre, pref)."""
-    return (np.zeros(WS_LEN, dtype=np.int64), np.zeros((NCELL, 19), dtype=np.int64),
+    return (np.zeros(WS_LEN, dtype=np.int64), np.zeros((NCELL, NPRE), dtype=np.int64),
             np.zeros((NCELL, 2)))
 
 
@@ -1111,7 +1183,7 @@ def _workspace():
 def _choose_source(kind, params, obs, attrs, points, columns, aux, st, wsi, pre, pref):
     """The first decision of a turn, from the observation only; returns (src, stream state).
 
-    wsi int64 (WS_LEN,), pre int64 (NCELL, 19), pref float64 (NCELL, 2): scratch space
+    wsi int64 (WS_LEN,), pre int64 (NCELL, NPRE), pref float64 (NCELL, 2): scratch space
     (see :func:`_workspace`), reused so a decision allocates nothing."""
     seat = obs[S_SEAT]
     if kind == P_RANDOM:

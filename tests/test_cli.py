@@ -812,3 +812,19 @@ def test_show_refuses_a_damaged_sidecar(tmp_path, capsys):
     bare.write_text((out / "values.csv").read_text())
     res = CliRunner().invoke(cli, ["show", str(bare), "--rerun"])
     assert res.exit_code == 2 and "no command line" in res.output and "Traceback" not in res.output
+
+
+@pytest.mark.parametrize("argv", [["box", "advise", "--open", "1,2,3,4,5,6,7,8,9", "--roll", "8"],
+                                  ["box", "advise", "--open", "1,2,3"], ["box", "solve"]])
+def test_answers_at_the_table_import_no_pandas_or_matplotlib(argv):
+    """`box advise` and `box solve` print a few lines: a fresh interpreter running them loads
+    neither pandas, pyarrow nor matplotlib (their import costs more than the answer)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, json; from ludolab.analysis.cli import main\n"
+            "try:\n    main(json.loads(sys.argv[1]))\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+            "print(sorted(m for m in ('pandas', 'pyarrow', 'matplotlib') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code, json.dumps(argv)], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]", out

@@ -19,8 +19,9 @@ from ludolab.analysis.cli import cli, main
 
 BENCH_GAMES = 20_000
 BENCH_REFERENCE_SECONDS = 0.1  # the smallest the CLI accepts
+BENCH_SCALE = 0.02  # each timing repeat lasts 20 ms of work instead of 1 s
 
-# The benchmark times every kernel and its pure-Python twin (~3 s with these
+# The benchmark times every kernel and its pure-Python twin (~20 s with these
 # sizes); LUDOLAB_SKIP_BENCH=1 skips it for a faster inner loop.
 bench_mark = pytest.mark.skipif(os.environ.get("LUDOLAB_SKIP_BENCH") == "1", reason="LUDOLAB_SKIP_BENCH=1")
 
@@ -249,24 +250,73 @@ def _check_bench_records(rows):
         assert isinstance(r["threads"], int) and r["threads"] >= 1
 
 
+@pytest.fixture(scope="module")
+def bench_rows():
+    """One smoke run of the whole bench (every timing 3 repeats of BENCH_SCALE seconds), shared."""
+    return run_bench(games=BENCH_GAMES, reference_seconds=BENCH_REFERENCE_SECONDS, scale=BENCH_SCALE)
+
+
 @bench_mark
-def test_run_bench_records():
-    rows = run_bench(games=BENCH_GAMES, reference_seconds=BENCH_REFERENCE_SECONDS)
-    _check_bench_records(rows)
+def test_run_bench_records(bench_rows):
+    _check_bench_records(bench_rows)
+    for r in bench_rows:
+        for k in ("per_second", "per_second_1_thread", "reference_per_second"):
+            assert 0 < r[k + "_min"] <= r[k] <= r[k + "_max"], (r["kernel"], k)
+
+
+# Still pure Python (its bench entry times it against the exact-fraction twin of the same search).
+NOT_YET_KERNELS = ("box foresight",)
+
+
+@bench_mark
+def test_every_kernel_is_at_least_30x_its_pure_python_twin(bench_rows):
+    """Smoke bench: each kernel on one thread against its pure-Python twin, measured in one
+    process (the same load on both), is at least 30 times as fast."""
+    slow = [(r["kernel"], round(r["ratio"], 1)) for r in bench_rows
+            if r["ratio"] < 30 and not r["kernel"].startswith(NOT_YET_KERNELS)]
+    assert not slow, slow
+
+
+def test_time_call_warms_up_and_reports_the_median_of_three_repeats():
+    from ludolab.analysis.bench import Rate, Timing, bench_scale, time_call
+
+    calls = []
+    with bench_scale(0.01):
+        t = time_call(lambda: calls.append(1))
+    assert isinstance(t, Timing) and t.lo <= t <= t.hi
+    assert len(calls) >= 4  # the warm-up call and at least one call in each of 3 repeats
+    r = 1000 / t
+    assert isinstance(r, Rate) and r.lo == pytest.approx(1000 / t.hi) and r.hi == pytest.approx(1000 / t.lo)
+    with pytest.raises(ValueError, match="scale"):
+        with bench_scale(0):
+            pass
 
 
 @bench_mark
 def test_bench_cli_json():
-    result = CliRunner().invoke(cli, ["bench", "--format", "json", "--games", str(BENCH_GAMES),
+    result = CliRunner().invoke(cli, ["bench", "--format", "json", "--games", str(BENCH_GAMES), "--game", "shelf",
+                                      "--scale", str(BENCH_SCALE),
                                       "--reference-seconds", str(BENCH_REFERENCE_SECONDS)], catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    _check_bench_records(json.loads(result.stdout))
+    rows = json.loads(result.stdout)
+    assert [r["game"] for r in rows] == ["shelf", "shelf"] and all(r["ratio"] > 1 for r in rows)
+
+
+@bench_mark
+def test_bench_cli_table():
+    result = CliRunner().invoke(cli, ["bench", "--games", str(BENCH_GAMES), "--game", "beverbende",
+                                      "--scale", str(BENCH_SCALE),
+                                      "--reference-seconds", str(BENCH_REFERENCE_SECONDS)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    head, row = result.stdout.strip().splitlines()
+    assert "1 thread [min - max]" in head and row.startswith("beverbende") and " [" in row
 
 
 @pytest.mark.parametrize("args, name", [
     (("--games", "999"), "--games"),
     (("--reference-seconds", "0.01"), "--reference-seconds"),
     (("--format", "csv"), "--format"),
+    (("--scale", "0"), "--scale"),
 ])
 def test_bench_bad_input_is_one_error_line(capsys, args, name):
     with pytest.raises(SystemExit) as exc:
@@ -313,3 +363,13 @@ def test_an_interrupted_report_leaves_the_earlier_one_whole(tmp_path, monkeypatc
     use(3)
     build_report(tmp_path, quick=True)
     assert "3" in (tmp_path / "tables" / "tiny.csv").read_text()
+
+
+def test_startup_bench_times_whole_processes_after_a_warm_run():
+    """bench --startup: each command run as its own process, once untimed, then timed (no speed asserted)."""
+    from ludolab.analysis.bench import STARTUP_COMMANDS, startup_bench
+
+    assert {" ".join(c[:2]) for c in STARTUP_COMMANDS} == {"box advise", "box solve", "shelf score", "books advise"}
+    (row,) = startup_bench(commands=(("box", "solve"),), repeats=1)
+    assert row["command"] == "ludolab box solve"
+    assert 0 < row["seconds_min"] <= row["seconds"] <= row["seconds_max"]

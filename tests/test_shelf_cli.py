@@ -154,3 +154,22 @@ def test_the_shipped_worked_example_scores_28():
     assert json.loads(path.read_text()) == WORKED_EXAMPLE
     res = run("score", str(path), "--format", "json")
     assert res.exit_code == 0 and json.loads(res.output)["total"] == 28
+
+
+def test_score_prints_its_table_without_importing_pandas_or_matplotlib(tmp_path):
+    """`shelf score` is an answer at the table: a fresh interpreter running it loads neither pandas,
+    pyarrow nor matplotlib (their import costs more than the answer), and prints the same table."""
+    import subprocess
+    import sys
+
+    f = tmp_path / "t.json"
+    f.write_text(json.dumps(WORKED_EXAMPLE))
+    code = ("import sys; from ludolab.analysis.cli import main\n"
+            "try:\n    main(['shelf', 'score', sys.argv[1]])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('pandas', 'pyarrow', 'matplotlib') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code, str(f)], capture_output=True, text=True, check=True).stdout
+    lines = out.strip().splitlines()
+    assert lines[-1] == "[]", lines[-1]
+    assert lines[0] == "Tableau score" and "  total    28" in lines
+    assert lines[4].split() == ["shelf", "column", "kind", "positions", "cards", "points"]
+    assert lines[5] == "    1             colour     2,3,4           s1p2 s1p3 s1p4       1"

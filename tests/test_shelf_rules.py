@@ -173,6 +173,33 @@ def test_kernel_scorer_equals_reference(tab, variant):
     assert out[0] == ref and kinds[0].tolist() == R.score_kinds(tab, deck.attrs.tolist(), list(pts), cols)
 
 
+
+@pytest.mark.parametrize("points,cols", [(v[0], v[1]) for _, v in sorted(VARIANTS.items())]
+                         + [((0, 2, 1, 3, 7, 11), True), ((0, 2, 1, 3, 7, 11), False)])
+def test_fast_scorer_equals_reference_on_partial_and_full_tableaus(points, cols):
+    """The pair-code scorer (SHB-10, SHB-11) gives the reference's total on random full
+    tableaus and on partial ones (empty places end runs), in every integer dtype it takes;
+    the last two cases score runs of 1 and 2 too, so every branch of the scorer runs."""
+    rng = np.random.default_rng(19)
+    deck = assumed_deck()
+    attrs = deck.attrs.astype(np.int64)
+    n = 600
+    tabs = np.argsort(rng.random((n, len(deck))), axis=1)[:, :15].astype(np.int64)
+    holes = rng.random((n, 15)) < rng.random((n, 1))
+    holes[: n // 3] = False  # a third full, the rest with up to every place empty
+    tabs[holes] = -1
+    ref = np.array([R.score([None if x < 0 else x for x in t], deck.attrs.tolist(), list(points), cols)
+                    for t in tabs.tolist()])
+    pts = np.array(points)
+    for dtype in (np.int64, np.int32, np.int16, np.int8):
+        assert np.array_equal(S.score_many(tabs.astype(dtype), attrs, pts, cols), ref)
+    full = tabs[: n // 3]
+    assert np.array_equal(S.score_many(full.astype(np.uint8), attrs, pts, cols), ref[: n // 3])
+    kinds = np.zeros((n, K.NKIND), dtype=np.int64)
+    out = np.zeros(n, dtype=np.int64)
+    K._score_many_kinds(tabs, attrs, pts.astype(np.int64), int(cols), out, kinds)
+    assert np.array_equal(out, ref)
+
 # ------------------------------------------------------------------ SHB-1 the deck
 def test_shb1_assumed_deck_composition():
     """SHB-1 (ruling S1): 90 cards, 6 fields x 5 colours x 3, numbers 1..90 once, 90 distinct scholars."""
