@@ -1716,10 +1716,10 @@ def returns(rules, state, out):
     """Points of every seat's tableau as it stands into out float64 (n_players,)
     (SHB-10, SHB-11: the final scores once the game is over)."""
     attrs, points, columns = _rules_deck(rules)
-    line = np.empty(GW, dtype=np.int64)
-    kinds = np.zeros(NKIND, dtype=np.int64)
+    aux = _make_aux(attrs, points)
+    tab = np.empty(NCELL, dtype=np.int64)
     for s in range(state[S_NP]):
-        out[s] = float(_grid_points(state, s, attrs, points, columns, line, kinds))
+        out[s] = float(_grid_points(state, s, aux, attrs.shape[0], points, columns, tab))
 
 
 @njit(cache=True)
