@@ -1070,4 +1070,6 @@ def step_game():
                     return_bounds=return_bounds, check_state=_step_check_state, simulate=_step_simulate,
                     accumulator=_step_accumulator, fast_games=_step_fast_games, lower_wins=False,
                     winner=_step_winner,
-                    extra={"slow_policies": tuple(n for n in named if "rollout" in n), "hidden_information": True})
+                    extra={"slow_policies": tuple(n for n in named if "rollout" in n), "hidden_information": True,
+                           "best": "heuristic/heuristic", "random": "random/random",
+                           "moments": lambda r: int(r[B.R_HANDS]) + 1})

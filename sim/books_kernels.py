@@ -53,6 +53,8 @@ from ludolab.stdlib.books import (N_PARAMS, PREDS, ROLLOUT_HEURISTIC_AT, A_CLOSE
                                   POLICY_PAIR_BASE, R_HANDS, R_SCORING, S_HANDNO, S_NHANDS, S_RNG, S_TOTAL)
 from ludolab.stdlib.books import STATE_SIZE as HAND_STATE_SIZE
 
+from . import play as _loops
+from . import search as _search
 from .rng import game_state, next_below, shuffle_inplace
 
 
@@ -1763,3 +1765,38 @@ def act(kind, params, obs, state):
         a = np.int64(c)
     state[S_RNG] = np.int64(rng)
     return a
+
+
+# ------------------------------------------- the shared loops over the step interface
+@njit(cache=True)
+def running_score(rules, state, out):
+    """Each seat's game total (STK-9) into out; returns the hands finished."""
+    returns(rules, state, out)
+    return state[S_HANDNO]
+
+
+@njit(cache=True)
+def play_many(rules, inp, out):
+    """Whole games of named policy pairs (:func:`ludolab.sim.play.play_games`) on these rules."""
+    _loops.play_games(new_game, current_player, legal_actions, apply_action, observe, returns, act, rules, inp, out)
+
+
+@njit(cache=True)
+def play_traced_many(rules, inp, out):
+    """Whole games with their running totals (:func:`ludolab.sim.play.play_traced`)."""
+    _loops.play_traced(new_game, current_player, apply_action, observe, returns, act, running_score,
+                       rules, inp, out)
+
+
+@njit(cache=True)
+def search(rules, inp, work):
+    """Determinized search at one decision (:func:`ludolab.sim.search.pimc`) on these rules."""
+    return _search.pimc(current_player, legal_actions, apply_action, observe, determinize, returns, act,
+                        rules, inp, work)
+
+
+@njit(cache=True)
+def search_tree(rules, inp, work):
+    """Information-set MCTS at one decision (:func:`ludolab.sim.search.ismcts`) on these rules."""
+    return _search.ismcts(current_player, legal_actions, apply_action, observe, determinize, returns, act,
+                          rules, inp, work)
