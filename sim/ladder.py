@@ -131,37 +131,35 @@ class Table:
         k.returns(self.rules, state, ret)
         return ret
 
-    def seat_results(self, c: Contender, baseline: Contender, keys: list) -> np.ndarray:
-        """float64 (deals, P): contender ``c``'s return in each seat, the baseline in the others."""
-        if c.kind == "named" and baseline.kind == "named":
-            out = np.zeros((len(keys), self.n))
-            arr = np.array(keys, dtype=np.uint64)
-            for s in range(self.n):
-                pols = [baseline.policy] * self.n
-                pols[s] = c.policy
-                out[:, s] = play.run(self.k, self.rules, arr, pols)[0][:, s]
-            return out
-        out = np.zeros((len(keys), self.n))
-        for d, key in enumerate(keys):
-            for s in range(self.n):
-                seats = [baseline] * self.n
-                seats[s] = c
-                out[d, s] = self.play(seats, key)[s]
-        return out
-
-    def pairwise(self, c: Contender, baseline: Contender, keys: list) -> np.ndarray:
-        """float64 (deals,): per deal, the share of (seat, baseline seat) pairs the contender wins
-        (ties 1/2), over the seats it sat in."""
-        share = np.zeros(len(keys))
+    def seat_games(self, c: Contender, baseline: Contender, keys: list) -> np.ndarray:
+        """float64 (deals, P, P): ``[d, s]`` the returns of every seat on deal d with contender ``c``
+        in seat s and the baseline in the others."""
+        out = np.zeros((len(keys), self.n, self.n))
         for s in range(self.n):
             seats = [baseline] * self.n
             seats[s] = c
-            for d, key in enumerate(keys):
-                r = self.play(seats, key)
-                mine = r[s]
-                others = np.delete(r, s)
-                better = (others > mine) if self.lower else (others < mine)
-                share[d] += (better.sum() + 0.5 * (others == mine).sum()) / len(others)
+            if all(x.kind == "named" for x in seats):
+                out[:, s, :] = play.run(self.k, self.rules, np.array(keys, dtype=np.uint64),
+                                        [x.policy for x in seats])[0]
+            else:
+                for d, key in enumerate(keys):
+                    out[d, s, :] = self.play(seats, key)
+        return out
+
+    def seat_results(self, c: Contender, baseline: Contender, keys: list) -> np.ndarray:
+        """float64 (deals, P): contender ``c``'s return in each seat, the baseline in the others."""
+        games = self.seat_games(c, baseline, keys)
+        return np.stack([games[:, s, s] for s in range(self.n)], axis=1)
+
+    def pairwise(self, games: np.ndarray) -> np.ndarray:
+        """float64 (deals,): per deal, the share of (seat, baseline seat) pairs the contender wins
+        (ties 1/2), over the seats it sat in; ``games`` as :meth:`seat_games` returns it."""
+        share = np.zeros(games.shape[0])
+        for s in range(self.n):
+            mine = games[:, s, s][:, None]
+            others = np.delete(games[:, s, :], s, axis=1)
+            better = (others > mine) if self.lower else (others < mine)
+            share += (better.sum(axis=1) + 0.5 * (others == mine).sum(axis=1)) / others.shape[1]
         return share / self.n
 
 
@@ -211,10 +209,11 @@ def ladder(table: Table, contenders: list, baseline: Contender, deals: int = 200
     base = table.seat_results(baseline, baseline, keys)
     rows = []
     for c in contenders:
-        mine = base if c == baseline else table.seat_results(c, baseline, keys)
+        games = table.seat_games(c, baseline, keys)
+        mine = np.stack([games[:, s, s] for s in range(table.n)], axis=1)
         d = (mine - base).mean(axis=1)
         diff, lo, hi = _ci(d)
-        share = table.pairwise(c, baseline, keys) if c != baseline else np.full(len(keys), 0.5)
+        share = table.pairwise(games) if c != baseline else np.full(len(keys), 0.5)
         q, qlo, qhi = _ci(share)
         rows.append({"policy": c.label, "mean": float(mine.mean()), "diff": diff, "ci_low": lo, "ci_high": hi,
                      "win_share": q, "rating": _elo(q), "rating_ci_low": _elo(qlo) if qlo == qlo else float("nan"),
