@@ -17,7 +17,9 @@ from .cli_common import InputError, user_errors
 
 @click.command("balance", short_help="Seat edge, skill, decisiveness, drama, length and ties of a game.")
 @click.argument("game")
-@click.option("--players", type=click.IntRange(1, 6), default=None, help="Seats at the table.")
+@click.option("--players", type=click.IntRange(2, 6), default=None,
+              help="Seats at the table (default: the game's first table of two or more; a count the game has "
+                   "no table for is refused, naming those it has).")
 @click.option("--policy", "policies", multiple=True,
               help="The named policy of each seat in order (repeat); one name plays every seat. "
                    "Default: the game's best heuristic.")
@@ -40,10 +42,10 @@ def balance(game, players, policies, games, seed, no_skill, fmt):
     except LudolabError:
         raise InputError(f"unknown game {game!r}: allowed {', '.join(g.cli_name for g in registry.GAMES)}") from None
     g = info.entry("step_game")()
-    sizes = sorted({c.n_players for c in g.cases})
-    cases = [c for c in g.cases if players is None or c.n_players == players]
+    sizes = sorted({c.n_players for c in g.cases if c.n_players >= 2})
+    cases = [c for c in g.cases if c.n_players >= 2 and (players is None or c.n_players == players)]
     if not cases:
-        raise InputError(f"--players {players}: this game's balance tables seat {', '.join(map(str, sizes))}")
+        raise InputError(f"--players {players}: {info.title} is measured at {', '.join(map(str, sizes))} players")
     case = cases[0]
     named = named_policies(g, case)
     best = g.extra.get("best", next(iter(named)))

@@ -43,8 +43,9 @@ def _table(game_id: str, players: int | None):
     return g, cases[0], L.Table(g, cases[0])
 
 
-def parse_contender(text: str, named: dict):
-    """A contender from its policy string (see the module docstring).
+def parse_contender(text: str, named: dict, best: str | None = None):
+    """A contender from its policy string (see the module docstring); a search's budget defaults to
+    64 playouts per decision and its rollout to ``best`` (the game's best heuristic).
 
     Raises:
         InputError: naming the bad part and what is allowed.
@@ -61,8 +62,10 @@ def parse_contender(text: str, named: dict):
             raise InputError(f"policy {text!r}: write python:MODULE:FUNCTION")
         try:
             f = getattr(importlib.import_module(mod), fn)
-        except (ImportError, AttributeError) as exc:
-            raise InputError(f"policy {text!r}: cannot load {mod}:{fn} ({exc})") from None
+        except Exception as exc:  # noqa: BLE001 - any failure to import the user's module is one line
+            raise InputError(f"policy {text!r}: cannot load {mod}:{fn} ({type(exc).__name__}: {exc})") from None
+        if not callable(f):
+            raise InputError(f"policy {text!r}: {mod}:{fn} is not a function f(obs, legal) -> action")
         return L.Contender(text, "python", fn=f)
     if head in SEARCH_KINDS:
         opts = {}
@@ -79,7 +82,7 @@ def parse_contender(text: str, named: dict):
             raise InputError(f"policy {text!r}: budget must be a whole number, not {opts['budget']!r}") from None
         if not 1 <= budget <= 1_000_000:
             raise InputError(f"policy {text!r}: budget must be 1..1000000, not {budget}")
-        rollout = opts.get("rollout", next(iter(named)))
+        rollout = opts.get("rollout", best if best in named else next(iter(named)))
         if rollout not in named:
             raise InputError(f"policy {text!r}: rollout {rollout!r} is not a named policy: allowed {', '.join(named)}")
         return L.Contender(text, head, budget=budget, rollout=named[rollout])
@@ -95,13 +98,16 @@ def make_ladder_command(game_id: str) -> click.Command:
                   help="A contender (repeat): a named policy, search:budget=B,rollout=NAME, tree:..., "
                        "all-seeing:..., python:MODULE:FUNCTION. Default: every named policy.")
     @click.option("--baseline", default=None, help="The named policy of the other seats (default: the game's best heuristic).")
-    @click.option("--players", type=click.IntRange(2, 6), default=None, help="Seats at the table.")
+    @click.option("--players", type=click.IntRange(2, 6), default=None,
+                  help="Seats at the table (default: the game's first ladder table; a count the game's "
+                       "ladder has no table for is refused, naming those it has).")
     @click.option("--deals", type=click.IntRange(2, 10**7), default=200, show_default=True,
                   help="Duplicate deals; each is played once per seat per contender.")
     @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
     @click.option("--saturate", "saturate", default=None,
-                  help="B:TOL: double a search's budget from B until a doubling gains less than TOL points "
-                       "(its 95% CI below TOL); needs one search, tree or all-seeing --policy.")
+                  help="B:TOL: double the budget of the one search, tree or all-seeing --policy from B (in place "
+                       "of its budget=) until a doubling gains less than TOL points (its 95% CI below TOL; gain "
+                       "is signed so that positive is better), at most 6 doublings.")
     @click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
     @user_errors
     def ladder(policies, baseline, players, deals, seed, saturate, fmt):
@@ -118,16 +124,19 @@ def make_ladder_command(game_id: str) -> click.Command:
         if base_name not in named:
             raise InputError(f"--baseline {base_name!r} is not a named policy: allowed {', '.join(named)}")
         base = L.Contender(base_name, "named", named[base_name])
-        contenders = [parse_contender(p, named) for p in (policies or list(named))]
+        contenders = [parse_contender(p, named, g.extra.get("best")) for p in (policies or list(named))]
         if len({c.label for c in contenders}) != len(contenders):
             raise InputError("--policy: the same policy is given twice")
-        rows = L.ladder(table, contenders, base, deals=deals, seed=seed)
+        try:
+            rows = L.ladder(table, contenders, base, deals=deals, seed=seed)
+        except L.PolicyError as exc:
+            raise InputError(str(exc)) from None
         sat = None
         if saturate is not None:
             sat = _saturate(table, contenders, base, saturate, deals, seed)
         for r in rows:
             r["saturated_budget"] = sat["saturated_budget"] if sat else None
-        _print(rows, sat, fmt, game_id, case, base_name, deals, g.lower_wins)
+        _print(rows, sat, fmt, game_id, case, base_name, deals, seed, g.lower_wins)
 
     return ladder
 
@@ -140,8 +149,9 @@ def _saturate(table, contenders, base, spec, deals, seed):
         b, tol = int(b), float(tol)
     except ValueError:
         raise InputError(f"--saturate {spec!r}: write START:TOLERANCE, e.g. 16:0.1") from None
-    if b < 1 or not tol > 0:
-        raise InputError(f"--saturate {spec!r}: the start budget must be >= 1 and the tolerance > 0")
+    if not 1 <= b <= 1_000_000 // 2 ** L.MAX_DOUBLINGS or not 0 < tol < float("inf"):
+        raise InputError(f"--saturate {spec!r}: the start budget must be 1..{1_000_000 // 2 ** L.MAX_DOUBLINGS} "
+                         "and the tolerance a finite number > 0")
     searches = [c for c in contenders if c.kind in SEARCH_KINDS]
     if len(searches) != 1:
         raise InputError("--saturate needs exactly one search, tree or all-seeing --policy")
@@ -150,23 +160,31 @@ def _saturate(table, contenders, base, spec, deals, seed):
                       base, b, tol, deals=deals, seed=seed)
 
 
-def _print(rows, sat, fmt, game_id, case, base_name, deals, lower):
+def _print(rows, sat, fmt, game_id, case, base_name, deals, seed, lower):
     if fmt == "json":
-        click.echo(json.dumps({"game": game_id, "rules": case.label, "baseline": base_name, "deals": deals,
-                               "rows": rows, "saturation": sat}, indent=2))
+        clean = [{k: (None if isinstance(v, float) and v != v else v) for k, v in r.items()} for r in rows]
+        click.echo(json.dumps({"game": game_id, "rules": case.label, "players": case.n_players, "seed": seed,
+                               "baseline": base_name, "deals": deals, "rows": clean, "saturation": sat}, indent=2))
         return
     better = "lower" if lower else "higher"
     click.echo(f"Strength ladder: {case.label}, baseline {base_name} in the other seats, {deals} duplicate deals "
                f"(diff: the policy's return minus the baseline's in the same seat; {better} is better)")
     w = max(len(r["policy"]) for r in rows)
     click.echo(f"{'policy':<{w}}  {'mean':>8}  {'diff (95% CI)':>26}  {'win share':>9}  {'rating (95% CI)':>22}")
+    def elo(x):
+        return "n/a" if x != x else f"{x:.0f}"
+
     for r in rows:
         click.echo(f"{r['policy']:<{w}}  {r['mean']:8.3f}  {r['diff']:8.3f} ({r['ci_low']:7.3f} to {r['ci_high']:7.3f})"
-                   f"  {r['win_share']:9.3f}  {r['rating']:6.0f} ({r['rating_ci_low']:5.0f} to "
-                   f"{r['rating_ci_high']:5.0f})")
+                   f"  {r['win_share']:9.3f}  {elo(r['rating']):>6} ({elo(r['rating_ci_low']):>5} to "
+                   f"{elo(r['rating_ci_high']):>5})")
+    click.echo("rating: Bradley-Terry strength on the Elo scale, baseline 0; n/a where a share of 0 or 1 "
+               "leaves it unbounded")
     if sat:
         click.echo("Budget doubling (gain of each doubling, 95% CI):")
         for s in sat["steps"]:
             click.echo(f"  {s['budget']:>7}: {s['gain']:.3f} ({s['ci_low']:.3f} to {s['ci_high']:.3f})")
         sb = sat["saturated_budget"]
-        click.echo(f"saturated budget: {sb}" if sb else "saturated budget: not reached (still gaining)")
+        click.echo(f"saturated budget: {sb}" if sb else
+                   f"saturated budget: not reached in {len(sat['steps'])} doublings (no doubling's gain CI "
+                   "lay below the tolerance)")

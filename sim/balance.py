@@ -140,7 +140,7 @@ def _quantile_ci(x: np.ndarray, q: float) -> tuple[float, float, float]:
     h = Z95 * math.sqrt(n * q * (1 - q))
     lo = s[max(0, int(math.floor(n * q - h)))]
     hi = s[min(n - 1, int(math.ceil(n * q + h)))]
-    return float(np.quantile(s, q)), float(lo), float(hi)
+    return float(np.quantile(s, q, method="inverted_cdf")), float(lo), float(hi)
 
 
 def measures(run: dict, lower: bool, variant: str = "") -> list[dict]:
@@ -163,7 +163,9 @@ def measures(run: dict, lower: bool, variant: str = "") -> list[dict]:
     top = int(np.argmax(w.mean(axis=0)))
     m, lo, hi = _mean_ci(w[:, top])
     e = 1 / P
-    rows.append(_row("seat_edge", variant, *((x - e) / (1 - e) for x in (m, lo, hi))))
+    # one seat has no edge to measure
+    edge = tuple((x - e) / (1 - e) for x in (m, lo, hi)) if P >= 2 else (np.nan,) * 3
+    rows.append(_row("seat_edge", variant, *edge))
     course = game_course(run["marks"], run["scores"], ret, lower)
     for name, key in (("decisiveness", "decisiveness"), ("decided_early", "decided_early"),
                       ("lead_changes", "lead_changes"), ("winner_deficit", "deficit")):

@@ -33,9 +33,15 @@ from typing import Callable
 
 import numpy as np
 
+from ludolab.stdlib.errors import LudolabError
+
 from . import play, search
 from .rng import chunk_keys, game_state
 from .stats import Z95
+
+
+class PolicyError(LudolabError):
+    """A contender's own (Python) policy misbehaved: it raised, or returned no legal action."""
 
 CONTENDER_KINDS = ("named", "search", "tree", "all-seeing", "python")
 _SALT = 0xA5A5_5A5A_0F0F_F0F0
@@ -52,7 +58,9 @@ class Contender:
         budget: playouts per decision (``search``, ``tree``, ``all-seeing``).
         rollout: the named policy every seat plays in the playouts.
         fn: ``fn(obs, legal) -> action`` for ``python``: obs the seat's observation and
-            legal its legal actions (int64 arrays, copies).
+            legal its legal actions (int64 numpy arrays, copies; the layouts are the game's
+            kernels module's ``O_*`` offsets and action encoding); it returns one of ``legal``
+            as an int (a :class:`PolicyError` otherwise, or when it raises).
     """
 
     label: str
@@ -90,10 +98,15 @@ class Table:
             return int(k.act(c.policy[0], c.policy[1], obs, state))
         if c.kind == "python":
             n = int(k.legal_actions(self.rules, state, self._acts))
-            a = int(c.fn(obs.copy(), self._acts[:n].copy()))
-            if a not in self._acts[:n]:
-                raise ValueError(f"policy {c.label} played {a}; the legal actions are {list(self._acts[:n])}")
-            return a
+            legal = [int(x) for x in self._acts[:n]]
+            try:
+                a = c.fn(obs.copy(), self._acts[:n].copy())
+            except Exception as exc:  # noqa: BLE001 - the user's own code: said in one line
+                raise PolicyError(f"policy {c.label} raised {type(exc).__name__}: {exc}") from None
+            if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)) or int(a) not in legal:
+                shown = ", ".join(map(str, legal[:12])) + (f", ... ({n} in all)" if n > 12 else "")
+                raise PolicyError(f"policy {c.label} returned {a!r}: an action is one of the legal ints {shown}")
+            return int(a)
         n = int(k.legal_actions(self.rules, state, self._acts))
         if n == 1:
             return int(self._acts[0])
@@ -178,7 +191,9 @@ def _ci(x: np.ndarray) -> tuple[float, float, float]:
 
 
 def _elo(q: float) -> float:
-    q = min(max(q, 1e-6), 1 - 1e-6)
+    """The Elo-scale strength of a pairwise share; NaN where it is undefined (a share of 0 or 1)."""
+    if not 0 < q < 1:
+        return float("nan")
     return 400.0 * math.log10(q / (1 - q))
 
 
@@ -195,10 +210,11 @@ def ladder(table: Table, contenders: list, baseline: Contender, deals: int = 200
         and deals), ``diff`` with ``ci_low``/``ci_high`` (the paired 95% CI of its
         return minus the baseline's in the same seat, in the game's units; for a
         game where lower is better, negative is better), ``win_share`` (pairs at
-        the table won, ties half), ``rating`` with ``rating_ci_low/high``.
+        the table won, ties half), ``rating`` with ``rating_ci_low/high`` (NaN where the share or
+        a CI end is 0 or 1: the strength is then unbounded).
 
     Raises:
-        ValueError: deals < 2 or an unknown contender kind.
+        ValueError: deals < 2 or an unknown contender kind; PolicyError: a Python policy misbehaved.
     """
     if int(deals) < 2:
         raise ValueError(f"a ladder needs at least 2 deals for its CIs, not {deals}")
@@ -216,20 +232,23 @@ def ladder(table: Table, contenders: list, baseline: Contender, deals: int = 200
         share = table.pairwise(games) if c != baseline else np.full(len(keys), 0.5)
         q, qlo, qhi = _ci(share)
         rows.append({"policy": c.label, "mean": float(mine.mean()), "diff": diff, "ci_low": lo, "ci_high": hi,
-                     "win_share": q, "rating": _elo(q), "rating_ci_low": _elo(qlo) if qlo == qlo else float("nan"),
-                     "rating_ci_high": _elo(qhi) if qhi == qhi else float("nan"), "deals": len(keys)})
+                     "win_share": q, "rating": _elo(q), "rating_ci_low": _elo(qlo), "rating_ci_high": _elo(qhi),
+                     "deals": len(keys)})
     return rows
 
 
+MAX_DOUBLINGS = 6
+
+
 def saturate(table: Table, make: Callable[[int], Contender], baseline: Contender, start: int, tolerance: float,
-             deals: int = 200, seed: int = 0, max_doublings: int = 6) -> dict:
+             deals: int = 200, seed: int = 0, max_doublings: int = MAX_DOUBLINGS) -> dict:
     """Double a search's budget until one more doubling gains less than ``tolerance``.
 
     Each budget plays the same deals against the baseline field; the gain of a
     doubling is the paired per-deal difference of the two budgets' returns (in
     the seat they sat in, averaged over seats), signed so that positive is
     better.  The budget is saturated when that gain's 95% CI lies below
-    ``tolerance``.
+    ``tolerance`` (and is not of width 0, which a handful of alike deals can give).
 
     Returns:
         ``{"saturated_budget": b or None, "steps": [{"budget", "gain", "ci_low", "ci_high"}, ...]}``;
@@ -242,9 +261,10 @@ def saturate(table: Table, make: Callable[[int], Contender], baseline: Contender
     steps = []
     for _ in range(int(max_doublings)):
         nxt = table.seat_results(make(2 * b), baseline, keys)
-        gain, lo, hi = _ci(sign * (nxt - prev).mean(axis=1))
+        x = sign * (nxt - prev).mean(axis=1)
+        gain, lo, hi = _ci(x)
         steps.append({"budget": 2 * b, "gain": gain, "ci_low": lo, "ci_high": hi})
-        if hi < tolerance:
+        if hi < tolerance and np.ptp(x) > 0:  # a CI of width 0 (every deal alike) proves nothing
             return {"saturated_budget": b, "steps": steps}
         b, prev = 2 * b, nxt
     return {"saturated_budget": None, "steps": steps}

@@ -102,6 +102,6 @@ def test_balance_command_json_rows_and_bad_input():
     assert lead["value"] > 0, "three rounds of totals give the lead a chance to change"
     for bad, says in [(["chess"], "unknown game"), (["box", "--policy", "nope"], "not a named policy"),
                       (["box", "--players", "2", "--policy", "random", "--policy", "random", "--policy", "random"],
-                       "one per seat"), (["box", "--players", "6"], "--players 6")]:
+                       "one per seat"), (["box", "--players", "6"], "measured at")]:
         r = CliRunner().invoke(cli, ["balance", *bad, "--games", "10"])
         assert r.exit_code == 2 and says in r.output and "Traceback" not in r.output, (bad, r.output)

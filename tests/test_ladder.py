@@ -45,9 +45,10 @@ def test_python_policy_joins_and_illegal_action_is_refused(table):
     first = L.Contender("first legal", "python", fn=lambda obs, legal: int(legal[0]))
     rows = L.ladder(t, [first], opt, deals=5, seed=1)
     assert rows[0]["policy"] == "first legal" and np.isfinite(rows[0]["mean"])
-    bad = L.Contender("bad", "python", fn=lambda obs, legal: -7)
-    with pytest.raises(ValueError, match="legal actions"):
-        L.ladder(t, [bad], opt, deals=2, seed=1)
+    for fn, says in [(lambda obs, legal: -7, "returned -7"), (lambda obs, legal: float(legal[0]) + 0.5, "returned"),
+                     (lambda obs, legal: None, "returned None"), (lambda obs: 1, "raised TypeError")]:
+        with pytest.raises(L.PolicyError, match=says):
+            L.ladder(t, [L.Contender("bad", "python", fn=fn)], opt, deals=2, seed=1)
 
 
 def test_saturation_stops_when_a_doubling_no_longer_pays(table):
@@ -89,7 +90,11 @@ def test_ladder_command_json_and_bad_policy_strings():
                       (["--policy", "search:rollout=zzz"], "not a named policy"),
                       (["--policy", "search:budget=2,budget=3"], "twice"), (["--baseline", "zz"], "--baseline"),
                       (["--policy", "python:nomodule"], "python:MODULE:FUNCTION"),
-                      (["--saturate", "4:0.1"], "exactly one search")]:
+                      (["--saturate", "4:0.1"], "exactly one search"),
+                      (["--policy", "search", "--saturate", "4:inf"], "finite"),
+                      (["--policy", "search", "--saturate", "100000:0.1"], "start budget"),
+                      (["--policy", "python:math:pi"], "not a function"),
+                      (["--policy", "python:math:floor"], "raised TypeError")]:
         r = CliRunner().invoke(cli, ["box", "ladder", "--deals", "2", *bad])
         assert r.exit_code == 2, (bad, r.output)
         assert says in r.output and "Traceback" not in r.output
