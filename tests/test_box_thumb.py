@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from ludolab.analysis.outputs import MANIFEST
 from ludolab.analysis.cli import cli, main
 from ludolab.sim import box
 from ludolab.sim import box_thumb as T
@@ -145,7 +146,7 @@ def test_cli_thumb_and_card(tmp_path, capsys):
     files = {p.name for p in (tmp_path / "c").iterdir()}
     assert {"strategy_card.png", "strategy_card.pdf", "strategy_card_exceptions.csv"} <= files
     assert (tmp_path / "c" / "strategy_card.pdf").read_bytes()[:4] == b"%PDF"
-    assert not [p for p in (tmp_path / "c").iterdir() if p.name.startswith(".")]
+    assert not [p for p in (tmp_path / "c").iterdir() if p.name.startswith(".") and p.name != MANIFEST]
     assert "unknown preference 'bogus'" in run_error(capsys, "box", "card", "--tiles", "5", "--rule", "bogus")
     assert "--tie-break random" in run_error(capsys, "box", "thumb", "--tiles", "5", "--tie-break", "random")
     low = json.loads(run("box", "thumb", "--tiles", "5", "--top", "1", "--tie-break", "low", "--format", "json").stdout)

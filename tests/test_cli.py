@@ -651,7 +651,7 @@ def test_csv_says_which_table_it_holds(args, holds):
 
 
 @pytest.mark.parametrize("group, allowed", [("books", "accuracy, advise, compare"), ("box", "advise, card, compare"),
-                                            ("shelf", "compare, deck, score"), ("beverbende", "compare, simulate, sweep")])
+                                            ("shelf", "compare, deck, ladder, score"), ("beverbende", "compare, ladder, simulate, sweep")])
 def test_unknown_command_of_a_game_lists_its_commands(capsys, group, allowed):
     line = run_error(capsys, group, "acuracy")
     assert "unknown command 'acuracy'" in line and allowed in line

@@ -47,7 +47,8 @@ def _fake_game(monkeypatch):
             ctx.figure(fig, "tiny_chart", "Tiny chart") + "\n" + markdown_table(df)
 
     game = types.SimpleNamespace(id="tiny", title="Tiny game", rules_file="seeds/tiny.md", rules_version="1",
-                                 cli_name="tiny", load=lambda layer: types.SimpleNamespace(report_section=report_section))
+                                 cli_name="tiny", load=lambda layer: types.SimpleNamespace(report_section=report_section),
+                                 entry=lambda name: report_section)
     monkeypatch.setattr(registry, "GAMES", (game,))
 
 
