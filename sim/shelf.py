@@ -494,8 +494,10 @@ def conformance():
 # ------------------------------------------------------------------ the step interface
 def step_rules(rules: ShelfRules) -> np.ndarray:
     """The rules array of the step interface (layout ``R_*`` in :mod:`ludolab.sim.shelf_kernels`):
-    int64 (R_ATTRS + 4 * deck size,): players, deck size, columns, tiebreak (1 = sequences),
-    the points of a run by its length 0..5 (SHB-11), then the deck's attrs row by row (SHB-1)."""
+    int64 (R_ATTRS + 4 * n + aux_len(n),) for a deck of n cards: players, deck size, columns,
+    tiebreak (1 = sequences), the points of a run by its length 0..5 (SHB-11), the deck's attrs
+    row by row (SHB-1), then the scoring lookup tables built once from those (``_make_aux``),
+    which ``returns`` reads in place."""
     attrs, points, columns, tiebreak = _kernel_rules(rules)
     out = np.zeros(K.R_ATTRS + attrs.size, dtype=np.int64)
     out[K.R_NP] = rules.players
@@ -504,7 +506,23 @@ def step_rules(rules: ShelfRules) -> np.ndarray:
     out[K.R_TIEBREAK] = tiebreak
     out[K.R_POINTS:K.R_POINTS + 6] = points
     out[K.R_ATTRS:] = attrs.ravel()
-    return out
+    return K.rules_with_aux(out)
+
+
+def step_policies(rules: np.ndarray) -> dict:
+    """Every named policy of :data:`POLICIES` with its default parameters, for the step interface
+    under the rules array ``rules`` (from :func:`step_rules`): name -> ``(kind, params)``, params
+    float64 carrying the scoring lookup tables of that deck (``shelf_kernels.policy_params``), so
+    ``act`` reads them in place; the same actions and draws as the bare (NPARAM,) parameters.
+    This is ``step_game().extra["policies_for"]``.
+
+    Raises:
+        ValueError: a rules array shorter than its own deck (not from :func:`step_rules`)."""
+    rules = np.asarray(rules)
+    if rules.ndim != 1 or rules.shape[0] < K.R_ATTRS or rules.shape[0] < K.R_ATTRS + 4 * int(rules[K.R_NDECK]):
+        raise ValueError("a Shelve the Book rules array (shelf.step_rules) is needed")
+    return {name: (kind, K.policy_params(make_policy(name).array(), rules))
+            for name, (kind, _, _) in POLICIES.items()}
 
 
 def _from_step_rules(rules: np.ndarray):
@@ -519,6 +537,7 @@ def _policy_arrays(policies):
     kinds = np.array([int(k) for k, _ in policies], dtype=np.int64)
     params = np.zeros((len(policies), K.NPARAM))
     for s, (_, p) in enumerate(policies):
+        p = np.asarray(p, dtype=np.float64)[:K.NPARAM]  # the whole-game kernels take no lookup tables
         params[s, :len(p)] = p
     return kinds, params
 
@@ -573,7 +592,8 @@ class _FinalScores:
         self.memo = {}
 
     def __call__(self, rules, state):
-        key = (rules.tobytes(), np.asarray(state).tobytes())
+        head = rules[:K.R_ATTRS + 4 * int(rules[K.R_NDECK])]  # the lookup tables after it follow from it
+        key = (head.tobytes(), np.asarray(state).tobytes())
         if key not in self.memo:
             attrs, points, columns = R._rules_deck(rules)
             g = R._read(rules, state)
@@ -713,13 +733,24 @@ def step_game():
 
     from .step import RulesCase, StepGame
 
-    named = {name: (kind, make_policy(name).array()) for name, (kind, _, _) in POLICIES.items()}
+    # the named policies carry the lookup tables of their case's deck (of the standard deck in
+    # ``policies``, which serve any deck: act builds the tables where the deck differs)
+    tables = {}
+
+    def policies_for(rules):
+        key = rules[K.R_POINTS:K.R_ATTRS + 4 * int(rules[K.R_NDECK])].tobytes()  # the tables' inputs
+        if key not in tables:
+            tables[key] = step_policies(rules)
+        return tables[key]
+    named = policies_for(step_rules(ShelfRules(players=2)))
     mixes = {2: ("greedy", "rollout"), 3: ("random", "greedy", "potential"),
              4: ("greedy", "potential", "random", "greedy"),
              5: ("potential", "random", "greedy", "potential", "random")}
 
     def case(label, rules, names):
-        return RulesCase(label, step_rules(rules), rules.players, tuple(named[x] for x in names))
+        r = step_rules(rules)
+        mine = policies_for(r)
+        return RulesCase(label, r, rules.players, tuple(mine[x] for x in names), named=mine)
     cases = [case(f"{P}p-standard", ShelfRules(players=P), mixes[P]) for P in (2, 3, 4, 5)]
     cases.append(case("3p-columns-sequences", ShelfRules(players=3, variant="columns", tiebreak="sequences"),
                       ("potential", "greedy", "random")))
@@ -730,4 +761,5 @@ def step_game():
                     return_bounds=_step_return_bounds, check_state=check_step_state, simulate=_step_simulate,
                     accumulator=_step_accumulator, fast_games=_step_fast_games, lower_wins=False,
                     winner=_step_winner, extra={"slow_policies": ("rollout",), "best": "potential",
-                                                "random": "random", "moments": lambda r: 16})
+                                                "random": "random", "moments": lambda r: 16,
+                                                "policies_for": policies_for})

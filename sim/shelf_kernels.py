@@ -1514,6 +1514,18 @@ STATE_SIZE = S_KNOWN0 + MAXP
 R_NP, R_NDECK, R_COLUMNS, R_TIEBREAK = 0, 1, 2, 3
 R_POINTS = 4
 R_ATTRS = R_POINTS + 6
+# After the attrs (at R_ATTRS + 4 * n) the rules array built by the face carries the
+# lookup tables of _make_aux (aux_len(n) entries), so returns need not rebuild them; a
+# rules array without them is still read (returns then builds them on every call).
+# A policy's params may carry them too, after its NPARAM values: PX_MARK, the deck size,
+# the points (6), the deck's attrs (4 * n) the tables were built for, then the tables'
+# int64 bits stored as float64 (see policy_params); act reads them in place when the
+# deck and points match those of its observation, and builds them otherwise.
+PX_MARK = NPARAM
+PX_NDECK = NPARAM + 1
+PX_POINTS = NPARAM + 2
+PX_ATTRS = PX_POINTS + 6
+AUX_MARK = 7.25e9  # no policy parameter: it only marks params that carry the tables
 # The observation: the state's layout with what the seat cannot see set to -1, then
 # the observing seat and the rules a policy scores by (act reads nothing else).
 O_SEAT = STATE_LEN
@@ -1537,6 +1549,81 @@ def _rules_deck(rules):
         for a in range(4):
             attrs[i, a] = rules[R_ATTRS + 4 * i + a]
     return attrs, rules[R_POINTS:R_POINTS + 6].copy(), rules[R_COLUMNS]
+
+
+@njit(cache=True)
+def aux_len(n):
+    """The length of :func:`_make_aux`'s tables for a deck of ``n`` cards."""
+    return AUX_T + n * n + (n + 1) * (n + 1)
+
+
+def rules_with_aux(rules):
+    """``rules`` (int64, the layout ``R_*`` up to the attrs) with the lookup tables of
+    :func:`_make_aux` appended at ``R_ATTRS + 4 * n``: a new int64 array; the rest unchanged."""
+    n = int(rules[R_NDECK])
+    head = np.ascontiguousarray(rules[:R_ATTRS + 4 * n], dtype=np.int64)
+    attrs = np.ascontiguousarray(head[R_ATTRS:].reshape(n, 4))
+    aux = _make_aux(attrs, np.ascontiguousarray(head[R_POINTS:R_POINTS + 6]))
+    return np.concatenate([head, aux])
+
+
+def policy_params(params, rules):
+    """A policy's float64 parameters (at most NPARAM values) followed by the lookup tables
+    of :func:`_make_aux` for the deck and points of ``rules`` (the layout ``PX_*``): float64
+    (PX_ATTRS + 4 * n + aux_len(n),).  ``act`` then reads the tables in place instead of
+    building them for every decision; its decisions and draws are the same either way.
+
+    Raises:
+        ValueError: more than NPARAM parameters."""
+    params = np.asarray(params, dtype=np.float64).ravel()
+    if params.shape[0] > NPARAM:
+        raise ValueError(f"a policy has at most {NPARAM} parameters, not {params.shape[0]}")
+    n = int(rules[R_NDECK])
+    attrs = np.ascontiguousarray(np.asarray(rules[R_ATTRS:R_ATTRS + 4 * n], dtype=np.int64).reshape(n, 4))
+    points = np.ascontiguousarray(rules[R_POINTS:R_POINTS + 6], dtype=np.int64)
+    aux = _make_aux(attrs, points)
+    out = np.zeros(PX_ATTRS + 4 * n + aux.shape[0])
+    out[:params.shape[0]] = params
+    out[PX_MARK] = AUX_MARK
+    out[PX_NDECK] = n
+    out[PX_POINTS:PX_POINTS + 6] = points
+    out[PX_ATTRS:PX_ATTRS + 4 * n] = attrs.ravel()
+    out[PX_ATTRS + 4 * n:] = aux.view(np.float64)  # the int64 bits, read back by a view
+    return out
+
+
+@njit(cache=True)
+def _rules_aux(rules):
+    """The lookup tables of :func:`_make_aux` for a rules array: the slice the face stored
+    after the attrs, or (a rules array without them) built anew."""
+    n = rules[R_NDECK]
+    o = R_ATTRS + 4 * n
+    m = aux_len(n)
+    if rules.shape[0] >= o + m:
+        return rules[o:o + m]
+    attrs, points, _ = _rules_deck(rules)
+    return _make_aux(attrs, points)
+
+
+@njit(cache=True)
+def _params_aux(params, obs, attrs, points):
+    """The lookup tables for ``act``: read in place from ``params`` (see ``PX_*``) when they
+    were built for the observation's deck and points, else built from ``attrs``/``points``."""
+    n = obs[S_NDECK]
+    o = PX_ATTRS + 4 * n
+    m = aux_len(n)
+    ok = params.shape[0] >= o + m and params[PX_MARK] == AUX_MARK and params[PX_NDECK] == n
+    if ok:
+        for j in range(6):
+            if params[PX_POINTS + j] != obs[O_POINTS + j]:
+                ok = False
+        for j in range(4 * n):
+            if params[PX_ATTRS + j] != obs[O_ATTRS + j]:
+                ok = False
+                break
+    if ok:
+        return params[o:o + m].view(np.int64)
+    return _make_aux(attrs, points)
 
 
 @njit(cache=True, inline="always")
@@ -1715,18 +1802,22 @@ def determinize(rules, obs, seat, key, state):
 def returns(rules, state, out):
     """Points of every seat's tableau as it stands into out float64 (n_players,)
     (SHB-10, SHB-11: the final scores once the game is over)."""
-    attrs, points, columns = _rules_deck(rules)
-    aux = _make_aux(attrs, points)
-    tab = np.empty(NCELL, dtype=np.int64)
+    aux = _rules_aux(rules)
+    points = rules[R_POINTS:R_POINTS + 6]
+    tab = np.empty(15, dtype=np.int64)
     for s in range(state[S_NP]):
-        out[s] = float(_grid_points(state, s, aux, attrs.shape[0], points, columns, tab))
+        out[s] = float(_grid_points(state, s, aux, rules[R_NDECK], points, rules[R_COLUMNS], tab))
 
 
 @njit(cache=True)
 def act(kind, params, obs, state):
     """The named policy ``kind`` (P_RANDOM, P_GREEDY, P_POTENTIAL, P_ROLLOUT) with float64
     ``params`` (NPARAM,) decides the current decision from ``obs`` alone (SHB-14); its random
-    choices advance ``state[S_RNG]`` exactly as in the whole-game kernels.  Returns the action."""
+    choices advance ``state[S_RNG]`` exactly as in the whole-game kernels.  Returns the action.
+
+    ``params`` may be longer: from :func:`policy_params`, it carries the scoring lookup tables
+    for a deck, read in place when that deck and its points are the observation's (else they
+    are built for this decision, some 100 us for the standard deck); the action is the same."""
     n = obs[S_NDECK]
     attrs = np.empty((n, 4), dtype=np.int64)
     for i in range(n):
@@ -1734,7 +1825,7 @@ def act(kind, params, obs, state):
             attrs[i, a] = obs[O_ATTRS + 4 * i + a]
     points = obs[O_POINTS:O_POINTS + 6].copy()
     columns = obs[O_COLUMNS]
-    aux = _make_aux(attrs, points)
+    aux = _params_aux(params, obs, attrs, points)
     # the deciders read (and mark places on) a copy in the whole-game kernels' int16 layout,
     # so both run the same compiled code
     view = np.empty(STATE_LEN, dtype=np.int16)

@@ -710,10 +710,11 @@ def _view(obs) -> tuple:
 
 def act(kind, params, obs, state) -> int:
     """Twin of the kernels' act: choose_source or choose_place on the observation, drawing from
-    state[S_RNG]."""
+    state[S_RNG].  Reads the first NPARAM parameters: the lookup tables the kernels' params may
+    carry after them (``shelf_kernels.policy_params``) only spare the kernels work."""
     view, attrs, points, columns = _view(obs)
     st = _u64(state[_L.S_RNG])
-    params = [float(x) for x in params]
+    params = [float(x) for x in params[:_L.NPARAM]]
     if not view["held"]:
         src, st = choose_source(int(kind), params, view, attrs, points, columns, st)
         state[_L.S_RNG] = _i64(st)
