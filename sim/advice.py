@@ -95,13 +95,15 @@ class Advice:
         return f"{first} {word} {second} at {self.worlds:,} worlds: gap {gap}{more}"
 
 
-def _continuation(game, continuation):
+def _continuation(game, continuation, rules):
     if continuation is None:
         continuation = game.extra.get("best")
     if isinstance(continuation, str):
         if continuation not in game.policies:
             raise LudolabError(f"continuation policy {continuation!r}: use one of {', '.join(sorted(game.policies))}")
-        return continuation, game.policies[continuation]
+        # a game may give its named policies' parameters for a ruleset (the same play, faster)
+        hook = game.extra.get("policies_for")
+        return continuation, (hook(rules) if hook is not None else game.policies)[continuation]
     name, policy = continuation
     return str(name), policy
 
@@ -147,7 +149,7 @@ def advise(game, rules: np.ndarray, n_players: int, seat: int, obs: np.ndarray, 
     obs = np.ascontiguousarray(obs, dtype=np.int64)
     if obs.shape != (k.OBS_SIZE,):
         raise SituationError(f"an observation of {k.OBS_SIZE} ints is needed, not shape {obs.shape}")
-    name, policy = _continuation(game, continuation)
+    name, policy = _continuation(game, continuation, rules)
     lower = bool(game.lower_wins)
     max_steps = int(game.max_steps(rules))
     worlds = int(budget) if budget is not None else DEFAULT_WORLDS

@@ -169,6 +169,10 @@ class StepGame:
         hidden_perturbations: optional ``perturb(rules, state, seat, rng) -> state``
             giving a state that differs from ``state`` only in what ``seat``
             cannot see (the harness also uses ``determinize``).
+        extra: the game's own items, by name; among them, optionally,
+            ``"policies_for"``: ``policies_for(rules) -> dict`` name -> ``(kind, params)``
+            of the named policies for that rules array (the same play as ``policies``,
+            with parameters that may carry tables built once for the ruleset).
     """
 
     kernels: ModuleType

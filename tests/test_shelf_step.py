@@ -124,3 +124,90 @@ def test_shb14_rollout_sees_only_its_observation_and_matches_the_twin(policy):
             k = st.copy()
             K.act(pol.kind, params, o.copy(), k)
             assert t[K.S_RNG] == k[K.S_RNG]
+
+
+# ------------------------------------------------------------------ the lookup tables, built once per ruleset
+def _bare(name):
+    """A named policy's (kind, params) without the lookup tables: (NPARAM,) as the face made them before."""
+    return S.POLICIES[name][0], S.make_policy(name).array()
+
+
+@pytest.mark.parametrize("label", ["2p-standard", "3p-columns-sequences", "2p-pairs-32cards-sequences"])
+def test_tables_built_once_give_the_same_actions_draws_and_returns(label):
+    """SHB-10/SHB-11/SHB-14: act with the tables its params carry for this deck, with the standard
+    deck's tables (not this deck's where it differs: act builds its own) and with bare params gives
+    the same action and the same stream at every decision of a game; returns reads the rules'
+    tables and equals returns on the rules array without them."""
+    g = S.step_game()
+    case = next(c for c in g.cases if c.label == label)
+    rules = case.rules
+    n = int(rules[K.R_NDECK])
+    short = rules[:K.R_ATTRS + 4 * n].copy()  # a rules array without the tables
+    assert rules.shape == (K.R_ATTRS + 4 * n + K.aux_len(n),)
+    mine = g.extra["policies_for"](rules)
+    assert mine is case.named and set(mine) == set(g.policies)
+    names = ("random", "greedy", "potential")
+    for game in range(2):
+        st = _new(rules, int(game_state(np.uint64(5), game)))
+        while K.current_player(st) >= 0:
+            seat = K.current_player(st)
+            o = _obs(rules, st, seat)
+            for name in names:
+                kind, bare = _bare(name)
+                got = []
+                for par in (bare, mine[name][1], g.policies[name][1]):
+                    s2 = st.copy()
+                    got.append((int(K.act(kind, par, o.copy(), s2)), int(s2[K.S_RNG])))
+                assert got[0] == got[1] == got[2], (name, got)
+            kind, par = mine[names[int(st[K.S_TURN]) % 3]]
+            K.apply_action(rules, st, K.act(kind, par, o, st))
+            a, b = np.zeros(case.n_players), np.zeros(case.n_players)
+            K.returns(rules, st, a)
+            K.returns(short, st, b)
+            assert a.tolist() == b.tolist()
+
+
+def test_tables_of_another_deck_of_the_same_size_are_not_read():
+    """Params carrying the tables of another 90-card deck decide as the bare params do on this deck
+    (act checks the deck and points they were built for against its observation); the pure-Python
+    twin reads only the policy's own parameters of the long array and agrees."""
+    from ludolab.stdlib.shelf import generate_deck
+
+    rules = S.step_rules(ShelfRules(players=2))
+    alien = S.step_rules(ShelfRules(players=2, deck=generate_deck(size=90, seed=11)))
+    assert alien[K.R_NDECK] == rules[K.R_NDECK] and not np.array_equal(alien, rules)
+    wrong = S.step_policies(alien)
+    right = S.step_policies(rules)
+    rng = np.random.default_rng(4)
+    differs = 0
+    for game in range(2):
+        st = _new(rules, int(game_state(np.uint64(9), game)))
+        for step in range(40):
+            seat = K.current_player(st)
+            o = _obs(rules, st, seat)
+            for name in ("greedy", "potential"):
+                kind, bare = _bare(name)
+                s0, s1 = st.copy(), st.copy()
+                a0 = int(K.act(kind, bare, o.copy(), s0))
+                assert int(K.act(kind, wrong[name][1], o.copy(), s1)) == a0 and s0[K.S_RNG] == s1[K.S_RNG]
+                if step % 13 == 0:
+                    t = st.copy()
+                    assert R.act(kind, right[name][1], o.copy(), t) == a0 and t[K.S_RNG] == s0[K.S_RNG]
+                # the alien tables labelled as this deck's are read, and change some decisions
+                forged = wrong[name][1].copy()
+                forged[K.PX_ATTRS:K.PX_ATTRS + 4 * 90] = rules[K.R_ATTRS:K.R_ATTRS + 4 * 90]
+                differs += int(K.act(kind, forged, o.copy(), st.copy()) != a0)
+            legal = _legal(rules, st)
+            K.apply_action(rules, st, legal[int(rng.integers(len(legal)))])
+    assert differs > 0
+
+
+def test_policy_tables_refuse_what_they_cannot_carry():
+    """policy_params takes at most NPARAM parameters; step_policies needs a rules array of the face."""
+    rules = S.step_rules(ShelfRules(players=2))
+    with pytest.raises(ValueError, match="at most 8 parameters"):
+        K.policy_params(np.zeros(K.NPARAM + 1), rules)
+    with pytest.raises(ValueError, match="rules array"):
+        S.step_policies(np.zeros(3, dtype=np.int64))
+    with pytest.raises(ValueError, match="rules array"):
+        S.step_policies(rules[:K.R_ATTRS + 10])
