@@ -1735,8 +1735,10 @@ def observe(rules, state, seat, obs):
     for j in range(6):
         obs[O_POINTS + j] = rules[R_POINTS + j]
     n = 4 * rules[R_NDECK]
-    for j in range(4 * MAXD):
-        obs[O_ATTRS + j] = rules[R_ATTRS + j] if j < n else 0
+    for j in range(n):
+        obs[O_ATTRS + j] = rules[R_ATTRS + j]
+    for j in range(n, 4 * MAXD):
+        obs[O_ATTRS + j] = 0
 
 
 @njit(cache=True)
@@ -1819,11 +1821,8 @@ def act(kind, params, obs, state):
     for a deck, read in place when that deck and its points are the observation's (else they
     are built for this decision, some 100 us for the standard deck); the action is the same."""
     n = obs[S_NDECK]
-    attrs = np.empty((n, 4), dtype=np.int64)
-    for i in range(n):
-        for a in range(4):
-            attrs[i, a] = obs[O_ATTRS + 4 * i + a]
-    points = obs[O_POINTS:O_POINTS + 6].copy()
+    attrs = obs[O_ATTRS:O_ATTRS + 4 * n].reshape((n, 4))  # read in place (act writes nothing to obs)
+    points = obs[O_POINTS:O_POINTS + 6]
     columns = obs[O_COLUMNS]
     aux = _params_aux(params, obs, attrs, points)
     # the deciders read (and mark places on) a copy in the whole-game kernels' int16 layout,
