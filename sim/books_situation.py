@@ -39,7 +39,7 @@ from ludolab.stdlib.books import (BooksRules, CardError, L_CLOSED, L_HAND, L_HID
                                   LOC, MAX_PREDICTIONS, N_CARD_IDS, NHAND, NPRED, PH_CLOSE, PH_DONE, PH_FORECAST,
                                   PH_PLAY, PREDS, S_LEADER, S_NPLAYED, S_NTRICKS, S_PENDING, S_PHASE, S_PLAYERS,
                                   S_START, S_TRICK, S_TURN, S_VIEWER, T_CARDS, T_CLOSE, T_LEAD, T_WIN, card_name)
-from ludolab.stdlib.errors import LudolabError, whole_number
+from ludolab.stdlib.errors import LudolabError, SituationError, whole_number
 
 from . import books_reference as REF
 
@@ -50,11 +50,6 @@ SITUATION_KEYS = ("players", "scoring", "void_trump", "tie_break", "seat", "star
 DERIVED_KEYS = ("phase", "open", "cards_in_hand", "hand_lasts")
 TRICK_KEYS = ("leader", "cards", "winner", "close")
 GAME_KEYS = ("hand_number", "hands", "totals")
-
-
-class SituationError(LudolabError):
-    """A situation that cannot be read or that the rules cannot produce; the message names what is wrong,
-    what is allowed and the clause."""
 
 
 @dataclass(frozen=True, eq=False)
