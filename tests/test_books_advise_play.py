@@ -144,3 +144,31 @@ def test_forecast_advice_is_unchanged_without_play():
     assert res.exit_code == 0 and "--position" in res.output and "--play" in res.output
     res = CliRunner().invoke(cli, ["books", "advise", "--play", "--help"])
     assert res.exit_code == 0 and "--situation" in res.output and "--budget" in res.output
+
+
+def test_a_hand_in_a_game_is_valued_by_the_game_total():
+    """With --hands the value is the game total at its end (STK-9), the later hands played out by the
+    continuation; the default budget is divided by the hands left."""
+    res = run([*OPTS, "--hand-number", "0", "--hands", "2", "--totals", "0 0 0 0", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    rec = json.loads(res.stdout)
+    assert rec["worlds"] == 200 and "game total" in rec["value"] and "hand 1" in rec["scope"]
+    bad = run([*OPTS, "--hand-number", "1", "--hands", "4"])
+    assert bad.exit_code == 2 and "started by seat 1" in bad.output and "STK-9" in bad.output
+
+
+@pytest.mark.slow
+def test_the_default_budget_answers_within_two_seconds():
+    """At the first lead of a hand (15 legal cards, the most the card play has with four players) the
+    default budget's search takes under 2 s once compiled (the README's promise)."""
+    from ludolab.analysis.books_cli import PLAY_ADVICE_BUDGET
+
+    lead = {"players": 4, "start": 0, "hand": "R1 R5 R9 R13 B2 B6 B10 B14 Y3 Y7 Y11 Y15 P4 P8 P12",
+            "predictions": ["", "", "", ""], "trick": ""}
+    pos = BS.to_position(lead)
+    g = S.step_game()
+    advice.advise(g, pos.rules, pos.n_players, pos.seat, pos.obs, measure="books_points", budget=4)
+    adv = advice.advise(g, pos.rules, pos.n_players, pos.seat, pos.obs, measure="books_points",
+                        budget=PLAY_ADVICE_BUDGET)
+    assert len(adv.actions) == 15 and adv.worlds == PLAY_ADVICE_BUDGET
+    assert adv.seconds < 2.0

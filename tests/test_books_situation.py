@@ -151,7 +151,7 @@ REFUSALS = [
     # seat 0 (advised) did not follow blue in trick 1 but holds B1 (STK-5)
     (_with(tricks=["B11 B12 B13 Y10"], trick="B4", start=1), ["seat 0 plays Y10 but holds B1", "STK-5"]),
     (_with(hand=HAND + " P12"), ["holds 13 cards", "STK-3, STK-7"]),
-    (_with(seat=2), ["seat 2 is not the one to act", "seat 0 is"]),
+    (_with(seat=2), ["seat 2 is not the one to act", "seat 0 is", "STK-5"]),
     (_with(start=7), ["start", "0..3", "STK-3"]),
     (_with(start=None, tricks=["B10 B11 B12 B13"]), ["start is missing", "STK-3"]),
     (_with(trick="Y2 Y3 Y4 Y5", hand="R15 R9 R4 B1 B2 B5 Y1 Y9 Y14 P15 P14 P13"),
