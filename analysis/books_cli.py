@@ -516,7 +516,8 @@ class _AdviseCommand(click.Command):
 
     def __init__(self, forecast: click.Command, play: click.Command):
         super().__init__("advise", params=list(forecast.params) + [p for p in play.params if p.name == "play"],
-                         help=forecast.help, short_help=forecast.short_help)
+                         help=forecast.help,
+                         short_help="Which prediction cards to lay; with --play, which card to play.")
         self.forecast, self.play = forecast, play
 
     @staticmethod
