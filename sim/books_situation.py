@@ -321,16 +321,18 @@ def to_position(situation: dict) -> Position:
                 raise _err(f"{where}: close is missing: seat {w} wins with {card_name(st[S_PENDING])}, which matches "
                            f"{' and '.join(card_name(o) for o in options)}; name the one closed (STK-6)")
             if cc not in options:
+                only = ", ".join(card_name(o) for o in options)
                 raise _err(f"{where}: seat {w} cannot close {card_name(cc)}: the winning card "
-                           f"{card_name(st[S_PENDING])} matches only {', '.join(card_name(o) for o in options)} (STK-6)")
+                           f"{card_name(st[S_PENDING])} matches only {only} (STK-6)")
             REF.close_card(st, cc)
         else:
             done = st[T_CLOSE + ti]
             cc = t.get("close")
             if cc is not None and cc != done:
                 allowed = f"it closes {card_name(done)}" if done >= 0 else "it is an extra trick (close null)"
+                other = "no other" if done >= 0 else "no"
                 raise _err(f"{where}: seat {w} cannot close {card_name(cc)}: the winning card matches "
-                           f"{'no other' if done >= 0 else 'no'} open prediction card of seat {w}, so {allowed} (STK-6)")
+                           f"{other} open prediction card of seat {w}, so {allowed} (STK-6)")
         if st[S_PHASE] == PH_DONE and i + 1 < len(tricks):  # pragma: no cover - the count check comes first
             raise _err(f"{where}: the hand is over after trick {i + 1} (STK-7)")
 
@@ -448,7 +450,8 @@ def from_obs(rules, obs) -> dict:
     sit = {"players": P, "scoring": br.scoring, "void_trump": br.void_trump, "tie_break": br.tie_break,
            "seat": seat, "start": obs[S_START],
            "hand": names(c for c in range(N_CARD_IDS) if obs[LOC + c] == L_HAND + seat),
-           "predictions": [names(obs[PREDS + MAX_PREDICTIONS * s + i] for i in range(obs[NPRED + s])) for s in range(P)],
+           "predictions": [names(obs[PREDS + MAX_PREDICTIONS * s + i] for i in range(obs[NPRED + s]))
+                           for s in range(P)],
            "tricks": [], "trick": names(trick_cards(obs[S_TRICK], obs[S_NPLAYED]))}
     for t in range(obs[S_TRICK]):
         cl = obs[T_CLOSE + t]
