@@ -71,7 +71,8 @@ def advice_table(adv: _advice.Advice, label) -> TextTable:
     return TextTable(adv.rows(label), COLUMNS)
 
 
-def emit_advice(adv: _advice.Advice, label, title: str, record: dict, fmt: str, unit: str = "points") -> None:
+def emit_advice(adv: _advice.Advice, label, title: str, record: dict, fmt: str, unit: str = "points",
+                seat_name: str | None = None) -> None:
     """Print the advice: ``record`` (the situation in a few fields), then the budget, the
     continuation and the verdict, then the ranked table.
 
@@ -82,11 +83,12 @@ def emit_advice(adv: _advice.Advice, label, title: str, record: dict, fmt: str, 
         record: what the answer is about (game, seat, ...), printed first.
         fmt: ``table``, ``json`` or ``csv``.
         unit: what ``value`` is, e.g. ``"points"`` or ``"penalty points of the round"``.
+        seat_name: how the game's rules name the seat (default ``"seat N"``, counted from 1).
     """
     better = "lower is better" if adv.lower_is_better else "higher is better"
     rec = dict(record)
     rec.update({
-        "value": f"expected {unit} for seat {adv.seat + 1} ({better}), 95% CI",
+        "value": f"expected {unit} for {seat_name or f'seat {adv.seat + 1}'} ({better}), 95% CI",
         "advice": label(int(adv.actions[0])),
         "worlds": adv.worlds,
         "continuation": f"{adv.continuation} for every seat after the action",
