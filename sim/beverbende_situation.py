@@ -59,14 +59,12 @@ import numpy as np
 
 from ludolab.stdlib.beverbende import (CARD_NAMES, MAX_ROUNDS, SCORINGS, SLOTS, STANDARD_COMPOSITION, BeverbendeRules,
                                        RulesError)
-from ludolab.stdlib.errors import LudolabError
+from ludolab.stdlib.errors import SituationError
 
 from . import beverbende_kernels as K
 
-
-class SituationError(LudolabError):
-    """A situation the rules cannot produce, or one that cannot be read; the message names what is
-    wrong and what is allowed."""
+__all__ = ["SituationError", "Position", "to_position", "from_obs", "action_label", "legal_actions", "load",
+           "parse_card", "parse_cards", "situation_rules", "describe"]
 
 
 #: The keys of a situation, in the order :func:`from_obs` writes them.

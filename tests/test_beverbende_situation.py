@@ -117,10 +117,15 @@ def test_example_reads_and_labels():
     assert BS.action_label(sw.rules, sw.obs, 3 * 24 + 2 * 4 + 1) == "swap slot 3 (9) with seat 2 slot 1 (5)"
 
 
-def _refused(change: dict, *words):
+def _sit(change: dict) -> dict:
+    """The example with some keys changed (or dropped: the value _DROP)."""
     sit = dict(EXAMPLE)
     sit.update(change)
-    sit = {k: v for k, v in sit.items() if v is not _DROP}
+    return {k: v for k, v in sit.items() if v is not _DROP}
+
+
+def _refused(change: dict, *words):
+    sit = _sit(change)
     with pytest.raises(BS.SituationError) as e:
         BS.to_position(sit)
     msg = str(e.value)
@@ -200,11 +205,11 @@ def test_refuses_a_knock_the_rules_do_not_allow_bvb_9():
     _refused(dict(base, turns=2), "BVB-9", "phase knock needs 3..400 turns", "not 2")
     _refused(dict(base, turns=8, knocker=0), "BVB-9", "one knock per round")
     _refused({"knocker": 1}, "BVB-9", "does not play again")
-    # seat 0 knocked one turn ago (seat 2 played since): after turn 3, fine; after turn 2 not
-    assert BS.to_position(dict(EXAMPLE, knocker=2)).obs[K.O_LEFT] == 2
-    assert BS.to_position(dict(EXAMPLE, knocker=0)).obs[K.O_LEFT] == 1
-    _refused({"turns": 3, "knocker": 2}, "BVB-9", "turns must be 3..400")
-    _refused({"turns": 4, "knocker": 0}, "BVB-9", "turns must be 4..401")
+    # seat 1 to move: seat 0 knocked just before (two turns left), or seat 2 did and seat 0 has played since
+    assert BS.to_position(dict(EXAMPLE, knocker=0)).obs[K.O_LEFT] == 2
+    assert BS.to_position(dict(EXAMPLE, knocker=2)).obs[K.O_LEFT] == 1
+    _refused({"turns": 2, "knocker": 0}, "BVB-9", "turns must be 3..400, not 2")
+    _refused({"turns": 3, "knocker": 2}, "BVB-9", "turns must be 4..401, not 3")
 
 
 def test_refuses_turns_past_the_round_cap_bvb_12():
@@ -217,13 +222,13 @@ def test_refuses_turns_past_the_round_cap_bvb_12():
 def test_refuses_what_the_first_turn_cannot_know_bvb_4():
     first = {"seat": 0, "turns": 0, "phase": "action", "drawn": _DROP, "draw_twice": _DROP, "discard": ["5"],
              "rows": [["1", "?", "?", "8"], ["?"] * 4, ["?"] * 4]}
-    assert BS.to_position(dict(EXAMPLE, **first)).obs[K.O_PILE_N] == 66 - 13
+    assert BS.to_position(_sit(first)).obs[K.O_PILE_N] == 66 - 13
     _refused(dict(first, rows=[["1", "?", "?", "8"], ["?", "?", "3", "?"], ["?"] * 4]), "BVB-4", "seat 1 slot 2")
     _refused(dict(first, rows=[["1", "2", "?", "8"], ["?"] * 4, ["?"] * 4]), "BVB-4", "not slot 1")
     _refused(dict(first, rows=[["1", "?", "?", "?"], ["?"] * 4, ["?"] * 4]), "BVB-4", "slot 3 is unknown")
     # with forgetting the outer cards may be forgotten at the start of the first turn (BVB-13)
     forgot = dict(first, rows=[["1", "?", "?", "?"], ["?"] * 4, ["?"] * 4], rules={"memory_loss": 0.5})
-    assert BS.to_position(dict(EXAMPLE, **forgot)).obs[K.O_KNOW + 3] == -1
+    assert BS.to_position(_sit(forgot)).obs[K.O_KNOW + 3] == -1
     _refused(dict(first, discard=["5", "6"]), "BVB-3", "not 2")
 
 
