@@ -58,7 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ludolab.stdlib.beverbende import (CARD_NAMES, MAX_ROUNDS, SCORINGS, SLOTS, STANDARD_COMPOSITION, BeverbendeRules,
-                                       RulesError)
+                                       RulesError, parse_composition)
 from ludolab.stdlib.errors import SituationError
 
 from . import beverbende_kernels as K
@@ -186,7 +186,15 @@ def situation_rules(situation: dict, rules: BeverbendeRules | None = None) -> Be
         _check_keys(part, RULES_KEYS, "the situation's \"rules\"")
         for k, v in part.items():
             if k == "deck":
-                changes["composition"] = tuple(v) if isinstance(v, (list, tuple)) else v
+                if isinstance(v, str):
+                    try:
+                        v = parse_composition(v)
+                    except RulesError as e:
+                        raise SituationError(str(e)) from None
+                if not isinstance(v, (list, tuple)):
+                    raise SituationError(f"BVB-1: rules.deck is a list of {K.N_KINDS} copy counts (values 0..9, swap, "
+                                         f"peek, draw twice), not {v!r}")
+                changes["composition"] = tuple(v)
             elif k == "exchange_specials":
                 changes[k] = _flag(v, "rules.exchange_specials")
             else:

@@ -237,6 +237,9 @@ def test_refuses_other_bad_values():
     _refused({"draw_twice": "no"}, "draw_twice must be true or false")
     _refused({"rules": {"players": 3}}, "unknown key 'players'")
     _refused({"rules": {"round_cap": 0}}, "round cap")
+    _refused({"rules": {"deck": 66}}, "BVB-1", "13 copy counts")
+    _refused({"rules": {"deck": "4,4"}}, "13 counts")
+    assert BS.to_position(_sit({"rules": {"deck": "4,4,4,4,4,4,4,4,4,9,9,7,5"}})).obs[K.O_COMP + 9] == 9
     with pytest.raises(BS.SituationError, match="given twice"):
         BS.to_position(dict(EXAMPLE, rules={}), BeverbendeRules())
     with pytest.raises(BS.SituationError, match="not valid JSON"):
