@@ -27,7 +27,7 @@ RULESETS = [
 
 def _playout_observations(rs: BeverbendeRules, seed: int, games: int):
     """(rules, state, obs of the seat to move, legal actions) at every decision of random playouts
-    that knock rarely (so rounds are long enough to reshuffle and to meet every phase)."""
+    that knock rarely and draw often (so rounds are long enough to reshuffle and to meet every phase)."""
     rules = rs.rules_array()
     rng = np.random.default_rng(seed)
     acts = np.zeros(K.MAX_ACTIONS, dtype=np.int64)
@@ -43,6 +43,8 @@ def _playout_observations(rs: BeverbendeRules, seed: int, games: int):
             yield rules, st, obs, legal
             if st[K.S_PHASE] == K.PH_KNOCK:
                 a = 1 if rng.random() < 0.03 else 0
+            elif st[K.S_PHASE] == K.PH_ACTION and rng.random() < 0.7:
+                a = K.D_DRAW  # draw more often than a uniform choice would, so the pile runs out (BVB-11)
             else:
                 a = legal[rng.integers(n)]
             K.apply_action(rules, st, a)
@@ -62,6 +64,7 @@ def test_round_trip_and_determinize_at_every_decision(ri):
     determinized from it is observed as the same (BVB-13); labels are distinct for distinct actions."""
     rs = RULESETS[ri]
     phases = set()
+    reshuffled = knocked = draw_twice = False
     n = 0
     for rules, st, obs, legal in _playout_observations(rs, seed=ri, games=6):
         sit = BS.from_obs(rules, obs)
@@ -80,9 +83,15 @@ def test_round_trip_and_determinize_at_every_decision(ri):
         labels = [BS.action_label(pos.rules, pos.obs, a) for a in legal]
         assert len(set(labels)) == len(labels), labels
         phases.add(int(obs[K.O_PHASE]))
+        reshuffled |= sit["reshuffles"] > 0
+        knocked |= sit["knocker"] is not None
+        draw_twice |= bool(sit.get("draw_twice"))
         n += 1
     assert n > 100
-    assert {K.PH_ACTION, K.PH_DRAWN, K.PH_KNOCK} <= phases
+    assert phases == {K.PH_ACTION, K.PH_DRAWN, K.PH_SWAP, K.PH_PEEK, K.PH_KNOCK}
+    assert knocked
+    if ri in (0, 4):  # rounds long enough to rebuild the pile (BVB-11) and meet a draw twice (BVB-8)
+        assert reshuffled and draw_twice
 
 
 def test_determinize_from_a_situation_equals_its_twin():
