@@ -419,6 +419,7 @@ def advise(situation_file, seat, turns, start, phase, drawn, draw_twice, rows, d
     from ludolab.analysis.cli_common import given
     from ludolab.sim import advice
     from ludolab.sim import beverbende as bev
+    from ludolab.sim import beverbende_kernels as K
     from ludolab.sim import beverbende_situation as BS
     from ludolab.stdlib.jsonfile import load_json, read_input
 
@@ -453,7 +454,12 @@ def advise(situation_file, seat, turns, start, phase, drawn, draw_twice, rows, d
     if "drawn" in shown:
         rec["drawn"] = shown["drawn"] + (" (first of a draw twice)" if shown["draw_twice"] else "")
     rec["top discard"] = shown["discard"][-1]
-    rec["knocked"] = "no" if shown["knocker"] is None else f"seat {shown['knocker']}"
+    if shown["knocker"] is None:
+        rec["knocked"] = "no"
+    else:
+        left = int(obs[K.O_LEFT])
+        rec["knocked"] = f"seat {shown['knocker']}: " + ("this is the round's last turn" if left == 1 else
+                                                         f"{left} turns left, this one included")
     rec["scope"] = ("one round: " + BS.describe(pos))
     if fmt == "json":
         rec["situation"] = shown

@@ -146,6 +146,7 @@ def test_a_clearly_best_action_ranks_first_and_is_separated():
                  "--drawn", "0", "--row", "2:3 ? ? 9", "--discard", "4 8 PK 6 2", "--budget", "100",
                  "--format", "json")
     out = json.loads(res.output)
+    assert out["knocked"] == "seat 3: this is the round's last turn"
     value = {r["action"]: r["value"] for r in out["rows"]}
     assert out["rows"][0]["action"] == "exchange 0 into slot 3 (9)"
     assert out["verdict"] == "better" and out["gap"]["ci_low"] > 0
