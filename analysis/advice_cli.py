@@ -66,9 +66,10 @@ def budget_of(budget, half_width, default_budget: int) -> int:
     return int(budget) if budget is not None else int(default_budget)
 
 
-def advice_table(adv: _advice.Advice, label) -> TextTable:
-    """The ranked rows of ``adv`` as a table (``label(action) -> str`` names each action)."""
-    return TextTable(adv.rows(label), COLUMNS)
+def advice_table(adv: _advice.Advice, label, codes: bool = False) -> TextTable:
+    """The ranked rows of ``adv`` as a table (``label(action) -> str`` names each action; ``codes``
+    adds the action's int ``code`` of the game's action encoding after its label)."""
+    return TextTable(adv.rows(label), COLUMNS[:2] + ["code"] + COLUMNS[2:] if codes else COLUMNS)
 
 
 def emit_advice(adv: _advice.Advice, label, title: str, record: dict, fmt: str, unit: str = "points",
@@ -98,4 +99,4 @@ def emit_advice(adv: _advice.Advice, label, title: str, record: dict, fmt: str, 
     })
     if fmt == "json":
         rec["gap"] = None if adv.verdict is None else {"diff": adv.diff, "ci_low": adv.diff_low, "ci_high": adv.diff_high}
-    emit(fmt, record=rec, table=advice_table(adv, label), title=title)
+    emit(fmt, record=rec, table=advice_table(adv, label, codes=fmt != "table"), title=title)

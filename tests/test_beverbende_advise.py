@@ -66,7 +66,7 @@ def test_the_command_line_form_and_stdin_give_the_same_answer(sit_file):
 
 def test_csv_format():
     res = invoke(*OPTIONS, "--budget", "10", "--format", "csv")
-    assert res.exit_code == 0 and res.output.splitlines()[0].startswith("rank,action,value,ci_low,ci_high")
+    assert res.exit_code == 0 and res.output.splitlines()[0].startswith("rank,action,code,value,ci_low,ci_high")
 
 
 @pytest.mark.parametrize("args,words", [
