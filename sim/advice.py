@@ -163,8 +163,8 @@ def advise(game, rules: np.ndarray, n_players: int, seat: int, obs: np.ndarray, 
     k.determinize(rules, obs, seat, search._i64(int(game_state(np.uint64(key), np.uint64(0)))), probe)
     if k.current_player(probe) != seat:
         who = int(k.current_player(probe))
-        raise SituationError(f"no decision for seat {seat + 1} here: "
-                         + ("the game is over" if who < 0 else f"seat {who + 1} is to act"))
+        raise SituationError(f"no decision for the seat advised (index {seat}, counted from 0) here: "
+                             + ("the game is over" if who < 0 else f"the seat of index {who} is to act"))
     t0 = time.perf_counter()
     rows: list[np.ndarray] = []
     legal = None
