@@ -301,49 +301,21 @@ def advise_decision(ad: Adapter, b: Built, seat: int, obs: np.ndarray, legal: li
 
 
 def _search_hint(ad, b, seat, obs, legal, worlds, key, t0):
-    try:
-        from ludolab.sim import advice as _advice
-    except ImportError:
-        _advice = None
-    if _advice is not None:
-        adv = _advice.advise(ad.step, b.rules, b.n, seat, obs, measure=ad.measure, budget=int(worlds),
-                             key=int(key) & (2**63 - 1))
-        rows = [{"action": int(a), "label": ad.label(b, obs, int(a)), "value": float(m), "ci_low": float(lo),
-                 "ci_high": float(hi)} for a, m, lo, hi in zip(adv.actions, adv.mean, adv.ci_low, adv.ci_high)]
-        return {"rows": rows, "budget": f"{adv.worlds} worlds", "method":
-                f"determinized search, then {adv.continuation} for every seat", "verdict": f"best vs second: {adv.verdict}",
-                "units": ad.units, "seconds": time.perf_counter() - t0}
-    return _pimc_hint(ad, b, seat, obs, legal, worlds, key, t0)
+    """Determinized search (:func:`ludolab.sim.advice.advise`): sampled worlds, every legal action played in
+    each, then the game's best heuristic for every seat; the paired best-against-second verdict."""
+    from ludolab.sim import advice
 
-
-def _pimc_hint(ad, b, seat, obs, legal, worlds, key, t0):
-    """Determinized search through the kernels' ``search`` (the shared PIMC), the game's best heuristic
-    as every seat's continuation; used where ``ludolab.sim.advice`` is not installed."""
-    from ludolab.analysis.findings import compare
-    from ludolab.sim import search
-
-    K = ad.kernels
-    best = b.policies[ad.best]
-    cfg, params = search.config(K, seat, int(worlds), b.n, ad.lower_better, int(key) & (2**64 - 1),
-                                [best] * b.n, int(ad.step.max_steps(b.rules)))
-    work = search.work_arrays(K, b.n)
-    truth = np.zeros(K.STATE_SIZE, dtype=np.int64)
-    n = int(K.search(b.rules, (cfg, params, obs, truth), work))
-    mean, se = search.action_values(work[1], n, int(worlds))
-    sign = -1.0 if ad.lower_better else 1.0
-    rows = [{"action": int(work[0][i]), "label": ad.label(b, obs, int(work[0][i])), "value": sign * float(mean[i]),
-             "ci_low": sign * float(mean[i]) - 1.96 * float(se[i]), "ci_high": sign * float(mean[i]) + 1.96 * float(se[i])}
-            for i in range(n)]
-    rows.sort(key=lambda r: r["value"] if ad.lower_better else -r["value"])
-    verdict = ""
-    if len(rows) > 1:
-        d = rows[0]["value"] - rows[1]["value"]
-        h = 1.96 * math.hypot((rows[0]["ci_high"] - rows[0]["value"]) / 1.96, (rows[1]["ci_high"] - rows[1]["value"]) / 1.96)
-        word = compare(d, d - h, d + h, ad.measure, lower_is_better=ad.lower_better)
-        verdict = f"best vs second: {word} (difference {d:+.2f}, 95% CI +-{h:.2f}, unpaired)"
-    return {"rows": rows, "budget": f"{int(worlds)} worlds", "method":
-            f"determinized search, then {ad.best} for every seat", "verdict": verdict, "units": ad.units,
-            "seconds": time.perf_counter() - t0}
+    adv = advice.advise(ad.step, b.rules, b.n, seat, obs, measure=ad.measure, budget=int(worlds),
+                        key=int(key) & (2**63 - 1))
+    rows = [{"action": int(a), "label": ad.label(b, obs, int(a)), "value": float(m), "ci_low": float(lo),
+             "ci_high": float(hi)} for a, m, lo, hi in zip(adv.actions, adv.mean, adv.ci_low, adv.ci_high)]
+    verdict = "only one legal action"
+    if adv.verdict is not None:
+        verdict = (f"best vs second: {adv.verdict} (paired difference {adv.diff:+.2f}, 95% CI "
+                   f"{adv.diff_low:+.2f} to {adv.diff_high:+.2f})")
+    return {"rows": rows, "budget": f"{adv.worlds} worlds", "method":
+            f"determinized search, then {adv.continuation} for every seat", "verdict": verdict,
+            "units": ad.units, "seconds": time.perf_counter() - t0}
 
 
 def _books_forecast_hint(ad, b, seat, obs, legal, worlds, key, chosen, t0):

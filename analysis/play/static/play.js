@@ -188,7 +188,11 @@ const ludolabPlay = (() => {
     const hr = el("tr"); hr.appendChild(el("th", "", ""));
     for (let i = 0; i < p.players; i++) hr.appendChild(el("th", "num", i === p.seat ? "You" : `Seat ${i + 1}`));
     t.appendChild(hr);
-    p.moments.forEach((m) => {
+    const shown = p.moments.slice(-5);
+    if (p.moments.length > shown.length) {
+      const tr = el("tr"); tr.appendChild(el("td", "note", `(${p.moments.length - shown.length} earlier not shown)`)); t.appendChild(tr);
+    }
+    shown.forEach((m) => {
       const tr = el("tr"); tr.appendChild(el("td", "", "after " + m.name));
       m.scores.forEach((x) => tr.appendChild(el("td", "num", fmt(x, 0))));
       t.appendChild(tr);
