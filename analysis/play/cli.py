@@ -37,10 +37,13 @@ def play(port, no_browser):
     """
     if not _port_free(port):
         raise InputError(f"port {port} on {HOST} is taken: choose another with --port (1..65535)")
+    import logging
+
     from werkzeug.serving import make_server
 
     from .server import create_app
 
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
     server = make_server(HOST, port, create_app(), threaded=True)
     url = f"http://{HOST}:{port}/"
     click.echo(f"ludolab play: serving {url} (Ctrl+C stops it)")

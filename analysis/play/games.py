@@ -172,6 +172,12 @@ class Adapter:
         """What seat ``you`` (whose observations before and after the move are given) saw ``seat`` do."""
         return self._label(b, before, int(action))
 
+    def log_text(self, b: Built, seat: int, you: int, before: np.ndarray, after: np.ndarray, action: int) -> str:
+        """The line of the move log: the person's own move in their words, another seat's as seen by ``you``."""
+        if seat == you:
+            return self.label(b, before, action)
+        return self.public_label(b, seat, before, after, action)
+
     def moment_name(self, k: int) -> str:
         return f"{self.moment} {k}"
 
@@ -271,10 +277,14 @@ class BoxAdapter(Adapter):
         rows = []
         for p in range(n):
             last = int(obs[K.O_LAST + p])
-            left = "-" if last < 0 else (" ".join(map(str, self._tiles(b, last))) or "shut")
             alive = "" if obs[K.O_ALIVE + p] else " (out)"
-            rows.append({"label": seat_name(p, you) + alive, "cards": [card(int(obs[K.O_TOTAL + p]), "score")],
-                         "note": f"last turn left: {left}"})
+            if last < 0:
+                tiles = [card("not played yet", "none")]
+            else:
+                left = set(self._tiles(b, last))
+                tiles = [card(t, "tile open" if t in left else "tile shut") for t in r.tiles]
+            rows.append({"label": seat_name(p, you) + alive, "cards": [card(int(obs[K.O_TOTAL + p]), "score")] + tiles,
+                         "note": "total; the box after the latest turn"})
         sections.append({"title": f"Totals (round {int(obs[K.O_ROUND])})", "rows": rows})
         if phase == K.PH_OVER or acting < 0:
             status = "The match is over."
@@ -289,6 +299,19 @@ class BoxAdapter(Adapter):
         if int(obs[K.O_PHASE]) == K.PH_DICE:
             return "roll one die" if action == 1 else "roll two dice"
         return "cover " + "+".join(map(str, self._tiles(b, action)))
+
+    def log_text(self, b, seat, you, before, after, action):
+        K = self.kernels
+        text = self._label(b, before, action)
+        if int(before[K.O_PHASE]) == K.PH_MOVE:
+            text = f"rolled {b.ctx.outcomes.label[int(before[K.O_OUT])]}, {text}"
+        ended = (int(after[K.O_ACTING]) != seat or int(after[K.O_PHASE]) == K.PH_OVER
+                 or after[K.O_LAST + seat] != before[K.O_LAST + seat] or after[K.O_ROUND] != before[K.O_ROUND])
+        if ended:
+            last = int(after[K.O_LAST + seat])
+            left = " ".join(map(str, self._tiles(b, last))) if last > 0 else ""
+            text += f"; {'the box is shut' if last == 0 else 'turn over, left open: ' + left}"
+        return text
 
     def exact_hint(self, b, obs, legal):
         """The exact expected score of the turn for each legal action (``sim/box.py`` ``advise_rows``)."""
@@ -365,7 +388,7 @@ class BooksAdapter(Adapter):
         trick = int(obs[B.S_TRICK])
         sections = []
         hand = self._cards(obs, B.L_HAND + you)
-        sections.append({"title": "Your hand", "rows": [{"label": f"{len(hand)} cards",
+        sections.append({"title": "Your hand", "rows": [{"label": f"{len(hand)} card{'s' if len(hand) != 1 else ''}",
                                                           "cards": [self._card(c) for c in hand]}]})
         rows = []
         for s in range(P):

@@ -114,8 +114,7 @@ class Session:
         self.actions.append(int(action))
         after = self.obs()
         who = "You" if seat == self.seat else f"Seat {seat + 1} ({self.bots[seat]})"
-        text = self.ad.label(self.b, before, action) if seat == self.seat else \
-            self.ad.public_label(self.b, seat, before, after, action)
+        text = self.ad.log_text(self.b, seat, self.seat, before, after, action)
         self.log.append({"seat": seat, "who": who, "text": text})
         k = int(self.K.running_score(self.rules, self.state, self._score))
         if k > self._moment:

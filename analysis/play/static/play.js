@@ -136,7 +136,7 @@ const ludolabPlay = (() => {
     document.body.dataset.game = p.game;
     document.body.dataset.over = p.over ? "1" : "0";
     document.body.dataset.yourTurn = p.your_turn ? "1" : "0";
-    $("status").textContent = `${p.title} (${p.variant}, ${p.players} players) — ` + p.view.status;
+    $("status").textContent = `${p.title} (${p.variant}, ${p.players} player${p.players > 1 ? "s" : ""}) — ` + p.view.status;
     const v = $("view"); v.innerHTML = "";
     p.view.sections.forEach((s) => v.appendChild(drawSection(s)));
     if (p.view.situation) {
@@ -202,7 +202,7 @@ const ludolabPlay = (() => {
     t.appendChild(tr);
     s.appendChild(t);
     const bots = p.bots.map((b, i) => b === null ? null : `seat ${i + 1}: ${b}`).filter((x) => x);
-    s.appendChild(el("p", "small", "Bots — " + bots.join(", ")));
+    s.appendChild(el("p", "small", bots.length ? "Bots — " + bots.join(", ") : "No bots: a turn of your own."));
   }
 
   function drawLog(p) {
@@ -227,7 +227,8 @@ const ludolabPlay = (() => {
       t.appendChild(tr);
     });
     box.appendChild(t);
-    box.appendChild(el("p", "small", `Values: ${h.units}. Budget: ${h.budget}. ${h.method}.`));
+    const how = h.method.charAt(0).toUpperCase() + h.method.slice(1);
+    box.appendChild(el("p", "small", `Values: ${h.units}. Budget: ${h.budget}. ${how}.`));
     box.appendChild(el("p", "small verdict", h.verdict));
     if (h.rows.length) {
       document.querySelectorAll("#actions button.act").forEach((b) => {
