@@ -235,6 +235,21 @@ def test_books_card_play_hint_ranks_every_legal_card(client):
     assert h["verdict"]
 
 
+def test_books_forecast_hint_searches_candidate_prediction_sets_not_all_of_them(client):
+    """A forecast (STK-4) has thousands of legal sets of prediction cards: the hint ranks the forecast
+    search's candidates, each a legal action, and says how many of the legal ones it searched."""
+    app, c = client
+    p = _new(c, "books", key=6)
+    assert p.get("picker") and not p["actions"]
+    h = c.post(f"/api/game/{p['id']}/hint", json={"worlds": 8}).get_json()
+    s = app.config["GAMES"][p["id"]]
+    legal = set(s.legal())
+    assert h["rows"] and all(r["action"] in legal for r in h["rows"])
+    assert all(r["label"].startswith("lay ") for r in h["rows"])
+    assert all(r["ci_low"] <= r["value"] <= r["ci_high"] for r in h["rows"])
+    assert f"of the {len(legal)} legal ones" in h["verdict"]
+
+
 def test_session_refuses_bad_settings():
     with pytest.raises(PlayError, match="allowed are"):
         adapter("chess")
