@@ -157,12 +157,16 @@ class Adapter:
     def label(self, b: Built, obs: np.ndarray, action: int) -> str:
         """The action in words, for the seat whose observation ``obs`` is (the game's notation)."""
         sit = self.situation()
-        if sit is not None:
+        if sit is not None and self.situation_labels(obs):
             try:
                 return str(sit.action_label(b.rules, obs, int(action)))
             except Exception:  # noqa: BLE001 - fall back to the page's own words
                 pass
         return self._label(b, obs, int(action))
+
+    def situation_labels(self, obs: np.ndarray) -> bool:
+        """Whether the situation module's labels name this decision in the page's own notation."""
+        return True
 
     def picker(self, b: Built, obs: np.ndarray, legal: np.ndarray):
         """None (one button per legal action), or a special chooser where the actions are too many."""
@@ -175,7 +179,7 @@ class Adapter:
     def log_text(self, b: Built, seat: int, you: int, before: np.ndarray, after: np.ndarray, action: int) -> str:
         """The line of the move log: the person's own move in their words, another seat's as seen by ``you``."""
         if seat == you:
-            return self.label(b, before, action)
+            return self._label(b, before, action)
         return self.public_label(b, seat, before, after, action)
 
     def moment_name(self, k: int) -> str:
@@ -451,6 +455,11 @@ class BooksAdapter(Adapter):
             return f"close {B.card_name(action)}"
         return f"play {B.card_name(action)}"
 
+    def situation_labels(self, obs):
+        import ludolab.stdlib.books as B
+
+        return int(obs[B.S_PHASE]) != B.PH_FORECAST
+
     def public_label(self, b, seat, before, after, action):
         import ludolab.stdlib.books as B
 
@@ -529,17 +538,19 @@ class ShelfAdapter(Adapter):
              "cards": [self._cardinfo(b, c) if c >= 0 else card("?", "hidden") for c in held] or [card("-", "none")]}]})
         for s in [you] + [q for q in range(P) if q != you]:
             grid = [[int(obs[K.GRID0 + s * K.NCELL + K.GW * r + c]) for c in range(K.GW)] for r in range(K.GH)]
-            cells = [(r, c) for r in range(K.GH) for c in range(K.GW) if grid[r][c] >= 0]
-            if cells:
-                r0, r1 = min(r for r, _ in cells), max(r for r, _ in cells)
-                c0, c1 = min(c for _, c in cells), max(c for _, c in cells)
-                r0, r1 = max(0, r1 - 2), min(K.GH - 1, r0 + 2)
-                c0, c1 = max(0, c1 - 4), min(K.GW - 1, c0 + 4)
+            fr = self._frame(obs, s)
+            if fr is not None:
+                rmin, rmax, cmin, cmax = fr
+                # the places a card may still go: one beyond the frame while it is under 3 x 5 (SHB-8)
+                r0, r1 = max(0, rmin - 1, rmax - 2), min(K.GH - 1, rmax + 1, rmin + 2)
+                c0, c1 = max(0, cmin - 1, cmax - 4), min(K.GW - 1, cmax + 1, cmin + 4)
             else:
-                r0, r1, c0, c1 = 1, 3, 2, 6
-            g = {"cols": [f"c{c + 1}" for c in range(c0, c1 + 1)],
-                 "rows": [{"label": f"r{r + 1}", "cells": [self._cardinfo(b, grid[r][c]) if grid[r][c] >= 0 else None
-                                                           for c in range(c0, c1 + 1)]} for r in range(r0, r1 + 1)]}
+                rmin = r0 = r1 = K.CENTRE // K.GW
+                cmin = c0 = c1 = K.CENTRE % K.GW
+            g = {"cols": [f"c{c - cmin + 1}" for c in range(c0, c1 + 1)],
+                 "rows": [{"label": f"r{r - rmin + 1}", "cells": [self._cardinfo(b, grid[r][c]) if grid[r][c] >= 0
+                                                                  else None for c in range(c0, c1 + 1)]}
+                          for r in range(r0, r1 + 1)]}
             known = int(obs[K.O_KNOWN0 + s]) if s != you else -1
             note = f"{int(obs[K.NPL0 + s])} books shelved"
             if known >= 0:
@@ -553,6 +564,24 @@ class ShelfAdapter(Adapter):
         else:
             status = f"Seat {mover + 1} is playing."
         return {"status": status, "sections": sections, "turn": -1 if self._over(obs, b) else mover}
+
+    def _frame(self, obs, s):
+        """(top row, bottom row, left column, right column) of seat s's placed cards on the grid, or None."""
+        K = self.kernels
+        if int(obs[K.NPL0 + s]) == 0:
+            return None
+        q = K.BB0 + 4 * s
+        return int(obs[q]), int(obs[q + 1]), int(obs[q + 2]), int(obs[q + 3])
+
+    def _place(self, obs, s, cell):
+        """A place of seat s's tableau as ``rRcC``: shelf R and place C counted from 1 in the frame of the
+        cards placed so far (0: a new shelf above, a new place to the left); ``r1c1`` for the first card."""
+        K = self.kernels
+        fr = self._frame(obs, s)
+        if fr is None:
+            return "r1c1"
+        row, col = divmod(cell, K.GW)
+        return f"r{row - fr[0] + 1}c{col - fr[2] + 1}"
 
     def _over(self, obs, b):
         from ludolab.stdlib.shelf import CARDS_PER_PLAYER
@@ -570,13 +599,12 @@ class ShelfAdapter(Adapter):
         x = action - K.A_PLACE0
         pr, cell = divmod(x, K.NCELL)
         p, r = divmod(pr, 3)
-        row, col = divmod(cell, K.GW)
         nheld = int(obs[K.S_NHELD])
         held = [int(obs[K.HELD0 + i]) for i in range(max(nheld, 0))]
 
         def name(i):
             return b.ctx.deck.ids[held[i]] if i < len(held) and held[i] >= 0 else f"held card {i + 1}"
-        text = f"shelve {name(p)} at r{row + 1} c{col + 1}"
+        text = f"shelve {name(p)} at {self._place(obs, int(obs[K.S_SEAT]), cell)}"
         if nheld == 3:
             keep = ({0, 1, 2} - {p, r}).pop()
             text += f", put {name(r)} back, keep {name(keep)}"
@@ -590,8 +618,7 @@ class ShelfAdapter(Adapter):
             return self._label(b, before, action).replace("take ", "takes ").replace("draw two", "draws two")
         cell = (action - K.A_PLACE0) % K.NCELL
         c = int(after[K.GRID0 + seat * K.NCELL + cell])
-        row, col = divmod(cell, K.GW)
-        return f"shelves {b.ctx.deck.ids[c] if c >= 0 else 'a book'} at r{row + 1} c{col + 1}"
+        return f"shelves {b.ctx.deck.ids[c] if c >= 0 else 'a book'} at {self._place(before, seat, cell)}"
 
 
 # ====================================================================== Beverbende
@@ -623,6 +650,11 @@ class BeverbendeAdapter(Adapter):
             "exchange-specials": Variant("exchange-specials", "a drawn special card may be put into the row; one round",
                                          (2, 3, 4, 5, 6), make(rounds=1, exchange_specials=True)),
         }
+
+    def situation_labels(self, obs):
+        # the situation module counts seats and slots from 0 (the advise command's notation); the page
+        # counts both from 1 on every game, so it keeps its own words here
+        return False
 
     @staticmethod
     def _c(v):
