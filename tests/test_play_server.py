@@ -250,6 +250,18 @@ def test_books_forecast_hint_searches_candidate_prediction_sets_not_all_of_them(
     assert f"of the {len(legal)} legal ones" in h["verdict"]
 
 
+@pytest.mark.parametrize("game", ["box", "beverbende"])
+def test_a_search_bot_plays_legal_moves_to_the_end(game):
+    """A ``search`` bot (determinized search with the best heuristic in its playouts) at the table."""
+    variant, players = SMALL[game]
+    s = Session(game, variant, players, bots="search", key=12)
+    rng = random.Random(3)
+    while not s.over():
+        s.move(rng.choice(s.legal()))
+    assert any(x["who"].endswith("(search)") for x in s.log)
+    assert replay_record(s.record())["final"] == s.final()
+
+
 def test_session_refuses_bad_settings():
     with pytest.raises(PlayError, match="allowed are"):
         adapter("chess")

@@ -97,6 +97,7 @@ class Adapter:
 
     @property
     def kernels(self):
+        """The game's kernels module (its ``S_*``, ``O_*`` offsets and step functions)."""
         return self.step.kernels
 
     def situation(self):
@@ -134,6 +135,7 @@ class Adapter:
 
     @property
     def best(self) -> str:
+        """The name of the game's best named heuristic (the hints' continuation, the default bot)."""
         return self.step.extra.get("best")
 
     def bots(self) -> list:
@@ -183,6 +185,7 @@ class Adapter:
         return self.public_label(b, seat, before, after, action)
 
     def moment_name(self, k: int) -> str:
+        """The name of the k-th scoring moment (``hand 2``, ``round 1``)."""
         return f"{self.moment} {k}"
 
     def exact_hint(self, b: Built, obs: np.ndarray, legal: list):

@@ -132,6 +132,7 @@ const ludolabPlay = (() => {
   }
 
   function render(p) {
+    const before = last && last.id === p.id ? last.moments.length : 0;
     last = p;
     document.body.dataset.game = p.game;
     document.body.dataset.over = p.over ? "1" : "0";
@@ -143,6 +144,13 @@ const ludolabPlay = (() => {
       const det = el("details", "section"); det.appendChild(el("summary", "", "The situation in the game's notation"));
       det.appendChild(drawAny(p.view.situation)); v.appendChild(det);
     }
+    const news = $("moment");
+    if (p.moments.length > before) {  // a hand, round or game just ended: say the scores
+      const m = p.moments[p.moments.length - 1];
+      const who = m.scores.map((x, i) => `${i === p.seat ? "you" : "seat " + (i + 1)} ${fmt(x, 0)}`);
+      news.textContent = `After ${m.name}: ${who.join(", ")}`;
+      news.hidden = false;
+    } else if (!p.over) { news.hidden = true; }
     drawActions(p);
     $("tools").hidden = false;
     $("hintbtn").hidden = !p.your_turn;
