@@ -231,7 +231,8 @@ const ludolabPlay = (() => {
       const tr = el("tr");
       tr.appendChild(el("td", "", r.label));
       tr.appendChild(el("td", "num", fmt(r.value)));
-      tr.appendChild(el("td", "num", r.ci_low === r.ci_high ? "exact" : `${fmt(r.ci_low)} … ${fmt(r.ci_high)}`));
+      const ci = r.value === null ? "only choice" : r.ci_low === r.ci_high ? "exact" : `${fmt(r.ci_low)} … ${fmt(r.ci_high)}`;
+      tr.appendChild(el("td", "num", ci));
       t.appendChild(tr);
     });
     box.appendChild(t);
