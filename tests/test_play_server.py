@@ -293,7 +293,8 @@ def test_replay_command_prints_the_scores_and_refuses_a_tampered_record(tmp_path
     assert f"{s.final()[0]:g}" in r.output
     rec = json.loads(path.read_text())
     cases = {"illegal": {**rec, "actions": rec["actions"][:-1] + [10**6]},
-             "game": {**rec, "game": "chess"}, "short": {**rec, "actions": rec["actions"][:1]},
+             "game": {**rec, "game": "chess"}, "long": {**rec, "actions": rec["actions"] + [1]},
+             "type": {**rec, "actions": [str(a) for a in rec["actions"]]}, "key": {**rec, "key": -1},
              "format": {k: v for k, v in rec.items() if k != "format"}, "players": {**rec, "players": 9}}
     for name, bad in cases.items():
         p = tmp_path / f"{name}.json"
@@ -301,6 +302,10 @@ def test_replay_command_prints_the_scores_and_refuses_a_tampered_record(tmp_path
         r = CliRunner().invoke(cli, ["replay", str(p)])
         assert r.exit_code == 2, (name, r.output)
         assert len(r.output.strip().splitlines()) == 1 and "Traceback" not in r.output, r.output
+    part = tmp_path / "part.json"
+    part.write_text(json.dumps({**rec, "actions": rec["actions"][:1]}))
+    r = CliRunner().invoke(cli, ["replay", str(part)])
+    assert r.exit_code == 0 and "so far" in r.output and "before its end (after 1 actions)" in r.output
     (tmp_path / "junk.json").write_text("{")
     r = CliRunner().invoke(cli, ["replay", str(tmp_path / "junk.json")])
     assert r.exit_code == 2 and "not JSON" in r.output

@@ -67,7 +67,8 @@ def play(port, no_browser):
 @user_errors
 def replay(record, fmt):
     """Play RECORD (a JSON record saved from `ludolab play`) back through the game's kernels and print
-    the score after each hand or round and the final score.  A record whose actions are not legal
+    the score after each hand or round and the final score (the score so far for a game saved before
+    its end).  A record whose actions are not legal
     where they stand (changed by hand, or of other rules) is refused."""
     from pathlib import Path
 
@@ -91,6 +92,10 @@ def replay(record, fmt):
     click.echo(" " * width + "".join(f"{x:>9}" for x in names))
     for m in out["moments"]:
         click.echo(f"{'after ' + m['name']:<{width}}" + "".join(f"{x:>9g}" for x in m["scores"]))
+    if not out["finished"]:
+        click.echo(f"{'so far':<{width}}" + "".join(f"{x:>9g}" for x in out["running"]))
+        click.echo(f"the game was saved before its end (after {out['actions']} actions)")
+        return
     click.echo(f"{'final':<{width}}" + "".join(f"{x:>9g}" for x in out["final"]))
     f = out["final"]
     best = min(f) if out["lower_better"] else max(f)

@@ -357,12 +357,12 @@ def replay_record(record) -> dict:
 
     Returns:
         dict: ``game``, ``title``, ``variant``, ``players``, ``moments`` (each scoring moment's name and
-        scores), ``final`` (each seat's return), ``units``, ``lower_better``.
+        scores), ``finished``, ``final`` (each seat's return; None for a game saved before its end, whose
+        ``running`` score is given instead), ``units``, ``lower_better``, ``seat``, ``actions``.
 
     Raises:
         PlayError: not a play record, an unknown game or variant, a wrong player count or key, an
-            action that is not legal where it stands (naming its position), or actions after the end
-            or too few to finish the game.
+            action that is not legal where it stands (naming its position), or actions after the end.
     """
     if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
         raise PlayError(f"not a play record: the file has no \"format\": \"{RECORD_FORMAT}\"")
@@ -395,10 +395,14 @@ def replay_record(record) -> dict:
         if k > k0:
             k0 = k
             moments.append({"name": ad.moment_name(k), "scores": [float(x) for x in sc[:b.n]]})
-    if K.current_player(st) >= 0:
-        raise PlayError(f"the record ends before the game does ({len(actions)} actions)")
-    ret = np.zeros(8)
-    K.returns(b.rules, st, ret)
-    return {"game": ad.id, "title": ad.title, "variant": b.variant, "players": b.n, "moments": moments,
-            "final": [float(x) for x in ret[:b.n]], "units": ad.units, "lower_better": ad.lower_better,
-            "seat": record.get("seat")}
+    out = {"game": ad.id, "title": ad.title, "variant": b.variant, "players": b.n, "moments": moments,
+           "final": None, "units": ad.units, "lower_better": ad.lower_better, "seat": record.get("seat"),
+           "finished": bool(K.current_player(st) < 0), "actions": len(actions)}
+    if out["finished"]:
+        ret = np.zeros(8)
+        K.returns(b.rules, st, ret)
+        out["final"] = [float(x) for x in ret[:b.n]]
+    else:  # a game saved before its end: the running score where it stopped
+        K.running_score(b.rules, st, sc)
+        out["running"] = [float(x) for x in sc[:b.n]]
+    return out

@@ -239,7 +239,10 @@ const ludolabPlay = (() => {
     const how = h.method.charAt(0).toUpperCase() + h.method.slice(1);
     box.appendChild(el("p", "small", `Values: ${h.units}. Budget: ${h.budget}. ${how}.`));
     box.appendChild(el("p", "small verdict", h.verdict));
-    if (h.rows.length) {
+    if (h.rows.length && h.rows[0].action !== undefined) {
+      document.querySelectorAll("#actions .card.pick").forEach((c) => {  // a forecast: outline the best set
+        c.classList.toggle("best", ((h.rows[0].action >> Number(c.dataset.pos)) & 1) === 1);
+      });
       document.querySelectorAll("#actions button.act").forEach((b) => {
         if (Number(b.dataset.action) === h.rows[0].action) b.classList.add("best");
       });
