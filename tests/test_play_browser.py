@@ -3,7 +3,7 @@ chromium-driver packages; nothing is downloaded).
 
 Each game is played to the end of a turn, hand, game or round by clicking, with a hint asked for
 and an illegal move sent from the page (refused, with the server's message shown); two tabs play
-two games at once.  A screenshot per game goes to the test's output folder (``tmp_path``), and to
+two games at once; malformed requests sent from the page get 4xx and change nothing.  A screenshot per game goes to the test's output folder (``tmp_path``), and to
 ``$LUDOLAB_SCREENSHOTS`` when that is set (how the README's pictures are made).
 """
 
@@ -233,3 +233,21 @@ def test_two_tabs_play_two_games(server, browser):
         "const done = arguments[0]; fetch('/api/game/' + ludolabPlay.gameId()).then(r => r.json())"
         ".then(p => done(JSON.stringify(p.view)));")
     assert again == view1
+
+
+def test_a_malformed_request_from_the_page_gets_4xx_and_changes_nothing(server, browser):
+    url, app = server
+    d = browser
+    _start(d, url, "box", "standard-1-round", 2, "optimal")
+    gid = d.execute_script("return ludolabPlay.gameId()")
+    s = app.config["GAMES"][gid]
+    before = s.state.copy()
+    codes = d.execute_async_script(
+        "const done = arguments[0]; const id = ludolabPlay.gameId();"
+        "const post = (path, body) => fetch(path, {method: 'POST', headers: {'Content-Type': 'application/json'},"
+        " body}).then(r => r.status);"
+        "Promise.all([post('/api/game/' + id + '/move', '{not json'), post('/api/game/' + id + '/move', '{}'),"
+        " post('/api/game/' + id + '/move', '{\"action\": \"7\"}'), post('/api/game/nope/move', '{\"action\": 1}'),"
+        " post('/api/new', '{\"game\": \"chess\"}')]).then(done);")
+    assert codes == [400, 400, 400, 404, 400]
+    assert (s.state == before).all() and s.actions == []
