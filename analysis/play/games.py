@@ -746,7 +746,8 @@ class BeverbendeAdapter(Adapter):
         if phase == K.PH_SWAP:
             own, rest = divmod(action, 24)
             q, s = divmod(rest, 4)
-            return f"swaps slot {own + 1} with seat {q + 1}'s slot {s + 1}"
+            whose = "your" if q == int(before[K.O_SEAT]) else f"seat {q + 1}'s"
+            return f"swaps its slot {own + 1} with {whose} slot {s + 1}"
         if phase == K.PH_PEEK:
             return f"looks at slot {action + 1}"
         if phase == K.PH_KNOCK:
