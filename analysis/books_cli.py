@@ -488,7 +488,7 @@ def advise_play(play, situation_file, players, scoring, void_trump, tie_break, h
     what = (f"close a prediction card after winning trick {len(view['tricks']) + 1}" if view["phase"] == "close"
             else f"play a card to trick {len(view['tricks']) + 1} of {view['hand_lasts']}")
     rec = {"rules": pos.books_rules.describe(),
-           "seat": f"{pos.seat} (seats from 0 as in STK-3; seat {pos.seat + 1} counted from 1)", "decision": what,
+           "seat": f"{pos.seat} (numbered from 0, STK-3)", "decision": what,
            "hand": view["hand"] or "(none)", "trick": view["trick"] or "(none: you lead)",
            "open": " / ".join(x or "-" for x in view["open"])}
     if hands_left > 1 or int(pos.obs[B.S_NHANDS]) > 1:
@@ -499,7 +499,7 @@ def advise_play(play, situation_file, players, scoring, void_trump, tie_break, h
             click.echo(f"note: the best action's 95% CI half-width is {reached:.3g} points, above --half-width "
                        f"{half_width:g}: {adv.worlds:,} worlds reach --max-worlds {max_worlds:,}", err=True)
     emit_advice(adv, label=lambda a: BS.action_label(pos.rules, pos.obs, a),
-                title="Shut The Books, card-play advice", record=rec, fmt=fmt,
+                title="Shut The Books, card-play advice", record=rec, fmt=fmt, seat_name=f"seat {pos.seat}",
                 unit="points of this hand" if int(pos.obs[B.S_NHANDS]) == 1 else "game total at the end of the game")
 
 
