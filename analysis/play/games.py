@@ -139,9 +139,10 @@ class Adapter:
         return self.step.extra.get("best")
 
     def bots(self) -> list:
-        """The bot names offered: the named policies (slow rollouts left out) and ``search``."""
+        """The bot names offered: every named policy of the game (the rollout policies, slower, last)
+        and ``search`` (determinized search with the best heuristic in its playouts)."""
         slow = set(self.step.extra.get("slow_policies", ()))
-        names = [n for n in self.step.policies if n not in slow]
+        names = [n for n in self.step.policies if n not in slow] + [n for n in self.step.policies if n in slow]
         return names + ["search"]
 
     # ------------------------------------------------------------ words

@@ -75,25 +75,10 @@ def catalogue() -> list:
     """The games the page offers: id, title, units, variants (name, text, players) and bots."""
     out = []
     for ad in ADAPTERS.values():
-        out.append({"id": ad.id, "title": ad.title, "units": ad.units, "best": _best(ad),
+        out.append({"id": ad.id, "title": ad.title, "units": ad.units, "best": ad.best,
                     "variants": [{"name": v.name, "text": v.text, "players": list(v.players)}
-                                 for v in ad.variants.values()], "bots": _bots(ad)})
+                                 for v in ad.variants.values()], "bots": ad.bots()})
     return out
-
-
-def _best(ad):
-    return {"box": "optimal", "books": "heuristic/heuristic", "shelf": "potential",
-            "beverbende": "expected-value"}.get(ad.id) if ad._step is None else ad.best
-
-
-def _bots(ad):
-    if ad._step is None:  # without loading the engine: the names as the step games give them
-        names = {"box": ["optimal", "greedy-high", "fewest-tiles", "most-tiles", "most-options", "random"],
-                 "books": [f"{f}/{p}" for f in ("zero", "heuristic", "random") for p in ("random", "heuristic")],
-                 "shelf": ["random", "greedy", "potential"],
-                 "beverbende": ["random", "threshold", "expected-value"]}[ad.id]
-        return names + ["search"]
-    return ad.bots()
 
 
 def create_app(max_games: int = MAX_GAMES) -> Flask:
