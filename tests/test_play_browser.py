@@ -251,3 +251,26 @@ def test_a_malformed_request_from_the_page_gets_4xx_and_changes_nothing(server, 
         " post('/api/new', '{\"game\": \"chess\"}')]).then(done);")
     assert codes == [400, 400, 400, 404, 400]
     assert (s.state == before).all() and s.actions == []
+
+
+def test_each_other_seat_gets_the_bot_chosen_for_it(server, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    d = browser
+    url, _ = server
+    d.get(url)
+    _idle(d)
+    Select(d.find_element(By.ID, "game")).select_by_value("books")
+    Select(d.find_element(By.ID, "variant")).select_by_value("rulebook-one-hand")
+    Select(d.find_element(By.ID, "players")).select_by_value("3")
+    Select(d.find_element(By.ID, "seat")).select_by_value("1")
+    Select(d.find_element(By.ID, "bot")).select_by_value("heuristic/heuristic")
+    per = d.find_elements(By.CSS_SELECTOR, "#seatbots select.seatbot")
+    assert [p.get_attribute("data-seat") for p in per] == ["0", "2"]
+    Select(per[1]).select_by_value("random/random")
+    d.find_element(By.ID, "start").click()
+    time.sleep(0.1)
+    _idle(d)
+    assert d.execute_script("return ludolabPlay.last().bots") == ["heuristic/heuristic", None, "random/random"]
+    assert d.execute_script("return ludolabPlay.last().seat") == 1

@@ -52,11 +52,31 @@ const ludolabPlay = (() => {
   function fillSeats() {
     const ss = $("seat"); ss.innerHTML = "";
     for (let i = 0; i < Number($("players").value); i++) { const o = el("option", "", String(i + 1)); o.value = i; ss.appendChild(o); }
+    fillSeatBots();
+  }
+  // one bot per other seat (the "Bots" choice sets them all)
+  function fillSeatBots() {
+    const g = catalogue.find((x) => x.id === $("game").value);
+    const box = $("seatbots"); box.innerHTML = "";
+    const n = Number($("players").value), me = Number($("seat").value);
+    for (let i = 0; i < n; i++) {
+      if (i === me || n <= 2) continue;  // with two players the one bot is the "Bots" choice
+      const lab = el("label", "", `seat ${i + 1} `);
+      const sel = el("select", "seatbot"); sel.dataset.seat = i;
+      g.bots.forEach((b) => { const o = el("option", "", b); o.value = b; sel.appendChild(o); });
+      sel.value = $("bot").value;
+      lab.appendChild(sel); box.appendChild(lab);
+    }
+  }
+  function chosenBots() {
+    const per = Array.from(document.querySelectorAll("#seatbots select.seatbot"));
+    if (!per.length) return $("bot").value;
+    return per.sort((a, b) => Number(a.dataset.seat) - Number(b.dataset.seat)).map((x) => x.value);
   }
 
   async function newGame(opts) {
     const body = opts || { game: $("game").value, variant: $("variant").value, players: Number($("players").value),
-                           bots: $("bot").value, seat: Number($("seat").value) };
+                           bots: chosenBots(), seat: Number($("seat").value) };
     busy(true); message("");
     $("status").textContent = "Dealing… (the first game of a kind compiles its engine once, which can take a while)";
     try {
@@ -279,6 +299,7 @@ const ludolabPlay = (() => {
     const gs = $("game");
     catalogue.forEach((g) => { const o = el("option", "", g.title); o.value = g.id; gs.appendChild(o); });
     gs.onchange = fillSetup; $("variant").onchange = fillPlayers; $("players").onchange = fillSeats;
+    $("seat").onchange = fillSeatBots; $("bot").onchange = fillSeatBots;
     fillSetup();
     $("start").onclick = () => newGame();
     $("hintbtn").onclick = hint;
