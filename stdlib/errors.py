@@ -48,3 +48,7 @@ def whole_number(value, what: str, low: int | None = None, high: int | None = No
     if not ok:
         raise LudolabError(f"{what} must be a whole number {rng}, not {value!r}".replace("  ", " "))
     return int(value)
+
+
+class SituationError(LudolabError):
+    """A situation to advise on that the rules cannot produce, or at which the seat has no decision."""

@@ -1,0 +1,99 @@
+"""What every ``advise`` command of a card game shares: its budget options and its answer.
+
+The answer (:func:`emit_advice`) is the ranked table of :class:`ludolab.sim.advice.Advice`
+(every legal action with its value and 95% CI, best first), the budget used, the
+continuation policy, and one line saying whether the best action is separated from
+the second by the report's comparison rule (better, equally good, or cannot tell yet).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import click
+
+from ludolab.sim import advice as _advice
+
+from .cli_common import InputError, emit
+from .text_table import TextTable
+
+COLUMNS = ["rank", "action", "value", "ci_low", "ci_high"]
+
+
+def advice_options(default_budget: int = _advice.DEFAULT_WORLDS):
+    """Click options ``--budget``, ``--half-width``, ``--max-worlds``, ``--seed``, ``--format``.
+
+    The command receives ``budget`` already set to ``default_budget`` when the option is not
+    given, and a finite ``half_width`` (or None).
+
+    Args:
+        default_budget: the worlds sampled when ``--budget`` is not given (chosen per game so
+            that the answer comes within 2 s once compiled).
+    """
+    def deco(cmd):
+        @functools.wraps(cmd)
+        def fn(*args, budget=None, half_width=None, **kwargs):
+            return cmd(*args, budget=budget_of(budget, half_width, default_budget), half_width=half_width, **kwargs)
+
+        opts = [
+            click.option("--budget", type=click.IntRange(1, _advice.MAX_WORLDS), default=None,
+                         help=f"Sampled worlds per legal action (default {default_budget:,}; with --half-width, "
+                              "the first round)."),
+            click.option("--half-width", type=click.FloatRange(min=0.0, min_open=True), default=None,
+                         help="Double the worlds until the best action's 95% CI half-width (points) is at most this."),
+            click.option("--max-worlds", type=click.IntRange(1, _advice.MAX_WORLDS), default=20_000,
+                         show_default=True, help="The most worlds --half-width may use."),
+            click.option("--seed", type=click.IntRange(min=0, max=2**64 - 1), default=0, show_default=True,
+                         help="The sampled worlds' stream (the same seed gives the same advice)."),
+            click.option("--format", "fmt", type=click.Choice(("table", "json", "csv")), default="table",
+                         show_default=True),
+        ]
+        for o in reversed(opts):
+            fn = o(fn)
+        return fn
+    return deco
+
+
+def budget_of(budget, half_width, default_budget: int) -> int:
+    """The worlds to start with: ``--budget`` or the command's default.
+
+    Raises:
+        InputError: a half-width that is not finite.
+    """
+    if half_width is not None and not math.isfinite(half_width):
+        raise InputError(f"--half-width must be a finite number of points above 0, not {half_width}")
+    return int(budget) if budget is not None else int(default_budget)
+
+
+def advice_table(adv: _advice.Advice, label) -> TextTable:
+    """The ranked rows of ``adv`` as a table (``label(action) -> str`` names each action)."""
+    return TextTable(adv.rows(label), COLUMNS)
+
+
+def emit_advice(adv: _advice.Advice, label, title: str, record: dict, fmt: str, unit: str = "points") -> None:
+    """Print the advice: ``record`` (the situation in a few fields), then the budget, the
+    continuation and the verdict, then the ranked table.
+
+    Args:
+        adv: the advice.
+        label: ``label(action: int) -> str``, the action in the game's notation.
+        title: the table's title (text format).
+        record: what the answer is about (game, seat, ...), printed first.
+        fmt: ``table``, ``json`` or ``csv``.
+        unit: what ``value`` is, e.g. ``"points"`` or ``"penalty points of the round"``.
+    """
+    better = "lower is better" if adv.lower_is_better else "higher is better"
+    rec = dict(record)
+    rec.update({
+        "value": f"expected {unit} for seat {adv.seat + 1} ({better}), 95% CI",
+        "advice": label(int(adv.actions[0])),
+        "worlds": adv.worlds,
+        "continuation": f"{adv.continuation} for every seat after the action",
+        "verdict": adv.verdict if adv.verdict is not None else "only one legal action",
+        "best_vs_second": adv.verdict_line(label),
+        "seconds": round(adv.seconds, 3),
+    })
+    if fmt == "json":
+        rec["gap"] = None if adv.verdict is None else {"diff": adv.diff, "ci_low": adv.diff_low, "ci_high": adv.diff_high}
+    emit(fmt, record=rec, table=advice_table(adv, label), title=title)
