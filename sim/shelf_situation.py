@@ -9,7 +9,7 @@ observation (``observe`` of :mod:`ludolab.sim.shelf_kernels`, bit for bit);
 :func:`from_obs` is the inverse; :func:`action_label` names a legal action.
 
 Seats are numbered from 1 (seat 1 is the step interface's seat 0); cards are
-written by their deck id (``PHY-R-17`` in the assumed deck, SHB-15).  Keys:
+written by their deck id (``PHY-R-10`` in the assumed deck, SHB-15).  Keys:
 
 ``players`` (required)
     2..5 (SHB-2).
@@ -75,16 +75,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ludolab.stdlib.errors import LudolabError
+from ludolab.stdlib.errors import SituationError
 from ludolab.stdlib.shelf import TIEBREAKS, VARIANTS, Deck, DeckError, ShelfRules, assumed_deck
 
 from . import shelf_kernels as K
-
-try:  # the shared error of situations (ludolab.stdlib.errors)
-    from ludolab.stdlib.errors import SituationError
-except ImportError:  # pragma: no cover - until the shared error is merged
-    class SituationError(LudolabError):
-        """A situation the rules cannot produce."""
 
 KEYS = ("players", "seat", "to_move", "decision", "variant", "tiebreak", "tableaus", "first_placed", "starts",
         "hand", "source", "offer_place", "taken", "drawn", "offer", "pile", "draw_two", "put_back_by", "pile_top",
@@ -164,7 +158,8 @@ def _shelves(v, who: str) -> list[list]:
     if isinstance(v, str):
         v = [] if not v.strip() or v.strip() == "-" else v.split("/")
     if not isinstance(v, list):
-        _fail(f"{who}: a tableau is a list of shelves, e.g. [\"PHY-R-17 HIS-B-3\", \". ECO-G-40\"], not {v!r}")
+        _fail(f"{who}: a tableau is a list of shelves, e.g. [\"PHY-R-10 HIS-B-26\", \". ECO-G-47\"], not {v!r} "
+              "(SHB-15)")
     rows = []
     for r, shelf in enumerate(v, start=1):
         if isinstance(shelf, str):
@@ -180,7 +175,7 @@ def _shelves(v, who: str) -> list[list]:
     width = len(rows[0])
     if any(len(row) != width for row in rows):
         _fail(f"{who}: every shelf must be written as wide as the tableau ({width} places, '.' for an empty one), "
-              f"not {[len(row) for row in rows]}")
+              f"not {[len(row) for row in rows]} (SHB-15)")
     if len(rows) > 3 or width > 5:
         _fail(f"{who}: {len(rows)} shelves of {width} places do not fit; a tableau is at most 3 shelves of 5 books "
               "(SHB-8)")
@@ -337,11 +332,12 @@ def to_position(situation: dict, deck: Deck | None = None) -> Position:
     else:
         for k in ("source", "offer_place", "taken", "drawn"):
             if sit.get(k) is not None:
-                _fail(f"{k!r} describes a place decision; at a {decision} decision leave it out")
+                _fail(f"{k!r} describes a place decision; at a {decision} decision leave it out (SHB-5, SHB-6)")
     if src_v == "offer":
         # a full offer was refilled from the pile; a shorter one lost the card taken (SHB-5, SHB-7)
         size_before = n + 1 if len(offer) == n + 1 else len(offer) + 1
-        src = _whole(sit.get("offer_place", 1), "offer_place", 1, size_before) - 1
+        src = _whole(sit.get("offer_place", 1), "offer_place (the offer place taken from, SHB-5)", 1,
+                     size_before) - 1
     elif src_v == "draw":
         src = K.DRAW
         if len(offer) != n + 1:
@@ -393,7 +389,7 @@ def to_position(situation: dict, deck: Deck | None = None) -> Position:
                   "offer and kept is known, SHB-14)")
         if s == seat:
             if not isinstance(v, str) or v.strip() != deck.ids[own_i]:
-                _fail(f"known_hands for your own seat must be your hand card {deck.ids[own_i]}, not {v!r}")
+                _fail(f"known_hands for your own seat must be your hand card {deck.ids[own_i]}, not {v!r} (SHB-14)")
             known[s] = own_i
             continue
         c = cards.card(v, f"seat {s + 1}'s known hand")
@@ -602,7 +598,7 @@ def _cell_name(obs: np.ndarray, seat: int, cell: int) -> str:
 def action_label(rules: np.ndarray, obs: np.ndarray, action: int, deck: Deck | None = None) -> str:
     """A legal action of the seat to move, in the game's notation (short, for a table or a button).
 
-    ``take PHY-R-17`` (the offer card, SHB-5), ``draw two`` (SHB-6), ``place PHY-R-17 r2c3``
+    ``take PHY-R-10`` (the offer card, SHB-5), ``draw two`` (SHB-6), ``place PHY-R-10 r2c3``
     (SHB-8: shelf 2, place 3 of the frame :func:`from_obs` writes; ``r0`` / ``c0`` a new shelf
     above / place left), with ``, back HIS-B-3`` for the card put back on the pile (SHB-6).
 
