@@ -403,9 +403,10 @@ def advise(situation_file, players, seat, variant, tiebreak, tableaus, first_pla
                          "--players, --seat, --tableau (one per seat), --hand, --offer, --pile, ...")
     deck = load_deck(deck_file)
     if situation_file is not None:
+        import sys
         from pathlib import Path
 
-        src = read_input(click.get_text_stream("stdin"), "situation", SituationError) if situation_file == "-" \
+        src = read_input(sys.stdin, "situation", SituationError) if situation_file == "-" \
             else Path(situation_file)
         sit = load_json(src, "situation", SituationError)
     else:

@@ -165,3 +165,15 @@ def test_bad_input_is_one_line_and_exit_code_2(mid_game, tmp_path, args, words):
     if lines[0].startswith("Usage:"):  # a click usage error: the console entry point prints only its Error line
         lines = [ln for ln in lines if ln.startswith("Error:")]
     assert len(lines) == 1 and lines[0].startswith("Error:") and words in lines[0], res.output
+
+
+def test_the_shipped_example_is_the_seat_to_act_at_a_source_decision():
+    """The README's JSON example (stdlib/data/shelf_example_situation.json) is a situation the rules allow."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "stdlib" / "data" / "shelf_example_situation.json"
+    pos = SS.to_position(json.loads(path.read_text()))
+    assert (pos.n_players, pos.seat, pos.to_move) == (4, 2, 2)
+    assert SS.from_obs(pos.rules, pos.obs)["decision"] == "source"
+    res = invoke("--situation", str(path), "--budget", "2", "--format", "json")
+    assert res.exit_code == 0 and len(json.loads(res.output)["rows"]) == 6
