@@ -239,9 +239,9 @@ def to_position(situation: dict, deck: Deck | None = None) -> Position:
         _fail(f"players must be 2..5 (SHB-2), not {n!r}")
     variant = sit.get("variant", "standard")
     tiebreak = sit.get("tiebreak", "shared")
-    if variant not in VARIANTS:
+    if not isinstance(variant, str) or variant not in VARIANTS:
         _fail(f"unknown variant {variant!r}: allowed are {', '.join(VARIANTS)} (SHB-11)")
-    if tiebreak not in TIEBREAKS:
+    if not isinstance(tiebreak, str) or tiebreak not in TIEBREAKS:
         _fail(f"unknown tiebreak {tiebreak!r}: allowed are {', '.join(TIEBREAKS)} (SHB-12)")
     srules = ShelfRules(players=n, variant=variant, tiebreak=tiebreak, deck=deck)
     rules = S.step_rules(srules)
@@ -252,7 +252,7 @@ def to_position(situation: dict, deck: Deck | None = None) -> Position:
     decision = sit.get("decision")
     if decision is None:
         decision = "over" if over else ("place" if sit.get("source") is not None else "source")
-    if decision not in DECISIONS:
+    if not isinstance(decision, str) or decision not in DECISIONS:
         _fail(f"unknown decision {decision!r}: allowed are {', '.join(DECISIONS)}")
     if (decision == "over") != over:
         _fail("the game is over exactly when to_move is null and the decision is 'over' (SHB-9)")
@@ -284,7 +284,7 @@ def to_position(situation: dict, deck: Deck | None = None) -> Position:
             fv = first_of[s]
             hit = [p for p, x in grid.items() if isinstance(fv, str) and deck.ids[x] == fv.strip()]
             if not hit:
-                _fail(f"first_placed for seat {s + 1}: {fv!r} is not in that seat's tableau")
+                _fail(f"first_placed for seat {s + 1}: {fv!r} is not in that seat's tableau (SHB-8)")
         grids.append(grid)
     placed = [len(g) for g in grids]
     turn = sum(placed)
