@@ -171,7 +171,103 @@ def run_bench(games: int = 5_000_000, reference_seconds: float = 1.0, progress: 
         for g in games_to_run:
             for rec in g.load("analysis").bench(games, reference_seconds, say):
                 rows.append({"game": g.id, **rec})
+            for rec in search_bench(g.id, reference_seconds, say):
+                rows.append({"game": g.id, **rec})
     return rows
+
+
+#: Sampled worlds per searched decision in :func:`search_bench` (the same for the kernel and its twin).
+SEARCH_WORLDS = 1
+#: Decisions with more legal actions than this are left out of :func:`search_bench` (a Shut The
+#: Books forecast has up to 6,885, each a whole playout per world).
+SEARCH_MAX_ACTIONS = 64
+
+
+def _decisions(step, case, n: int, seed: int = 1) -> list:
+    """Up to ``n`` decisions ``(seat, obs, n_legal)`` spread over games of random legal actions
+    (at most :data:`SEARCH_MAX_ACTIONS` legal actions each)."""
+    import numpy as np
+
+    from ludolab.sim.rng import game_state
+
+    k = step.kernels
+    rng = np.random.default_rng(seed)
+    state = np.zeros(k.STATE_SIZE, dtype=np.int64)
+    acts = np.zeros(k.MAX_ACTIONS, dtype=np.int64)
+    out = []
+    g = 0
+    while len(out) < n and g < 50 * n:
+        k.new_game(case.rules, np.uint64(game_state(np.uint64(seed), np.uint64(g))), state)
+        g += 1
+        steps = 0
+        while k.current_player(state) >= 0 and len(out) < n:
+            m = int(k.legal_actions(case.rules, state, acts))
+            p = int(k.current_player(state))
+            if 2 <= m <= SEARCH_MAX_ACTIONS and rng.random() < 0.2:
+                obs = np.zeros(k.OBS_SIZE, dtype=np.int64)
+                k.observe(case.rules, state, p, obs)
+                out.append((p, obs, m))
+            k.apply_action(case.rules, state, int(acts[rng.integers(m)]))
+            steps += 1
+    return out
+
+
+def search_bench(game_id: str, reference_seconds: float, say, decisions: int = 24) -> list[dict]:
+    """The determinized search (perfect-information Monte Carlo, :func:`ludolab.sim.search.pimc`)
+    of one game: the compiled ``search`` against its pure-Python twin (``py_pimc`` on the twin
+    module) on the same decisions, :data:`SEARCH_WORLDS` worlds each, the game's best heuristic in
+    the playouts, the smallest table of the game's step cases (the twin's playouts are slow).
+    The twin plays the first decisions until ``reference_seconds`` have passed (at least one), and
+    the kernel's rates are timed on those same decisions, so the ratio compares equal work.
+
+    Returns:
+        One record (:func:`record`) counting sampled-world playouts (a legal action played out in
+        one world), with ``ms_each`` the milliseconds per searched decision (one thread) and
+        ``decisions_per_second_1_thread``.
+    """
+    import numpy as np
+
+    from ludolab.sim import search
+
+    step = registry.get(game_id).entry("step_game")()
+    k, twin = step.kernels, step.twin
+    case = min(step.cases, key=lambda c: c.n_players)
+    rollout = [step.policies[step.extra["best"]]] * case.n_players
+    dec = _decisions(step, case, decisions)
+    max_steps = int(step.max_steps(case.rules))
+    truth = np.zeros(k.STATE_SIZE, dtype=np.int64)
+
+    def inputs(seat, obs, key):
+        cfg, params = search.config(k, seat, SEARCH_WORLDS, case.n_players, step.lower_wins, key, rollout, max_steps)
+        return cfg, params, obs, truth
+
+    prepared = [inputs(p, obs, 1000 + i) for i, (p, obs, _) in enumerate(dec)]
+    say(f"{game_id} search reference: decisions for {reference_seconds:g} s ...")
+    tw = search.work_arrays(k, case.n_players)
+    used, t0 = 0, time.perf_counter()
+    while used < len(prepared) and (used == 0 or time.perf_counter() - t0 < reference_seconds):
+        search.py_pimc(twin, case.rules, prepared[used], tw)
+        used += 1
+    t_ref = time.perf_counter() - t0
+    prepared = prepared[:used]
+    playouts = SEARCH_WORLDS * sum(m for _, _, m in dec[:used])
+    work = search.work_arrays(k, case.n_players)
+
+    def kernel():
+        for inp in prepared:
+            k.search(case.rules, inp, work)
+
+    say(f"{game_id} search: {used} decisions, {SEARCH_WORLDS} world each ...")
+    t_all = time_call(kernel)
+    t_one = with_threads(1, lambda: time_call(kernel))
+    ref_playouts = playouts
+    seats = f"{case.n_players} player" + ("s" if case.n_players > 1 else "")
+    label = (f"{game_id}.search (PIMC, {seats}, {SEARCH_WORLDS} world, "
+             f"{step.extra['best']} playouts)")
+    rec = record(label, "playouts", playouts / t_all, numba.get_num_threads(), playouts / t_one, ref_playouts / t_ref)
+    rec["ms_each"] = 1000.0 * float(t_one) / used
+    rec["decisions_per_second_1_thread"] = used / float(t_one)
+    return [rec]
 
 
 def scaling_bench(seconds: float = 4.0, workers: int = 2, say=None, repeats: int = 3) -> list[dict]:
@@ -289,6 +385,10 @@ STARTUP_COMMANDS = (
     ("shelf", "score", "{shelf_example}"),
     ("books", "advise", "--players", "4", "--hand", "R15 R9 B10 B3 B7 Y1 Y5 Y12 P2 P4 P8 P11 P13 R2 B14",
      "--position", "3", "--earlier", "P12 Y3", "--earlier", "", "--pool", "1", "--worlds", "1", "--max-worlds", "1"),
+    ("books", "advise", "--play", "--hand", "R15 R9 R4 B1 B2 B5 Y1 Y9 Y14 P15 P14 P13 P1", "--predictions",
+     "B3 / / Y7 P2 / R1", "--tricks", "B10 B11 B12 B13", "--trick", "Y2", "--start", "0", "--budget", "1"),
+    ("beverbende", "advise", "--players", "3", "--seat", "1", "--turns", "7", "--phase", "drawn", "--drawn", "4",
+     "--row", "1:2 ? ? 9", "--row", "2:? 5 ? ?", "--discard", "3 9 SW 7", "--budget", "1"),
 )
 
 
@@ -296,7 +396,8 @@ def startup_bench(commands=STARTUP_COMMANDS, repeats: int = REPEATS, say=None) -
     """Warm start-up of the commands answered at the table: wall time of a whole ``ludolab``
     process (interpreter start, imports, numba cache loads, the answer), each command run once
     untimed (it fills numba's cache if needed) and then ``repeats`` times.  ``books advise`` runs
-    with one candidate and one sampled deal, so its time is everything but the search.
+    with one candidate and one sampled deal, and each ``advise`` of one decision with ``--budget 1``,
+    so their times are everything but the search.
 
     Returns:
         Records ``command``, ``seconds`` (median), ``seconds_min``, ``seconds_max``."""
@@ -309,13 +410,14 @@ def startup_bench(commands=STARTUP_COMMANDS, repeats: int = REPEATS, say=None) -
     for argv in commands:
         argv = [a.replace("{shelf_example}", example) for a in argv]
         cmd = [sys.executable, "-m", "ludolab.analysis.cli", *argv]
-        say("start-up: ludolab " + " ".join(argv[:2]))
+        name = "ludolab " + " ".join(argv[:2]) + (" --play" if "--play" in argv else "")
+        say("start-up: " + name)
         times = []
         for i in range(1 + max(1, int(repeats))):
             t0 = time.perf_counter()
             subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             if i:
                 times.append(time.perf_counter() - t0)
-        rows.append({"command": "ludolab " + " ".join(argv[:2]), "seconds": statistics.median(times),
+        rows.append({"command": name, "seconds": statistics.median(times),
                      "seconds_min": min(times), "seconds_max": max(times)})
     return rows

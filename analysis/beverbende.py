@@ -592,10 +592,12 @@ def _ci(lo: float, hi: float, fmt: str = "+.2f") -> str:
     return f"95% CI {lo:{fmt}} to {hi:{fmt}}"
 
 
-def _overlap(a, b, col: str) -> bool:
-    """Whether the 95% CIs of ``col`` in rows ``a`` and ``b`` overlap."""
-    return getattr(a, f"{col}_ci_low") <= getattr(b, f"{col}_ci_high") and \
-        getattr(b, f"{col}_ci_low") <= getattr(a, f"{col}_ci_high")
+def _difference(a, b, col: str) -> tuple[float, float, float]:
+    """``col`` of row ``a`` minus that of row ``b`` with the 95% CI of the difference (the rows come from
+    different rounds: :func:`ludolab.analysis.findings.independent_difference`)."""
+    from .findings import independent_difference
+
+    return independent_difference(*(getattr(r, f"{col}{x}") for r in (a, b) for x in ("", "_ci_low", "_ci_high")))
 
 
 def _near_best(part: pd.DataFrame, best_margin_ci_high: float) -> tuple[float, float]:
@@ -853,8 +855,9 @@ def report_section(ctx) -> str:
                f"a field at {k.field_knock:g} (margin {k.margin:+.2f}, {_ci(k.margin_ci_low, k.margin_ci_high)}) "
                "on other rounds")
         if k.best_knock != r.best_knock:
-            txt += (": the CIs overlap, so the difference is within the noise." if _overlap(r, k, "margin")
-                    else ": the CIs do not overlap.")
+            d, lo, hi = _difference(r, k, "margin")
+            txt += (f": the margins differ by {d:+.2f} ({_ci(lo, hi)}), " +
+                    ("so the difference is within the noise." if lo <= 0 <= hi else "beyond noise."))
         else:
             txt += "."
         agree.append(txt)

@@ -398,25 +398,6 @@ def rules_meta(rules: BoxRules, **vary) -> dict:
             "rules_vary": {field: {"column": col, "values": list(values)} for field, (col, values) in vary.items()}}
 
 
-# ------------------------------------------------------------------ report
-def report_section(ctx) -> str:
-    """The Shut the Box section of ``ludolab report``: findings a player can act on first, then optimal values,
-    policies, scoring variants, targets, matches and the policy map, every column defined where it is shown.
-
-    Written by :func:`ludolab.analysis.box_report.section` (see there for the run sizes, seeds and the
-    provenance of each table).
-
-    Args:
-        ctx: the :class:`~ludolab.analysis.report.ReportContext`.
-
-    Returns:
-        The section's Markdown.
-    """
-    from .box_report import section
-
-    return section(ctx)
-
-
 # ------------------------------------------------------------------- bench
 def bench(games: int, reference_seconds: float, say) -> list[dict]:
     """Benchmark entries of Shut the Box: Monte Carlo, exact DP (12 tiles), exact evaluation, multi-round matches.

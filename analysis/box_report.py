@@ -381,7 +381,7 @@ def box_findings(*, rules: BoxRules, summary: pd.DataFrame, optimal: pd.DataFram
     return out
 
 
-def section(ctx) -> str:
+def report_section(ctx) -> str:
     """The Shut the Box section of ``ludolab report``: findings first, then the tables and charts behind them.
 
     Args:

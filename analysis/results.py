@@ -13,23 +13,12 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
-import platform
 import tempfile
-from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 
-
-def versions() -> dict:
-    """Versions of ludolab and of the libraries that shape its numbers."""
-    out = {"python": platform.python_version()}
-    for pkg in ("ludolab", "numpy", "numba", "pandas"):
-        try:
-            out[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:  # pragma: no cover
-            out[pkg] = "unknown"
-    return out
+from .scale import run_provenance, versions  # noqa: F401  (versions: the provenance's library versions)
 
 
 def provenance(game: str, **fields) -> dict:
@@ -99,8 +88,6 @@ def save_table(df: pd.DataFrame, out_dir: str | Path, name: str, fmt: str = "csv
     from .outputs import writing
 
     out_dir = Path(out_dir)
-    from .scale import run_provenance  # versions, git commit, command line, backend, runs made
-
     info = _jsonable({**run_provenance(), **(meta or {}), **df.attrs})
     if fmt == "csv":
         path = out_dir / f"{name}.csv"

@@ -18,6 +18,7 @@ later gets them with no change to its command line.
 from __future__ import annotations
 
 import contextvars
+import platform
 import functools
 import subprocess
 from pathlib import Path
@@ -195,6 +196,19 @@ def add_scale_options(cmd: click.Command) -> click.Command:
 
 # ------------------------------------------------------------------ provenance
 @functools.lru_cache(maxsize=1)
+def versions() -> dict:
+    """Versions of ludolab and of the libraries that shape its numbers."""
+    from importlib import metadata  # a slow import, wanted only where provenance is written
+
+    out = {"python": platform.python_version()}
+    for pkg in ("ludolab", "numpy", "numba", "pandas"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:  # pragma: no cover
+            out[pkg] = "unknown"
+    return out
+
+
 def git_commit() -> str | None:
     """The git commit of the source tree ludolab runs from, when it is a git work tree."""
     here = Path(__file__).resolve().parent
@@ -211,8 +225,6 @@ def run_provenance() -> dict:
     ludolab and library versions, git commit, command line, execution settings and the
     runs made (games, chunks, seed, fingerprint, backend, precision reached)."""
     from ludolab.sim.runner import current_session
-
-    from .results import versions
 
     v = versions()
     sess = current_session()

@@ -26,9 +26,6 @@ import numpy as np
 
 from ludolab.stdlib.errors import LudolabError, SituationError
 
-from . import search
-from .rng import game_state
-from .stats import Z95
 
 #: Worlds sampled per decision when neither a budget nor a half-width is given.
 DEFAULT_WORLDS = 200
@@ -136,6 +133,10 @@ def advise(game, rules: np.ndarray, n_players: int, seat: int, obs: np.ndarray, 
             another seat acts), or whose worlds disagree on the legal actions.
     """
     from ludolab.analysis.findings import compare  # the report's one comparison rule
+
+    from . import search  # numba: imported when advice is asked for, not with the command line
+    from .rng import game_state
+    from .stats import Z95
 
     k = game.kernels
     if budget is not None and not 1 <= int(budget) <= MAX_WORLDS:

@@ -113,7 +113,7 @@ def _entry(stem: str, report: str | None = None) -> dict:
 #: The registered games, in the order of the report and of ``ludolab games``.
 GAMES: tuple[GameInfo, ...] = (
     GameInfo("box", "Shut the Box", "box", "box", "seeds/shut_the_box.md", "1",
-             "complete: exact solver, policies, Monte Carlo, matches", **_entry("box")),
+             "complete: exact solver, policies, Monte Carlo, matches", **_entry("box", report="ludolab.analysis.box_report")),
     GameInfo("books", "Shut The Books", "books", "books", "seeds/shut_the_books.md", "1",
              "engine, heuristic and rollout policies, accuracy study with calibration, forecast advice, "
              "variants, hand records", **_entry("books")),

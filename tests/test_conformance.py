@@ -33,8 +33,7 @@ def test_registry_entry_is_complete(game_id):
     g = registry.get(game_id)
     assert (ROOT / g.rules_file).is_file(), f"{g.rules_file} is missing"
     assert g.load("cli").group.name == g.cli_name
-    analysis = g.load("analysis")
-    assert callable(analysis.report_section) and callable(analysis.bench)
+    assert callable(g.entry("report_section")) and callable(g.entry("bench"))
     assert callable(g.load("sim").conformance)
 
 

@@ -265,8 +265,10 @@ def test_run_bench_records(bench_rows):
             assert 0 < r[k + "_min"] <= r[k] <= r[k + "_max"], (r["kernel"], k)
 
 
-# Still pure Python (its bench entry times it against the exact-fraction twin of the same search).
-NOT_YET_KERNELS = ("box foresight",)
+# Still pure Python (its bench entry times it against the exact-fraction twin of the same search);
+# Shelve the Book's search: its step-interface policies rebuild the deck's scoring tables at every
+# decision (about 12x the twin today), a known gap of the step interface.
+NOT_YET_KERNELS = ("box foresight", "shelf.search")
 
 
 @bench_mark
@@ -378,7 +380,9 @@ def test_startup_bench_times_whole_processes_after_a_warm_run():
     """bench --startup: each command run as its own process, once untimed, then timed (no speed asserted)."""
     from ludolab.analysis.bench import STARTUP_COMMANDS, startup_bench
 
-    assert {" ".join(c[:2]) for c in STARTUP_COMMANDS} == {"box advise", "box solve", "shelf score", "books advise"}
+    names = {" ".join(c[:2]) + (" --play" if "--play" in c else "") for c in STARTUP_COMMANDS}
+    assert names == {"box advise", "box solve", "shelf score", "books advise", "books advise --play",
+                     "beverbende advise"}
     (row,) = startup_bench(commands=(("box", "solve"),), repeats=1)
     assert row["command"] == "ludolab box solve"
     assert 0 < row["seconds_min"] <= row["seconds"] <= row["seconds_max"]

@@ -267,16 +267,27 @@ def test_fast_games_equal_step_games(game_id, ci):
         assert [int(a) for a in actions] == [x[2] for x in trace], f"game {k}: fast kernel and step interface differ"
 
 
-@pytest.mark.parametrize("game_id,ci", _cases())
-def test_no_peeking_and_determinize(game_id, ci):
-    """Every named policy sees only its seat's observation; determinize is consistent with it."""
-    g, case = _case(game_id, ci)
+def _named_acts(g, case) -> dict:
+    """name -> ``act(obs, state) -> action`` for every named policy the no-peeking check covers."""
+    k = g.kernels
+    out = {}
+    for name, (kind, params) in S.named_policies(g, case).items():
+        if name not in g.extra.get("slow_policies", ()):
+            out[name] = lambda obs, st, kind=kind, params=params: int(k.act(kind, params, obs, st))
+    return out
+
+
+def _peeking(g, case, acts: dict, keys) -> list[str]:
+    """Check ``acts`` (name -> ``act(obs, state)``) in states that differ only in what the seat cannot see
+    (determinized worlds and the game's own perturbations); also that determinize is consistent with the
+    observation and a determinized world plays on.  Returns a message per policy that peeked."""
     drv = _Driver(g, case, "kernel")
     k = g.kernels
     rng = np.random.default_rng(17)
     lo, hi = g.return_bounds(case.rules)
     checked = differed = 0
-    for key in _keys(19, 8):
+    peeked: dict = {}
+    for key in keys:
         trace, _, _ = drv.play(key, _policy_chooser, check=False)
         for before, seat, _, _ in trace[:: max(1, len(trace) // 12)]:
             obs = drv.obs(before, seat)
@@ -292,14 +303,15 @@ def test_no_peeking_and_determinize(game_id, ci):
                 w = w.copy()
                 w[k.S_RNG] = before[k.S_RNG]
                 assert np.array_equal(drv.obs(w, seat), obs)
-                for name, (kind, params) in S.named_policies(g, case).items():
-                    if name in g.extra.get("slow_policies", ()):
-                        continue
+                for name, act in acts.items():
                     a_s, a_w = before.copy(), w.copy()
-                    a = int(k.act(kind, params, obs.copy(), a_s))
-                    b = int(k.act(kind, params, obs.copy(), a_w))
-                    assert a == b, f"policy {name} plays {a} in the true state and {b} in one it cannot tell apart"
-                    assert a_s[k.S_RNG] == a_w[k.S_RNG], f"policy {name} draws differently in states it cannot tell apart"
+                    a = act(obs.copy(), a_s)
+                    b = act(obs.copy(), a_w)
+                    if a != b:
+                        peeked.setdefault(name, f"policy {name} plays {a} in the true state and {b} in one it "
+                                                "cannot tell apart")
+                    elif a_s[k.S_RNG] != a_w[k.S_RNG]:
+                        peeked.setdefault(name, f"policy {name} draws differently in states it cannot tell apart")
             # a determinized world plays on to a legal end
             sub = _Driver(g, case, "kernel")
             st = world.copy()
@@ -316,6 +328,38 @@ def test_no_peeking_and_determinize(game_id, ci):
     assert checked > 0
     if g.extra.get("hidden_information", True):
         assert differed > 0, "determinize never changed a hidden card: is anything hidden?"
+    return list(peeked.values())
+
+
+@pytest.mark.parametrize("game_id,ci", _cases())
+def test_no_peeking_and_determinize(game_id, ci):
+    """Every named policy sees only its seat's observation; determinize is consistent with it."""
+    g, case = _case(game_id, ci)
+    assert _peeking(g, case, _named_acts(g, case), _keys(19, 8)) == []
+
+
+@pytest.mark.parametrize("game_id", [g for g in IDS if _game(g).extra.get("hidden_information", True)])
+def test_no_peeking_catches_a_policy_that_reads_hidden_cards(game_id):
+    """The check above is not blind: a planted policy that plays the legal action indexed by a hash of the
+    whole state (hidden cards included) is caught, while the same choice by a hash of the observation passes."""
+    g, case = _game(game_id), _game(game_id).cases[0]
+    k = g.kernels
+    acts = np.zeros(k.MAX_ACTIONS, dtype=np.int64)
+
+    def pick(code, st):
+        n = int(k.legal_actions(case.rules, st, acts))
+        return int(acts[int(code) % n])
+
+    def peeker(obs, st):  # reads the state it was handed for its stream only
+        hidden = st.copy()
+        hidden[k.S_RNG] = 0
+        return pick(int(np.abs(hidden * np.arange(1, len(hidden) + 1)).sum()), st)
+
+    def honest(obs, st):
+        return pick(int(np.abs(obs * np.arange(1, len(obs) + 1)).sum()), st)
+
+    found = _peeking(g, case, {"planted peeker": peeker, "honest hash": honest}, _keys(23, 4))
+    assert len(found) == 1 and found[0].startswith("policy planted peeker plays"), found
 
 
 @pytest.mark.parametrize("game_id,ci", _cases())
