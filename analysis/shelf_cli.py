@@ -286,10 +286,11 @@ SITUATION_OPTIONS = {"players": "players", "seat": "seat", "variant": "variant",
 #: :func:`default_worlds`).
 ADVISE_BUDGET = 100
 #: Playout work of the default budget: worlds x legal actions x turns left to play.  One unit took
-#: 45 to 70 microseconds on a shared, busy 2-core machine (4 and 5 players, placements with 24 to 60
-#: legal actions, from the 4th turn to the 50th), so this is about one second.
-ADVISE_WORK = 15_000
-#: The fewest worlds the default budget samples (1.0 to 1.4 s at the largest decisions of 5 players).
+#: 24 microseconds on a quiet 2-core machine and up to 70 on a busy, shared one (2, 4 and 5 players,
+#: every decision kind from the first turn to the last, up to 60 legal actions), so this is 0.5 to
+#: 1.4 seconds.
+ADVISE_WORK = 20_000
+#: The fewest worlds the default budget samples (0.45 to 1.4 s at the largest decisions of 5 players).
 ADVISE_MIN_WORLDS = 6
 
 

@@ -177,3 +177,15 @@ def test_the_shipped_example_is_the_seat_to_act_at_a_source_decision():
     assert SS.from_obs(pos.rules, pos.obs)["decision"] == "source"
     res = invoke("--situation", str(path), "--budget", "2", "--format", "json")
     assert res.exit_code == 0 and len(json.loads(res.output)["rows"]) == 6
+
+
+def test_the_default_budget_shares_out_the_work_between_its_bounds(mid_game):
+    """Without --budget a decision samples fewer worlds the more actions and turns it has left."""
+    from ludolab.analysis.shelf_cli import ADVISE_BUDGET, ADVISE_MIN_WORLDS, default_worlds
+
+    assert default_worlds(4, 1) == ADVISE_BUDGET and default_worlds(60, 55) == ADVISE_MIN_WORLDS
+    assert default_worlds(36, 20) < default_worlds(6, 20)
+    sit, path, _ = mid_game
+    doc = json.loads(invoke("--situation", str(path), "--format", "json").output)
+    turns_left = 15 * sit["players"] - sum(c != "." for t in sit["tableaus"] for row in t for c in row.split())
+    assert doc["worlds"] == default_worlds(len(doc["rows"]), turns_left)
