@@ -382,7 +382,9 @@ def advise(situation_file, players, seat, variant, tiebreak, tableaus, first_pla
     A value is the mean over worlds sampled from what the seat knows (the pile's order, the other hands
     and cards drawn unseen dealt at random), the action played, then the rest of the game played by the
     continuation policy named in the output for every seat.  The last line says whether the best action
-    is better than the second, equally good, or cannot be told apart yet at the budget used."""
+    is better than the second, equally good, or cannot be told apart yet at the budget used.  Without
+    --budget a decision samples at most 100 worlds, fewer where it has many legal actions and much of
+    the game left, to answer within 2 s."""
     from ludolab.sim import advice as AD
     from ludolab.sim import shelf as S
     from ludolab.sim import shelf_situation as SS
