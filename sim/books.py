@@ -1051,6 +1051,26 @@ def _step_cases() -> list:
     return cases
 
 
+def step_variants(players: int) -> list:
+    """Every named rule variant of Shut The Books at ``players`` seats, as rulesets of the step game
+    (:class:`ludolab.sim.step.RulesCase`, the best heuristic in every seat): each scoring (STK-8), void
+    trump ignored (STK-6) and shared ties (STK-9), each otherwise the rulebook.
+
+    Raises:
+        RulesError: a player count the rules do not allow (STK-1)."""
+    from .step import RulesCase
+
+    rulesets = [(f"{sc} scoring", BooksRules(players, scoring=sc)) for sc in B.SCORINGS]
+    rulesets += [("void trump ignored", BooksRules(players, void_trump="ignored")),
+                 ("ties shared", BooksRules(players, tie_break="shared"))]
+    out = []
+    for label, rules in rulesets:
+        named = step_policies(rules)
+        out.append(RulesCase(label, rules.game_array(), players, (named["heuristic/heuristic"],) * players,
+                             named=named))
+    return out
+
+
 def step_game():
     """Shut The Books for the step-interface harness (:class:`ludolab.sim.step.StepGame`): a whole game
     (STK-9) of as many hands as players, stepped by ``books_kernels``' step functions."""
@@ -1072,4 +1092,4 @@ def step_game():
                     winner=_step_winner,
                     extra={"slow_policies": tuple(n for n in named if "rollout" in n), "hidden_information": True,
                            "best": "heuristic/heuristic", "random": "random/random",
-                           "moments": lambda r: int(r[B.R_HANDS]) + 1})
+                           "moments": lambda r: int(r[B.R_HANDS]) + 1, "variants": step_variants})

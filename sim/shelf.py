@@ -704,6 +704,23 @@ def check_step_state(rules: np.ndarray, state: np.ndarray) -> None:
             assert hand == k, f"seat {s}'s hand card known to all is {k}, but the seat holds {hand}"
 
 
+def step_variants(players: int) -> list:
+    """Every named scoring variant of Shelve the Book (SHB-11) and the ``sequences`` tie-break (SHB-12) at
+    ``players`` seats, as rulesets of the step game (:class:`ludolab.sim.step.RulesCase`, the potential
+    policy in every seat), each otherwise the standard rules.
+
+    Raises:
+        RulesError: a player count the rules do not allow (SHB-2)."""
+    from ludolab.stdlib.shelf import VARIANTS
+
+    from .step import RulesCase
+
+    pol = (POLICIES["potential"][0], make_policy("potential").array())
+    rulesets = [(f"{v} scoring", ShelfRules(players=players, variant=v)) for v in VARIANTS]
+    rulesets.append(("sequences tie-break", ShelfRules(players=players, tiebreak="sequences")))
+    return [RulesCase(label, step_rules(r), players, (pol,) * players) for label, r in rulesets]
+
+
 def step_game():
     """What the step-interface harness needs of Shelve the Book (:class:`ludolab.sim.step.StepGame`):
     the kernels and their twin, the rulesets (2..5 players, the columns variant with the sequences
@@ -730,4 +747,5 @@ def step_game():
                     return_bounds=_step_return_bounds, check_state=check_step_state, simulate=_step_simulate,
                     accumulator=_step_accumulator, fast_games=_step_fast_games, lower_wins=False,
                     winner=_step_winner, extra={"slow_policies": ("rollout",), "best": "potential",
-                                                "random": "random", "moments": lambda r: 16})
+                                                "random": "random", "moments": lambda r: 16,
+                                                "variants": step_variants})
