@@ -1716,10 +1716,34 @@ def returns(rules, state, out):
     """Points of every seat's tableau as it stands into out float64 (n_players,)
     (SHB-10, SHB-11: the final scores once the game is over)."""
     attrs, points, columns = _rules_deck(rules)
-    aux = _make_aux(attrs, points)
-    tab = np.empty(NCELL, dtype=np.int64)
+    tab = np.empty(15, dtype=np.int64)
+    kinds = np.zeros(NKIND, dtype=np.int64)
     for s in range(state[S_NP]):
-        out[s] = float(_grid_points(state, s, aux, attrs.shape[0], points, columns, tab))
+        # the frame's window from the top left of the cards placed (as _grid_points reads it), scored
+        # line by line from the deck's attributes: no table of every pair of the deck is needed
+        if state[NPL0 + s] == 0:
+            out[s] = 0.0
+            continue
+        b = BB0 + 4 * s
+        for i in range(3):
+            for j in range(5):
+                r = state[b] + i
+                c = state[b + 2] + j
+                tab[5 * i + j] = state[GRID0 + s * NCELL + r * GW + c] if r < GH and c < GW else -1
+        out[s] = float(_score_tableau(tab, attrs, points, columns, kinds))
+
+
+@njit(cache=True, inline="always")
+def _renumber(view, j, local, cards, m):
+    """Give the card at view[j] (if any) its number among the m cards renumbered so far."""
+    x = view[j]
+    if x >= 0:
+        if local[x] < 0:
+            local[x] = m
+            cards[m] = x
+            m += 1
+        view[j] = local[x]
+    return m
 
 
 @njit(cache=True)
@@ -1734,15 +1758,41 @@ def act(kind, params, obs, state):
             attrs[i, a] = obs[O_ATTRS + 4 * i + a]
     points = obs[O_POINTS:O_POINTS + 6].copy()
     columns = obs[O_COLUMNS]
-    aux = _make_aux(attrs, points)
     # the deciders read (and mark places on) a copy in the whole-game kernels' int16 layout,
     # so both run the same compiled code
     view = np.empty(STATE_LEN, dtype=np.int16)
     for j in range(STATE_LEN):
         view[j] = obs[j]
+    mover = view[S_SEAT]
     for s in range(MAXP):
-        if s != view[S_SEAT]:
+        if s != mover:
             view[HAND0 + s] = -1  # the policies decide on what the whole-game kernels show them
+    if kind == P_GREEDY or kind == P_POTENTIAL:
+        # these decisions compare only the mover's placed cards and the cards it may place (hand,
+        # held, offer): they run on those cards renumbered 0..m-1, with their own small lookup
+        # tables, instead of the tables of every pair of the deck (the same decisions, by index)
+        local = np.full(n, -1, dtype=np.int64)
+        cards = np.empty(NCELL + OFFER_MAX + 4, dtype=np.int64)
+        m = 0
+        for j in range(GRID0 + mover * NCELL, GRID0 + (mover + 1) * NCELL):
+            m = _renumber(view, j, local, cards, m)
+        for j in range(OFFER0, OFFER0 + OFFER_MAX):
+            m = _renumber(view, j, local, cards, m)
+        m = _renumber(view, HAND0 + mover, local, cards, m)
+        for j in range(HELD0, HELD0 + 3):
+            m = _renumber(view, j, local, cards, m)
+        for j in range(PILE0, PILE0 + MAXD):
+            view[j] = -1  # not read by these policies (only the pile's size is)
+        for s in range(MAXP):
+            if s != mover:
+                for c in range(NCELL):
+                    view[GRID0 + s * NCELL + c] = -1  # nor the other tableaus
+        lattrs = np.empty((m, 4), dtype=np.int64)
+        for i in range(m):
+            for a in range(4):
+                lattrs[i, a] = attrs[cards[i], a]
+        attrs = lattrs
+    aux = _make_aux(attrs, points)
     wsi, pre, pref = _workspace()
     st = np.uint64(state[S_RNG])
     if view[S_NHELD] == 0:
