@@ -66,12 +66,14 @@ def budget_of(budget, half_width, default_budget: int) -> int:
     return int(budget) if budget is not None else int(default_budget)
 
 
-def advice_table(adv: _advice.Advice, label) -> TextTable:
-    """The ranked rows of ``adv`` as a table (``label(action) -> str`` names each action)."""
-    return TextTable(adv.rows(label), COLUMNS)
+def advice_table(adv: _advice.Advice, label, codes: bool = False) -> TextTable:
+    """The ranked rows of ``adv`` as a table (``label(action) -> str`` names each action; ``codes``
+    adds the action's int ``code`` of the game's action encoding after its label)."""
+    return TextTable(adv.rows(label), COLUMNS[:2] + ["code"] + COLUMNS[2:] if codes else COLUMNS)
 
 
-def emit_advice(adv: _advice.Advice, label, title: str, record: dict, fmt: str, unit: str = "points") -> None:
+def emit_advice(adv: _advice.Advice, label, title: str, record: dict, fmt: str, unit: str = "points",
+                seat_name: str | None = None) -> None:
     """Print the advice: ``record`` (the situation in a few fields), then the budget, the
     continuation and the verdict, then the ranked table.
 
@@ -82,11 +84,12 @@ def emit_advice(adv: _advice.Advice, label, title: str, record: dict, fmt: str, 
         record: what the answer is about (game, seat, ...), printed first.
         fmt: ``table``, ``json`` or ``csv``.
         unit: what ``value`` is, e.g. ``"points"`` or ``"penalty points of the round"``.
+        seat_name: how the game's rules name the seat (default ``"seat N"``, counted from 1).
     """
     better = "lower is better" if adv.lower_is_better else "higher is better"
     rec = dict(record)
     rec.update({
-        "value": f"expected {unit} for seat {adv.seat + 1} ({better}), 95% CI",
+        "value": f"expected {unit} for {seat_name or f'seat {adv.seat + 1}'} ({better}), 95% CI",
         "advice": label(int(adv.actions[0])),
         "worlds": adv.worlds,
         "continuation": f"{adv.continuation} for every seat after the action",
@@ -96,4 +99,4 @@ def emit_advice(adv: _advice.Advice, label, title: str, record: dict, fmt: str, 
     })
     if fmt == "json":
         rec["gap"] = None if adv.verdict is None else {"diff": adv.diff, "ci_low": adv.diff_low, "ci_high": adv.diff_high}
-    emit(fmt, record=rec, table=advice_table(adv, label), title=title)
+    emit(fmt, record=rec, table=advice_table(adv, label, codes=fmt != "table"), title=title)

@@ -27,13 +27,14 @@ from .cli_common import InputError, user_errors
               help="Duplicate deals (each also played with every seat in turn at random for the skill measures).")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--no-skill", is_flag=True, help="Leave out the skill measures (one run instead of one per seat more).")
+@click.option("--variants", is_flag=True,
+              help="Every named scoring or rule variant of the game side by side, one column each, on the same "
+                   "deals (the same seed).")
 @click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
 @user_errors
-def balance(game, players, policies, games, seed, no_skill, fmt):
+def balance(game, players, policies, games, seed, no_skill, variants, fmt):
     """One row per measure: its value, 95% CI and what it means (definitions in the README,
-    section "Balance")."""
-    from ludolab.sim import balance as BAL
-    from ludolab.sim.step import named_policies
+    section "Balance"); with --variants one column per rule variant."""
     from ludolab.stdlib import registry
     from ludolab.stdlib.errors import LudolabError
 
@@ -46,7 +47,54 @@ def balance(game, players, policies, games, seed, no_skill, fmt):
     cases = [c for c in g.cases if c.n_players >= 2 and (players is None or c.n_players == players)]
     if not cases:
         raise InputError(f"--players {players}: {info.title} is measured at {', '.join(map(str, sizes))} players")
-    case = cases[0]
+    if variants:
+        if "variants" not in g.extra:
+            raise InputError(f"--variants: {info.title} has no rule variants to set side by side here "
+                             f"(its own command compares them: ludolab {info.cli_name} --help)")
+        cases = list(g.extra["variants"](cases[0].n_players))
+    else:
+        cases = cases[:1]
+    rows = []
+    for case in cases:
+        rows += _study(g, info, case, policies, games, seed, no_skill)
+    names = rows[0]["_seats"]
+    if fmt == "json":
+        click.echo(json.dumps([{k: r[k] for k in ("metric", "variant", "value", "ci_low", "ci_high")} for r in rows],
+                              indent=2))
+        return
+    if not variants:
+        click.echo(f"Balance of {info.title} ({cases[0].label}; seats {', '.join(names)}; {games} games, seed {seed})")
+        w = max(len(r["metric"]) for r in rows)
+        for r in rows:
+            click.echo(f"{r['metric']:<{w}}  {r['value']:10.4f}  ({r['ci_low']:.4f} to {r['ci_high']:.4f})  "
+                       f"{r['meaning']}")
+        return
+    click.echo(f"Balance of {info.title} by rule variant ({cases[0].n_players} players; seats {', '.join(names)}; "
+               f"{games} games on the same deals, seed {seed}); each cell the value (95% CI)")
+    from .text_table import TextTable
+
+    labels = [c.label for c in cases]
+    table = {}
+    for r in rows:
+        table.setdefault(r["metric"], {"metric": r["metric"]})[r["variant"]] = (
+            f"{_num(r['value'])} ({_num(r['ci_low'])} to {_num(r['ci_high'])})")
+    click.echo(TextTable(list(table.values()), ["metric", *labels]).to_string())
+
+
+def _num(x: float) -> str:
+    """A measure for people: no scientific notation, 4 decimals below 1, 2 up to 1,000."""
+    x = float(x)
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.2f}" if abs(x) >= 1 else f"{x:.4f}"
+
+
+def _study(g, info, case, policies, games, seed, no_skill) -> list:
+    """The measures of one ruleset (rows of :func:`ludolab.sim.balance.study`, each with ``_seats``).
+
+    Raises:
+        InputError: a policy name the game does not have, or not one per seat."""
+    from ludolab.sim import balance as BAL
+    from ludolab.sim.step import named_policies
+
     named = named_policies(g, case)
     best = g.extra.get("best", next(iter(named)))
     names = list(policies) or [best]
@@ -62,11 +110,4 @@ def balance(game, players, policies, games, seed, no_skill, fmt):
     moments = int(g.extra["moments"](case.rules)) if "moments" in g.extra else int(g.max_steps(case.rules)) + 1
     rows = BAL.study(g.kernels, case.rules, [named[n] for n in names], bool(g.lower_wins), games, seed, moments,
                      random_policy=random_policy, variant=case.label)
-    if fmt == "json":
-        click.echo(json.dumps([{k: r[k] for k in ("metric", "variant", "value", "ci_low", "ci_high")} for r in rows],
-                              indent=2))
-        return
-    click.echo(f"Balance of {info.title} ({case.label}; seats {', '.join(names)}; {games} games, seed {seed})")
-    w = max(len(r["metric"]) for r in rows)
-    for r in rows:
-        click.echo(f"{r['metric']:<{w}}  {r['value']:10.4f}  ({r['ci_low']:.4f} to {r['ci_high']:.4f})  {r['meaning']}")
+    return [{**r, "_seats": names} for r in rows]

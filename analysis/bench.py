@@ -385,6 +385,10 @@ STARTUP_COMMANDS = (
     ("shelf", "score", "{shelf_example}"),
     ("books", "advise", "--players", "4", "--hand", "R15 R9 B10 B3 B7 Y1 Y5 Y12 P2 P4 P8 P11 P13 R2 B14",
      "--position", "3", "--earlier", "P12 Y3", "--earlier", "", "--pool", "1", "--worlds", "1", "--max-worlds", "1"),
+    ("books", "advise", "--play", "--hand", "R15 R9 R4 B1 B2 B5 Y1 Y9 Y14 P15 P14 P13 P1", "--predictions",
+     "B3 / / Y7 P2 / R1", "--tricks", "B10 B11 B12 B13", "--trick", "Y2", "--start", "0", "--budget", "1"),
+    ("beverbende", "advise", "--players", "3", "--seat", "1", "--turns", "7", "--phase", "drawn", "--drawn", "4",
+     "--row", "1:2 ? ? 9", "--row", "2:? 5 ? ?", "--discard", "3 9 SW 7", "--budget", "1"),
 )
 
 
@@ -392,7 +396,8 @@ def startup_bench(commands=STARTUP_COMMANDS, repeats: int = REPEATS, say=None) -
     """Warm start-up of the commands answered at the table: wall time of a whole ``ludolab``
     process (interpreter start, imports, numba cache loads, the answer), each command run once
     untimed (it fills numba's cache if needed) and then ``repeats`` times.  ``books advise`` runs
-    with one candidate and one sampled deal, so its time is everything but the search.
+    with one candidate and one sampled deal, and each ``advise`` of one decision with ``--budget 1``,
+    so their times are everything but the search.
 
     Returns:
         Records ``command``, ``seconds`` (median), ``seconds_min``, ``seconds_max``."""
@@ -405,13 +410,14 @@ def startup_bench(commands=STARTUP_COMMANDS, repeats: int = REPEATS, say=None) -
     for argv in commands:
         argv = [a.replace("{shelf_example}", example) for a in argv]
         cmd = [sys.executable, "-m", "ludolab.analysis.cli", *argv]
-        say("start-up: ludolab " + " ".join(argv[:2]))
+        name = "ludolab " + " ".join(argv[:2]) + (" --play" if "--play" in argv else "")
+        say("start-up: " + name)
         times = []
         for i in range(1 + max(1, int(repeats))):
             t0 = time.perf_counter()
             subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             if i:
                 times.append(time.perf_counter() - t0)
-        rows.append({"command": "ludolab " + " ".join(argv[:2]), "seconds": statistics.median(times),
+        rows.append({"command": name, "seconds": statistics.median(times),
                      "seconds_min": min(times), "seconds_max": max(times)})
     return rows

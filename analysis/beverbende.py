@@ -75,14 +75,16 @@ def best_knock(sweep: pd.DataFrame, objective: str = "margin") -> pd.DataFrame:
 
     objective: ``margin`` (lowest score relative to the other seats' mean: what decides a game scored by
     sums), ``mean_score`` (lowest own score) or ``p_win`` (highest chance of the lowest row, shared wins
-    counted as half).
+    counted as half).  The rounds ended by the round cap (BVB-12) at the best threshold come along
+    (``capped_rounds``, of ``rounds``) where the sweep has them.
     """
     s = sweep.copy()
     keys = [c for c in ("scoring", "players", "field_knock") if c in s]
     idx = (s.groupby(keys)[objective].idxmax() if objective == "p_win"
            else s.groupby(keys)[objective].idxmin())
-    return s.loc[idx, keys + ["knock", "margin", "margin_ci_low", "margin_ci_high", "mean_score", "p_win"]] \
-        .rename(columns={"knock": "best_knock"}).reset_index(drop=True)
+    cols = keys + ["knock", "margin", "margin_ci_low", "margin_ci_high", "mean_score", "p_win"]
+    cols += [c for c in ("capped_rounds", "rounds") if c in s]  # a best threshold that never knocks shows it
+    return s.loc[idx, cols].rename(columns={"knock": "best_knock"}).reset_index(drop=True)
 
 
 def policy_pairs(pt: pd.DataFrame, rounds: int = 20_000, seed: int = 1, field="threshold",
@@ -592,10 +594,12 @@ def _ci(lo: float, hi: float, fmt: str = "+.2f") -> str:
     return f"95% CI {lo:{fmt}} to {hi:{fmt}}"
 
 
-def _overlap(a, b, col: str) -> bool:
-    """Whether the 95% CIs of ``col`` in rows ``a`` and ``b`` overlap."""
-    return getattr(a, f"{col}_ci_low") <= getattr(b, f"{col}_ci_high") and \
-        getattr(b, f"{col}_ci_low") <= getattr(a, f"{col}_ci_high")
+def _difference(a, b, col: str) -> tuple[float, float, float]:
+    """``col`` of row ``a`` minus that of row ``b`` with the 95% CI of the difference (the rows come from
+    different rounds: :func:`ludolab.analysis.findings.independent_difference`)."""
+    from .findings import independent_difference
+
+    return independent_difference(*(getattr(r, f"{col}{x}") for r in (a, b) for x in ("", "_ci_low", "_ci_high")))
 
 
 def _near_best(part: pd.DataFrame, best_margin_ci_high: float) -> tuple[float, float]:
@@ -777,7 +781,7 @@ def report_section(ctx) -> str:
                          "that field", "margin": "seat 0's `margin` at `best_knock` (points, lower is better)",
                          "mean_score": "seat 0's mean round score at `best_knock` (points)",
                          "p_win": "chance seat 0 has the lowest row at `best_knock`, a shared lowest counted as "
-                                  "half"}),
+                                  "half", "rounds": "rounds played at each threshold"}),
            ctx.table(bk, "beverbende_best_knock", {**meta, "rounds": sw_rounds},
                      shown=bk[bk.field_knock == knock_rows[0][1].field_knock])]
 
@@ -853,8 +857,9 @@ def report_section(ctx) -> str:
                f"a field at {k.field_knock:g} (margin {k.margin:+.2f}, {_ci(k.margin_ci_low, k.margin_ci_high)}) "
                "on other rounds")
         if k.best_knock != r.best_knock:
-            txt += (": the CIs overlap, so the difference is within the noise." if _overlap(r, k, "margin")
-                    else ": the CIs do not overlap.")
+            d, lo, hi = _difference(r, k, "margin")
+            txt += (f": the margins differ by {d:+.2f} ({_ci(lo, hi)}), " +
+                    ("so the difference is within the noise." if lo <= 0 <= hi else "beyond noise."))
         else:
             txt += "."
         agree.append(txt)
@@ -864,6 +869,7 @@ def report_section(ctx) -> str:
            f"at {default_k:g}), {var_rounds:,} rounds per threshold. " + " ".join(agree) + "\n",
            ctx.figure(fig_variants(var), "beverbende_variants", "Seat 0's result against its knock threshold under each scoring variant"),
            _columns(bv, {**base_defs, "scoring": "the scoring variant (BVB-15)",
+                         "rounds": "rounds played at each threshold",
                          "field_knock": "knock threshold of every other seat (the default heuristic's)",
                          "best_knock": "seat 0's best knock threshold: lowest `margin` for `sum` and "
                                        "`knocker-penalty`, highest `p_win` for `win-count`",

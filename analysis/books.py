@@ -9,6 +9,8 @@ import pandas as pd
 from ludolab.sim import books as S
 from ludolab.stdlib.books import SCORINGS, BooksRules
 
+from .findings import all_agree, differs
+
 GAME = "books"
 #: The policy pairs of the standard comparison: (forecast, play).
 STANDARD_CONFIGS = (("heuristic", "heuristic"), ("heuristic", "random"), ("zero", "heuristic"),
@@ -341,8 +343,8 @@ def _shown(ctx, df, name, meta) -> str:
     return columns_line(lay.shown) + (" " + note if note else "") + "\n\n" + ctx.table(df, name, meta)
 
 
-def _overlap(lo1, hi1, lo2, hi2) -> bool:
-    return float(lo1) <= float(hi2) and float(lo2) <= float(hi1)
+#: How a finding says that two estimates from different deals differ beyond noise.
+NOISE = "the 95% CI of their difference excludes 0"
 
 
 def _ci(lo, hi, fmt="{:.2f}") -> str:
@@ -491,8 +493,8 @@ def report_section(ctx) -> str:
     vsd = var["skill_spread_sd"].astype(float)
     order = vsd.sort_values(ascending=False).index
     top, second = var.loc[order[0]], var.loc[order[1]]
-    top_clear = not _overlap(top["skill_spread_sd_ci_low"], top["skill_spread_sd_ci_high"],
-                             second["skill_spread_sd_ci_low"], second["skill_spread_sd_ci_high"])
+    top_clear = differs(*(top[f"skill_spread_sd{x}"] for x in ("", "_ci_low", "_ci_high")),
+                        *(second[f"skill_spread_sd{x}"] for x in ("", "_ci_low", "_ci_high")))
     rb = var[var["scoring"] == "rulebook"]
     rbv = rb.iloc[0] if len(rb) else var.iloc[0]
     gain, glo, ghi = -d["diff_vs_first_config"], -d["diff_vs_first_config_ci_high"], -d["diff_vs_first_config_ci_low"]
@@ -508,14 +510,13 @@ def report_section(ctx) -> str:
     keep_low = set(bool(x) for x in var["tuned_keep_low"])
     tb = var["tuned_bias"].astype(float)
     vfc = rbv
-    seat_agree = _overlap(h0["first_minus_others_ci_low"], h0["first_minus_others_ci_high"],
-                          vfc["first_minus_others_ci_low"], vfc["first_minus_others_ci_high"])
+    seat_agree = not differs(*(h0[f"first_minus_others{x}"] for x in ("", "_ci_low", "_ci_high")),
+                             *(vfc[f"first_minus_others{x}"] for x in ("", "_ci_low", "_ci_high")))
     rdeals = int(var["rollout_hands"].iloc[0])
-    rexact_agree = _overlap(r0["exact_ci_low"], r0["exact_ci_high"], rbv["rollout_exact_ci_low"],
-                            rbv["rollout_exact_ci_high"])
-    rvlo = var["rollout_exact_ci_low"].astype(float)
-    rvhi = var["rollout_exact_ci_high"].astype(float)
-    rollout_variants_agree = bool(rvlo.max() <= rvhi.min())
+    rexact_agree = not differs(r0["exact"], r0["exact_ci_low"], r0["exact_ci_high"], rbv["rollout_exact"],
+                               rbv["rollout_exact_ci_low"], rbv["rollout_exact_ci_high"])
+    rollout_variants_agree = all_agree((r["scoring"], r["rollout_exact"], r["rollout_exact_ci_low"],
+                                        r["rollout_exact_ci_high"]) for _, r in var.iterrows())
 
     out = ["# Shut The Books", ""]
     out.append(
@@ -581,8 +582,8 @@ def report_section(ctx) -> str:
         f"({_ci(top['skill_spread_sd_ci_low'], top['skill_spread_sd_ci_high'])}) against "
         f"{second['skill_spread_sd']:.2f} ({_ci(second['skill_spread_sd_ci_low'], second['skill_spread_sd_ci_high'])}) "
         f"under {second['scoring']}"
-        + ("; the CIs do not overlap." if top_clear else
-           "; the difference is within the CIs, so the two reward skill about equally."))
+        + (f"; {NOISE}." if top_clear else
+           "; the 95% CI of their difference includes 0, so the two reward skill about equally."))
     out.append(
         f"- **The rollout forecaster's confidence is only as good as its assumptions.** Among heuristic players "
         f"it states a {summ.iloc[1]['mean_stated_p_exact']:.2f} chance of an exact forecast and gets "
@@ -620,8 +621,8 @@ def report_section(ctx) -> str:
         "policy pair are in `tables/books_first_cost.csv`. The variants table below gives "
         f"{vfc['first_minus_others']:.2f} ({_ci(vfc['first_minus_others_ci_low'], vfc['first_minus_others_ci_high'])}) "
         f"under {vfc['scoring']} scoring for the re-tuned heuristic on other deals; "
-        + ("the difference is within the CIs." if seat_agree else
-           "the CIs do not overlap: the re-tuned heuristic pays "
+        + ("the 95% CI of the difference includes 0." if seat_agree else
+           f"{NOISE}: the re-tuned heuristic pays "
            f"{'less' if vfc['first_minus_others'] > h0['first_minus_others'] else 'more'} for forecasting first."))
     out.append("")
     out.append(acc_figs[0])
@@ -658,7 +659,7 @@ def report_section(ctx) -> str:
         f"deviations of the hand score ({_ci(top['skill_spread_sd_ci_low'], top['skill_spread_sd_ci_high'])}); "
         f"next is {second['scoring']} with {second['skill_spread_sd']:.2f} "
         f"({_ci(second['skill_spread_sd_ci_low'], second['skill_spread_sd_ci_high'])})"
-        + (", clearly less." if top_clear else ", a difference within the CIs."))
+        + (", clearly less." if top_clear else ", a difference within the noise (its 95% CI includes 0)."))
     out.append("")
     fewest = var.loc[var["rollout_mean_predictions"].astype(float).idxmin()]
     most = var.loc[var["rollout_mean_predictions"].astype(float).idxmax()]
@@ -666,13 +667,13 @@ def report_section(ctx) -> str:
         f"The rollout forecaster, judging prediction sets under each variant's own scoring, lays between "
         f"{fewest['rollout_mean_predictions']:.2f} ({fewest['scoring']}) and {most['rollout_mean_predictions']:.2f} "
         f"({most['scoring']}) prediction cards on average over {rdeals} deals per scoring"
-        + ("; its exact shares under the variants are within each other's CIs, so the variants do not change it "
-           "beyond noise." if rollout_variants_agree else "; its exact shares under the variants differ beyond "
-           "their CIs.")
+        + ("; no two of its exact shares under the variants differ beyond noise (each pair's 95% CI of the "
+           "difference includes 0)." if rollout_variants_agree else "; at least two of its exact shares under the "
+           "variants differ beyond noise.")
         + f" Its rulebook row ({_pct(rbv['rollout_exact'])} exact, "
         f"{_ci(rbv['rollout_exact_ci_low'], rbv['rollout_exact_ci_high'], '{:.1%}')}) comes from other, fewer "
         f"deals than the {_pct(r0['exact'])} above; "
-        + ("the difference is within the CIs." if rexact_agree else "the CIs do not overlap."))
+        + ("the 95% CI of the difference includes 0." if rexact_agree else f"{NOISE}."))
     out.append("")
     out.append(var_table)
     out.append(var_fig)

@@ -7,6 +7,7 @@ import math
 
 import click
 
+from .advice_cli import advice_options, emit_advice
 from .cli_common import (CommandGroup, InputError, check_out, emit, output_options, progress_flag, refuse, save_outputs,
                          seed_options, user_errors)
 
@@ -286,7 +287,7 @@ def score(record_file, scoring, void_trump, fmt):
     emit(fmt, table=df, title=f"Shut The Books, hand scored ({scoring} scoring, void trump {void_trump})")
 
 
-@group.command()
+@click.command("advise")
 @click.option("--players", type=click.Choice(("3", "4")), default="4", show_default=True)
 @click.option("--scoring", type=click.Choice(SCORINGS), default="rulebook", show_default=True)
 @click.option("--void-trump", type=click.Choice(("counts", "ignored")), default="counts", show_default=True)
@@ -310,7 +311,8 @@ def score(record_file, scoring, void_trump, fmt):
 def advise(players, scoring, void_trump, hand, position, earlier, pool, worlds, half_width, max_worlds, top, seed,
            fmt):
     """Which prediction cards to lay: the top prediction sets by expected hand score, with P(exact) and
-    P(off by 1), 95% CIs, from rollouts under heuristic play for everyone (STK-4)."""
+    P(off by 1), 95% CIs, from rollouts under heuristic play for everyone (STK-4).  With --play: which
+    card to play to the trick (see ``ludolab books advise --play --help``)."""
     from ludolab.sim import books as S
     from ludolab.stdlib.books import BooksRules
 
@@ -340,3 +342,196 @@ def advise(players, scoring, void_trump, hand, position, earlier, pool, worlds, 
         emit("csv", table=shown)
     else:
         emit("json", record=rec, table=df)
+
+
+# ------------------------------------------------------------------ advice at a card-play decision
+#: Worlds sampled by ``advise --play`` without --budget: measured to answer within 2 s once compiled
+#: (about 1 s at the first lead of a hand, 15 or 16 legal cards, on a loaded 2-core machine).  When the
+#: value is a game total with later hands to play out, the default is divided by the hands left.
+PLAY_ADVICE_BUDGET = 400
+
+_SITUATION_OPTIONS = ("players", "scoring", "void_trump", "tie_break", "hand", "start", "seat", "predictions",
+                      "tricks", "trick", "hand_number", "hands", "totals")
+
+
+def _split_seats(text: str) -> list[str]:
+    return [part.strip() for part in text.split("/")]
+
+
+def situation_from_options(players, scoring, void_trump, tie_break, hand, start, seat, predictions, tricks, trick,
+                           hand_number, hands, totals) -> dict:
+    """The situation dict of ``advise --play``'s command-line form (the same fields as the JSON form).
+
+    ``--predictions`` lists each seat's prediction cards, seat 0 first, seats separated by ``/``;
+    ``--tricks`` the closed tricks in order separated by ``/``, each its cards from the leader, optionally
+    ending ``close CARD``; ``--trick`` the trick in progress from its leader.
+    """
+    sit: dict = {}
+    for key, v in (("players", players), ("scoring", scoring), ("void_trump", void_trump),
+                   ("tie_break", tie_break), ("start", start), ("seat", seat), ("hand", hand), ("trick", trick)):
+        if v is not None:
+            sit[key] = int(v) if key == "players" else v
+    if predictions is not None:
+        sit["predictions"] = _split_seats(predictions)
+    if tricks is not None and tricks.strip():
+        out = []
+        for i, part in enumerate(_split_seats(tricks)):
+            words = part.replace(",", " ").split()
+            if "close" in (w.lower() for w in words):
+                at = [w.lower() for w in words].index("close")
+                if at != len(words) - 2:
+                    raise InputError(f"--tricks trick {i + 1}: write its cards, then optionally 'close CARD' "
+                                     f"(e.g. \"B4 B9 B1 R3 close B3\"), not {part!r}")
+                out.append({"cards": " ".join(words[:at]), "close": words[-1]})
+            else:
+                out.append({"cards": " ".join(words)})
+        sit["tricks"] = out
+    if hand_number is not None or hands is not None or totals is not None:
+        game = {}
+        if hand_number is not None:
+            game["hand_number"] = hand_number
+        if hands is not None:
+            game["hands"] = hands
+        if totals is not None:
+            try:
+                game["totals"] = [int(x) for x in totals.replace(",", " ").split()]
+            except ValueError:
+                raise InputError(f"--totals: one whole number per seat, e.g. \"6 -3 4 2\", not {totals!r}") from None
+        sit["game"] = game
+    return sit
+
+
+def _read_situation(source: str) -> dict:
+    import sys
+    from pathlib import Path
+
+    from ludolab.stdlib.errors import SituationError
+    from ludolab.stdlib.jsonfile import load_json, read_input
+
+    if source == "-":
+        return load_json(read_input(sys.stdin, "situation", SituationError), "situation", SituationError)
+    return load_json(Path(source), "situation", SituationError)
+
+
+def _play_advice_options(fn):
+    opts = [
+        click.option("--play", is_flag=True, required=True,
+                     help="Advise the card to play to the trick (or the prediction card to close, STK-5, STK-6)."),
+        click.option("--situation", "situation_file", default=None, metavar="FILE",
+                     help='The situation as a JSON file ("-" reads standard input); or give the fields below.'),
+        click.option("--players", type=click.Choice(("3", "4")), default=None, help="3 or 4 (default 4, STK-1)."),
+        click.option("--scoring", type=click.Choice(SCORINGS), default=None, help="Default rulebook (STK-8)."),
+        click.option("--void-trump", type=click.Choice(("counts", "ignored")), default=None,
+                     help="Default counts (STK-6)."),
+        click.option("--tie-break", type=click.Choice(("last-start", "shared")), default=None,
+                     help="Default last-start (STK-9)."),
+        click.option("--hand", default=None, help='Your cards in hand now, e.g. "R15 R9 B10" (STK-2).'),
+        click.option("--start", type=int, default=None, help="The seat (0-based) that led the hand's first trick."),
+        click.option("--seat", type=int, default=None,
+                     help="Your seat (0-based); checked: it must be the seat to act."),
+        click.option("--predictions", default=None,
+                     help='Every prediction card laid, open or closed, seat 0 first, seats separated by "/": '
+                          '"B3 / / Y7 P2 / R1" (STK-4).'),
+        click.option("--tricks", default=None,
+                     help='The closed tricks in order, separated by "/", each its cards from the leader, '
+                          'then "close CARD" where the winner chose among matches: "B10 B11 B12 B13 / Y13 Y3 Y4 '
+                          'Y5 close Y15" (STK-5, STK-6).'),
+        click.option("--trick", default=None, help='The trick in progress, from its leader: "Y2 Y8".'),
+        click.option("--hand-number", type=int, default=None,
+                     help="Hands finished before this one in the game (with --hands; default: a one-hand game)."),
+        click.option("--hands", type=int, default=None,
+                     help="Hands in the game (STK-9); the value is then the game total at its end."),
+        click.option("--totals", default=None, help='Each seat\'s points from the finished hands: "6 -3 4 2".'),
+    ]
+    for o in reversed(opts):
+        fn = o(fn)
+    return fn
+
+
+@click.command("advise")
+@_play_advice_options
+@advice_options(default_budget=PLAY_ADVICE_BUDGET)
+@user_errors
+def advise_play(play, situation_file, players, scoring, void_trump, tie_break, hand, start, seat, predictions, tricks,
+                trick, hand_number, hands, totals, budget, half_width, max_worlds, seed, fmt):
+    """Which card to play to the trick (or which prediction card to close): every legal action with its
+    expected points and 95% CI, best first, over deals of the unseen cards consistent with what you know
+    (STK-5: hand sizes, colours shown out of), each played out by the heuristic for every seat.  The
+    value is this hand's points (or, with --hands, the game total).  Give the situation as --situation
+    FILE (JSON) or with --hand, --predictions, --tricks, --trick, --start (the README shows both)."""
+    from ludolab.sim import advice
+    from ludolab.sim import books as S
+    from ludolab.sim import books_situation as BS
+    from ludolab.stdlib import books as B
+
+    fields = dict(players=players, scoring=scoring, void_trump=void_trump, tie_break=tie_break, hand=hand,
+                  start=start, seat=seat, predictions=predictions, tricks=tricks, trick=trick,
+                  hand_number=hand_number, hands=hands, totals=totals)
+    named = [f"--{k.replace('_', '-')}" for k, v in fields.items() if v is not None]
+    if situation_file is not None:
+        if named:
+            raise InputError(f"give the situation either as --situation FILE or as options, not both "
+                             f"(--situation with {', '.join(named)})")
+        sit = _read_situation(situation_file)
+    else:
+        if hand is None:
+            raise InputError("give the situation: --situation FILE (JSON), or at least --hand and --predictions "
+                             "(see ludolab books advise --play --help)")
+        sit = situation_from_options(**fields)
+    pos = BS.to_position(sit)
+    hands_left = int(pos.obs[B.S_NHANDS]) - int(pos.obs[B.S_HANDNO])
+    if hands_left > 1 and budget_default(budget):
+        budget = max(50, PLAY_ADVICE_BUDGET // hands_left)  # whole later hands are played out too: same time
+    adv = advice.advise(S.step_game(), pos.rules, pos.n_players, pos.seat, pos.obs, measure="books_points",
+                        budget=budget, half_width=half_width, max_worlds=max_worlds, key=seed)
+    view = BS.from_obs(pos.rules, pos.obs)
+    what = (f"close a prediction card after winning trick {len(view['tricks']) + 1}" if view["phase"] == "close"
+            else f"play a card to trick {len(view['tricks']) + 1} of {view['hand_lasts']}")
+    rec = {"rules": pos.books_rules.describe(),
+           "seat": f"{pos.seat} (numbered from 0, STK-3)", "decision": what,
+           "hand": view["hand"] or "(none)", "trick": view["trick"] or "(none: you lead)",
+           "open": " / ".join(x or "-" for x in view["open"])}
+    if hands_left > 1 or int(pos.obs[B.S_NHANDS]) > 1:
+        rec["scope"] = BS.value_scope(pos)
+    if half_width is not None:
+        reached = float(adv.ci_high[0] - adv.ci_low[0]) / 2
+        if reached > half_width:
+            click.echo(f"note: the best action's 95% CI half-width is {reached:.3g} points, above --half-width "
+                       f"{half_width:g}: {adv.worlds:,} worlds reach --max-worlds {max_worlds:,}", err=True)
+    emit_advice(adv, label=lambda a: BS.action_label(pos.rules, pos.obs, a),
+                title="Shut The Books, card-play advice", record=rec, fmt=fmt, seat_name=f"seat {pos.seat}",
+                unit="points of this hand" if int(pos.obs[B.S_NHANDS]) == 1 else "game total at the end of the game")
+
+
+def budget_default(budget) -> bool:
+    """Whether ``budget`` is the default of ``advise --play`` (no --budget on the command line)."""
+    from .cli_common import given
+
+    return not given("budget")
+
+
+class _AdviseCommand(click.Command):
+    """``advise``: the forecast advice, or with ``--play`` the card-play advice (two commands, one name:
+    their budget options share names but not defaults)."""
+
+    def __init__(self, forecast: click.Command, play: click.Command):
+        super().__init__("advise", params=list(forecast.params) + [p for p in play.params if p.name == "play"],
+                         help=forecast.help,
+                         short_help="Which prediction cards to lay; with --play, which card to play.")
+        self.forecast, self.play = forecast, play
+
+    @staticmethod
+    def _wants_play(args) -> bool:
+        args = list(args)
+        head = args[:args.index("--")] if "--" in args else args
+        return "--play" in head
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        cmd = self.play if self._wants_play(args) else self.forecast
+        return cmd.make_context(info_name, args, parent=parent, **extra)
+
+    def invoke(self, ctx):  # pragma: no cover - the context always belongs to one of the two
+        return ctx.command.invoke(ctx)
+
+
+group.add_command(_AdviseCommand(advise, advise_play))

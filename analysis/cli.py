@@ -72,8 +72,11 @@ def games(fmt):
 
 def _add_shared_commands():
     from .balance_cli import balance
+    from .play.cli import play, replay
 
     cli.add_command(balance)
+    cli.add_command(play)
+    cli.add_command(replay)
 
 
 _add_shared_commands()

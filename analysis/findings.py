@@ -121,6 +121,42 @@ def compare(diff: float, ci_low: float, ci_high: float, measure: str, lower_is_b
     return "cannot tell yet"
 
 
+def independent_difference(a: float, a_low: float, a_high: float, b: float, b_low: float,
+                           b_high: float) -> tuple[float, float, float]:
+    """A - B with its 95% CI, for two estimates made on different deals (independent samples).
+
+    Each CI is taken as symmetric normal (value +- 1.96 se); the half-widths add in quadrature.
+    Two separate CIs that overlap do not say the values agree: this difference's CI does.
+
+    Returns:
+        ``(diff, ci_low, ci_high)``.
+
+    Raises:
+        ValueError: a bound that is not finite.
+    """
+    vals = [float(v) for v in (a, a_low, a_high, b, b_low, b_high)]
+    if not all(math.isfinite(v) for v in vals):
+        raise ValueError(f"independent_difference needs finite numbers, got {vals}")
+    a, a_low, a_high, b, b_low, b_high = vals
+    h = math.hypot((a_high - a_low) / 2, (b_high - b_low) / 2)
+    d = a - b
+    return d, d - h, d + h
+
+
+def differs(a: float, a_low: float, a_high: float, b: float, b_low: float, b_high: float) -> bool:
+    """Whether two estimates from different deals differ beyond noise: the 95% CI of their
+    difference (:func:`independent_difference`) excludes 0."""
+    _, lo, hi = independent_difference(a, a_low, a_high, b, b_low, b_high)
+    return lo > 0 or hi < 0
+
+
+def all_agree(items) -> bool:
+    """Whether no two of several estimates ``(label, value, low, high)`` from different deals
+    differ beyond noise (:func:`differs` for every pair)."""
+    items = list(items)
+    return not any(differs(*x[1:4], *y[1:4]) for i, x in enumerate(items) for y in items[i + 1:])
+
+
 def tolerance_text(measure: str) -> str:
     """The tolerance of ``measure`` in words, e.g. ``"0.25 points"``.
 

@@ -334,11 +334,15 @@ def _ci(v, lo, hi, f=".2f") -> str:
 
 
 def _agreement(items, f=".2f") -> str:
-    """Several estimates of one quantity (label, value, low, high) from different deals: do their CIs overlap?"""
+    """Several estimates of one quantity (label, value, low, high) from different deals: does any two differ
+    beyond noise (the 95% CI of their difference excludes 0, :func:`ludolab.analysis.findings.all_agree`)?"""
+    from .findings import all_agree
+
     listed = "; ".join(f"{name} {_ci(v, lo, hi, f)}" for name, v, lo, hi in items)
-    if max(i[2] for i in items) <= min(i[3] for i in items):
-        return f"{listed}: the 95% CIs overlap, so the differences are noise from playing different deals"
-    return f"{listed}: the 95% CIs do not all overlap, so the difference is more than noise"
+    if all_agree(items):
+        return (f"{listed}: no two differ beyond noise (the 95% CI of each difference includes 0), so the "
+                "differences come from playing different deals")
+    return f"{listed}: at least two differ beyond noise (the 95% CI of their difference excludes 0)"
 
 
 def sequence_finding(policies: pd.DataFrame, skilled: str = "potential"):
@@ -597,7 +601,9 @@ def report_section(ctx) -> str:
                    pot_main["diff_vs_first_ci_high"]),
                   ("variant table (standard)", sv["spread"], sv["spread_ci_low"], sv["spread_ci_high"]),
                   ("here (assumed-90)", a90["edge"], a90["edge_ci_low"], a90["edge_ci_high"])]
-    edge_overlap = max(i[2] for i in edge_items) <= min(i[3] for i in edge_items)
+    from .findings import all_agree
+
+    edge_overlap = all_agree(edge_items)
     edge_agree = _agreement(edge_items)
     body += ["## How much the deck matters\n",
              f"{g_deck:,} deals per deck, four players. Each generated deck has 90 cards, 6 fields x 5 colours and "
@@ -667,8 +673,8 @@ def report_section(ctx) -> str:
         "Numbers repeated across tables differ a little because each table plays its own deals: skill's edge at "
         f"four players reads {pot_main['diff_vs_first']:.2f}, {sv['spread']:.2f} and {a90['edge']:.2f} points in "
         "three tables, "
-        + ("within each other's 95% CIs, so the differences are noise" if edge_overlap else
-           "not all within each other's 95% CIs")
+        + ("and no two differ beyond noise (each difference's 95% CI includes 0)" if edge_overlap else
+           "and at least two differ beyond noise")
         + " (see the player-count and deck sections).",
     ]
 

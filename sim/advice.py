@@ -26,9 +26,6 @@ import numpy as np
 
 from ludolab.stdlib.errors import LudolabError, SituationError
 
-from . import search
-from .rng import game_state
-from .stats import Z95
 
 #: Worlds sampled per decision when neither a budget nor a half-width is given.
 DEFAULT_WORLDS = 200
@@ -139,6 +136,10 @@ def advise(game, rules: np.ndarray, n_players: int, seat: int, obs: np.ndarray, 
     """
     from ludolab.analysis.findings import compare  # the report's one comparison rule
 
+    from . import search  # numba: imported when advice is asked for, not with the command line
+    from .rng import game_state
+    from .stats import Z95
+
     k = game.kernels
     if budget is not None and not 1 <= int(budget) <= MAX_WORLDS:
         raise LudolabError(f"budget {budget}: the worlds to sample must be 1 to {MAX_WORLDS:,}")
@@ -164,8 +165,8 @@ def advise(game, rules: np.ndarray, n_players: int, seat: int, obs: np.ndarray, 
     k.determinize(rules, obs, seat, search._i64(int(game_state(np.uint64(key), np.uint64(0)))), probe)
     if k.current_player(probe) != seat:
         who = int(k.current_player(probe))
-        raise SituationError(f"no decision for seat {seat + 1} here: "
-                         + ("the game is over" if who < 0 else f"seat {who + 1} is to act"))
+        raise SituationError(f"no decision for the seat advised (index {seat}, counted from 0) here: "
+                             + ("the game is over" if who < 0 else f"the seat of index {who} is to act"))
     t0 = time.perf_counter()
     rows: list[np.ndarray] = []
     legal = None

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ludolab.stdlib.beverbende import CARD_NAMES, DRAW2, PEEK, SLOTS, SWAP, BeverbendeRules, card_name
+from ludolab.stdlib.beverbende import CARD_NAMES, DRAW2, PEEK, SCORINGS, SLOTS, SWAP, BeverbendeRules, card_name
 from ludolab.stdlib.errors import LudolabError, unknown
 
 from . import beverbende_kernels as K
@@ -915,6 +915,24 @@ def check_state(rules, state) -> None:
                 f"BVB-13: seat {o} remembers {v} at seat {j // SLOTS} slot {j % SLOTS}, which holds {cards[j]}")
 
 
+def step_variants(players: int) -> list:
+    """Every named rule variant of Beverbende at ``players`` seats, as rulesets of the step game
+    (:class:`ludolab.sim.step.RulesCase`, the expected-value policy in every seat): the penalty scorings
+    (BVB-15: ``sum``, ``knocker-penalty``) and exchangeable special cards (the BVB-7 option), each otherwise
+    the rulebook.  ``win-count`` is left out: it counts rounds won, highest best, where the step game's
+    measures read the lowest return as best.
+
+    Raises:
+        RulesError: a player count the rules do not allow (BVB-2)."""
+    from .step import RulesCase
+
+    pol = _step_policies()["expected-value"]
+    rulesets = [(f"{sc} scoring", BeverbendeRules(players=players, scoring=sc)) for sc in SCORINGS
+                if sc != "win-count"]
+    rulesets.append(("exchange specials", BeverbendeRules(players=players, exchange_specials=True)))
+    return [RulesCase(label, r.rules_array(), players, (pol,) * players) for label, r in rulesets]
+
+
 def step_game():
     """The step interface of Beverbende (:class:`ludolab.sim.step.StepGame`): a game of the rules'
     rounds (BVB-14) one decision at a time, its rulesets, named policies and fast accumulators."""
@@ -924,4 +942,5 @@ def step_game():
                     max_steps=_step_max_steps, return_bounds=_step_bounds, check_state=check_state,
                     simulate=_step_simulate, accumulator=_step_accumulator, fast_games=_step_fast_games,
                     lower_wins=True, extra={"best": "expected-value", "random": "random",
-                                            "moments": lambda r: int(r[K.R_ROUNDS]) + 1})
+                                            "moments": lambda r: int(r[K.R_ROUNDS]) + 1,
+                                            "variants": step_variants})

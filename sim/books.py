@@ -10,16 +10,19 @@ returns plain dicts or pandas DataFrames.  Clause ids (``STK-n``) refer to
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from ludolab.stdlib import books as B
 from ludolab.stdlib.books import BooksRules, CardError, card_name
 from ludolab.stdlib.errors import LudolabError, unknown
 
 from . import books_kernels as K
+
+if TYPE_CHECKING:
+    import pandas as pd
 from . import books_reference as REF
 from .rng import chunk_keys, py_game_state
 from .stats import mean_ci, wilson_ci
@@ -179,6 +182,14 @@ def _run(kernel: str, args: tuple, acc_shape: tuple, games: int, seed: int, chun
 
 
 # ------------------------------------------------------------------ simulate whole games
+def _frame(*rows):
+    """A DataFrame of ``rows`` (pandas is imported here, not with the module: the commands answered at
+    the table print a few lines without it)."""
+    import pandas as pd
+
+    return pd.DataFrame(*rows)
+
+
 def simulate(rules: BooksRules, forecast="heuristic", play="heuristic", games: int = 10_000, seed: int = 0,
              chunks: int = 64, progress=False) -> pd.DataFrame:
     """Monte Carlo of whole games (STK-9) with one policy pair per seat.
@@ -212,7 +223,7 @@ def simulate(rules: BooksRules, forecast="heuristic", play="heuristic", games: i
         rows.append({"seat": s, "forecast": fl[s].label, "play": pl[s].label, "games": n,
                      "win_share": win, "win_share_ci_low": w.low, "win_share_ci_high": w.high,
                      **tot.as_dict("mean_total")})
-    df = pd.DataFrame(rows)
+    df = _frame(rows)
     df.attrs["provenance"] = {"rules": rules.as_dict(), **prov}
     return df
 
@@ -266,7 +277,7 @@ class Accuracy:
             r = self._row(o, self._label(c))
             r["mean_predictions"] = float((self.acc[c, :P, :, K.ST_N] * np.arange(6)).sum() / max(o[K.ST_N], 1))
             rows.append(r)
-        return pd.DataFrame(rows)
+        return _frame(rows)
 
     def by_seat(self) -> pd.DataFrame:
         """One row per config and forecast position (1 = forecasts first)."""
@@ -278,7 +289,7 @@ class Accuracy:
                 r = self._row(o, {**self._label(c), "position": s + 1})
                 r["mean_predictions"] = float((self.acc[c, s, :, K.ST_N] * np.arange(6)).sum() / max(o[K.ST_N], 1))
                 rows.append(r)
-        return pd.DataFrame(rows)
+        return _frame(rows)
 
     def by_predictions(self) -> pd.DataFrame:
         """One row per config and number of prediction cards laid (0..5), hands where it happened."""
@@ -292,7 +303,7 @@ class Accuracy:
                 r = self._row(o, {**self._label(c), "predictions": k})
                 r["share_of_hands"] = float(o[K.ST_N] / self.acc[c, :P, :, K.ST_N].sum())
                 rows.append(r)
-        return pd.DataFrame(rows)
+        return _frame(rows)
 
     def off_distribution(self) -> pd.DataFrame:
         """Share of player-hands by off (0..21, 21 meaning 21 or more), per config."""
@@ -304,7 +315,7 @@ class Accuracy:
             for off in range(len(h)):
                 if h[off] > 0:
                     rows.append({**self._label(c), "off": off, "player_hands": int(h[off]), "share": h[off] / n})
-        return pd.DataFrame(rows)
+        return _frame(rows)
 
     def first_cost(self) -> pd.DataFrame:
         """How much forecasting first costs: per config, the paired mean of (score of position 1)
@@ -318,7 +329,7 @@ class Accuracy:
             n = int(h[K.HP_N])
             e = _m(n, h[K.HP_DFIRST], h[K.HP_DFIRST2])
             rows.append({**self._label(c), "hands": n, **e.as_dict("first_minus_others")})
-        return pd.DataFrame(rows)
+        return _frame(rows)
 
     def calibration(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """Calibration of forecasters that state their own P(exact) (the rollout forecaster).
@@ -349,7 +360,7 @@ class Accuracy:
                 rows.append({**self._label(c), "bin_low": k / K.N_CAL_BINS, "bin_high": (k + 1) / K.N_CAL_BINS,
                              "forecasts": m, "mean_stated_p_exact": self.acc[c, P, 2, k] / m,
                              **o.as_dict("observed_exact")})
-        return pd.DataFrame(rows), pd.DataFrame(summ)
+        return _frame(rows), _frame(summ)
 
     def paired(self) -> pd.DataFrame:
         """Mean hand score per seat of every config minus config 0 on the same deals, with 95% CI."""
@@ -364,7 +375,7 @@ class Accuracy:
                          **(d.as_dict("diff_vs_first_config") if d else
                             {"diff_vs_first_config": 0.0, "diff_vs_first_config_ci_low": None,
                              "diff_vs_first_config_ci_high": None})})
-        return pd.DataFrame(rows)
+        return _frame(rows)
 
 
 def accuracy(rules: BooksRules, configs, hands: int = 20_000, seed: int = 0, chunks: int = 64,
@@ -844,7 +855,7 @@ def advise(rules: BooksRules, hand, position: int, earlier=(), pool: int = 8, wo
         rows.append({"lay": cs, "cards": len(cs), "worlds": n, **m.as_dict("expected_score"),
                      **ex.as_dict("p_exact"), **o1.as_dict("p_off_by_1"), "final": bool(stats[i, 5] == last),
                      "best": i == best})
-    df = pd.DataFrame(rows)
+    df = _frame(rows)
     df = df.sort_values(["final", "expected_score"], ascending=[False, False], kind="stable").reset_index(drop=True)
     df.attrs["search"] = {"candidates": int(nc), "pool": int(pool), "start_worlds": int(worlds),
                           "rollouts": int(stats[:, 0].sum()), "half_width": float(half_width), "seed": int(seed),
@@ -1051,6 +1062,26 @@ def _step_cases() -> list:
     return cases
 
 
+def step_variants(players: int) -> list:
+    """Every named rule variant of Shut The Books at ``players`` seats, as rulesets of the step game
+    (:class:`ludolab.sim.step.RulesCase`, the best heuristic in every seat): each scoring (STK-8), void
+    trump ignored (STK-6) and shared ties (STK-9), each otherwise the rulebook.
+
+    Raises:
+        RulesError: a player count the rules do not allow (STK-1)."""
+    from .step import RulesCase
+
+    rulesets = [(f"{sc} scoring", BooksRules(players, scoring=sc)) for sc in B.SCORINGS]
+    rulesets += [("void trump ignored", BooksRules(players, void_trump="ignored")),
+                 ("ties shared", BooksRules(players, tie_break="shared"))]
+    out = []
+    for label, rules in rulesets:
+        named = step_policies(rules)
+        out.append(RulesCase(label, rules.game_array(), players, (named["heuristic/heuristic"],) * players,
+                             named=named))
+    return out
+
+
 def step_game():
     """Shut The Books for the step-interface harness (:class:`ludolab.sim.step.StepGame`): a whole game
     (STK-9) of as many hands as players, stepped by ``books_kernels``' step functions."""
@@ -1072,4 +1103,4 @@ def step_game():
                     winner=_step_winner,
                     extra={"slow_policies": tuple(n for n in named if "rollout" in n), "hidden_information": True,
                            "best": "heuristic/heuristic", "random": "random/random",
-                           "moments": lambda r: int(r[B.R_HANDS]) + 1})
+                           "moments": lambda r: int(r[B.R_HANDS]) + 1, "variants": step_variants})

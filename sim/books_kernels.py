@@ -37,10 +37,8 @@ forecast kind + play kind`` and ``params`` the two parameter vectors one after t
 from __future__ import annotations
 
 import numpy as np
-from numba import carray, literal_unroll, njit, prange
-from numba.core import cgutils, types
+from numba import literal_unroll, njit, prange
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
-from numba.extending import intrinsic
 
 from ludolab.stdlib.books import (N_PARAMS, PREDS, ROLLOUT_HEURISTIC_AT, A_CLOSE, A_DEAL, A_EXTRA, A_FORECAST, A_HAND, A_PLAY, A_PREDICT, A_SCORE,
                                   F_HEURISTIC, F_RANDOM, F_ROLLOUT, HMASK, L_CLOSED, L_HAND, L_HIDDEN, OMASK,
@@ -53,6 +51,9 @@ from ludolab.stdlib.books import (N_PARAMS, PREDS, ROLLOUT_HEURISTIC_AT, A_CLOSE
                                   POLICY_PAIR_BASE, R_HANDS, R_SCORING, S_HANDNO, S_NHANDS, S_RNG, S_TOTAL)
 from ludolab.stdlib.books import STATE_SIZE as HAND_STATE_SIZE
 
+from .lowlevel import borrow as _borrow
+from .lowlevel import keep as _keep
+from .lowlevel import popcount as _popcount
 from . import play as _loops
 from . import search as _search
 from .rng import game_state, next_below, shuffle_inplace
@@ -97,30 +98,6 @@ def _number(c):
 #: The cards of one number in a card set (bit = card id): colours 15 bits apart.
 NUMBER_BITS = 0x200040008001
 COLOUR_BITS = 0x7FFF
-
-
-@intrinsic
-def _address(typingctx, src):
-    sig = types.voidptr(src)
-
-    def codegen(context, builder, signature, args):
-        return builder.inttoptr(args[0], cgutils.voidptr_t)
-
-    return sig, codegen
-
-
-@njit(cache=True, inline="always")
-def _borrow(a):
-    """A view of the C-contiguous array ``a`` that does not count references: the hot loops pass
-    their state and scratch arrays through many inlined calls, and counting references on each
-    costs more than the game itself.  The caller keeps ``a`` alive (see :func:`_keep`)."""
-    return carray(_address(a.ctypes.data), a.shape, a.dtype)
-
-
-@njit(cache=True)
-def _keep(a):
-    """A use of ``a`` after the loops that borrow it, so it is not released earlier."""
-    return a.shape[0]
 
 
 @njit(cache=True, inline="always")
@@ -174,16 +151,6 @@ def _bits_to(m, out, n):
         n += 1
         m &= m - 1
     return n
-
-
-@intrinsic
-def _popcount(typingctx, x):
-    sig = x(x)
-
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
-
-    return sig, codegen
 
 
 @njit(cache=True, inline="always")

@@ -724,6 +724,27 @@ def check_step_state(rules: np.ndarray, state: np.ndarray) -> None:
             assert hand == k, f"seat {s}'s hand card known to all is {k}, but the seat holds {hand}"
 
 
+def step_variants(players: int) -> list:
+    """Every named scoring variant of Shelve the Book (SHB-11) and the ``sequences`` tie-break (SHB-12) at
+    ``players`` seats, as rulesets of the step game (:class:`ludolab.sim.step.RulesCase`, the potential
+    policy in every seat), each otherwise the standard rules.
+
+    Raises:
+        RulesError: a player count the rules do not allow (SHB-2)."""
+    from ludolab.stdlib.shelf import VARIANTS
+
+    from .step import RulesCase
+
+    rulesets = [(f"{v} scoring", ShelfRules(players=players, variant=v)) for v in VARIANTS]
+    rulesets.append(("sequences tie-break", ShelfRules(players=players, tiebreak="sequences")))
+    out = []
+    for label, r in rulesets:
+        ra = step_rules(r)
+        named = step_policies(ra)  # each variant's own lookup tables (its points differ)
+        out.append(RulesCase(label, ra, players, (named["potential"],) * players, named=named))
+    return out
+
+
 def step_game():
     """What the step-interface harness needs of Shelve the Book (:class:`ludolab.sim.step.StepGame`):
     the kernels and their twin, the rulesets (2..5 players, the columns variant with the sequences
@@ -762,4 +783,4 @@ def step_game():
                     accumulator=_step_accumulator, fast_games=_step_fast_games, lower_wins=False,
                     winner=_step_winner, extra={"slow_policies": ("rollout",), "best": "potential",
                                                 "random": "random", "moments": lambda r: 16,
-                                                "policies_for": policies_for})
+                                                "policies_for": policies_for, "variants": step_variants})

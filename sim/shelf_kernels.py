@@ -1593,37 +1593,19 @@ def policy_params(params, rules):
 
 
 @njit(cache=True)
-def _rules_aux(rules):
-    """The lookup tables of :func:`_make_aux` for a rules array: the slice the face stored
-    after the attrs, or (a rules array without them) built anew."""
-    n = rules[R_NDECK]
-    o = R_ATTRS + 4 * n
-    m = aux_len(n)
-    if rules.shape[0] >= o + m:
-        return rules[o:o + m]
-    attrs, points, _ = _rules_deck(rules)
-    return _make_aux(attrs, points)
-
-
-@njit(cache=True)
-def _params_aux(params, obs, attrs, points):
-    """The lookup tables for ``act``: read in place from ``params`` (see ``PX_*``) when they
-    were built for the observation's deck and points, else built from ``attrs``/``points``."""
+def _carries_aux(params, obs):
+    """True when ``params`` carry the lookup tables (see ``PX_*``) of the observation's deck and
+    points, so ``act`` may read them in place."""
     n = obs[S_NDECK]
-    o = PX_ATTRS + 4 * n
-    m = aux_len(n)
-    ok = params.shape[0] >= o + m and params[PX_MARK] == AUX_MARK and params[PX_NDECK] == n
-    if ok:
-        for j in range(6):
-            if params[PX_POINTS + j] != obs[O_POINTS + j]:
-                ok = False
-        for j in range(4 * n):
-            if params[PX_ATTRS + j] != obs[O_ATTRS + j]:
-                ok = False
-                break
-    if ok:
-        return params[o:o + m].view(np.int64)
-    return _make_aux(attrs, points)
+    if params.shape[0] < PX_ATTRS + 4 * n + aux_len(n) or params[PX_MARK] != AUX_MARK or params[PX_NDECK] != n:
+        return False
+    for j in range(6):
+        if params[PX_POINTS + j] != obs[O_POINTS + j]:
+            return False
+    for j in range(4 * n):
+        if params[PX_ATTRS + j] != obs[O_ATTRS + j]:
+            return False
+    return True
 
 
 @njit(cache=True, inline="always")
@@ -1803,12 +1785,47 @@ def determinize(rules, obs, seat, key, state):
 @njit(cache=True)
 def returns(rules, state, out):
     """Points of every seat's tableau as it stands into out float64 (n_players,)
-    (SHB-10, SHB-11: the final scores once the game is over)."""
-    aux = _rules_aux(rules)
-    points = rules[R_POINTS:R_POINTS + 6]
+    (SHB-10, SHB-11: the final scores once the game is over).  Reads the lookup tables that
+    ``shelf.step_rules`` stores after the attrs; a rules array without them is scored line by
+    line from the deck's attributes (the same points)."""
+    n = rules[R_NDECK]
+    o = R_ATTRS + 4 * n
+    m = aux_len(n)
     tab = np.empty(15, dtype=np.int64)
+    if rules.shape[0] >= o + m:  # the tables the face stored after the attrs: the fast scorer
+        aux = rules[o:o + m]
+        points = rules[R_POINTS:R_POINTS + 6]
+        for s in range(state[S_NP]):
+            out[s] = float(_grid_points(state, s, aux, n, points, rules[R_COLUMNS], tab))
+        return
+    attrs, points, columns = _rules_deck(rules)
+    kinds = np.zeros(NKIND, dtype=np.int64)
     for s in range(state[S_NP]):
-        out[s] = float(_grid_points(state, s, aux, rules[R_NDECK], points, rules[R_COLUMNS], tab))
+        # the frame's window from the top left of the cards placed (as _grid_points reads it), scored
+        # line by line from the deck's attributes: no table of every pair of the deck is needed
+        if state[NPL0 + s] == 0:
+            out[s] = 0.0
+            continue
+        b = BB0 + 4 * s
+        for i in range(3):
+            for j in range(5):
+                r = state[b] + i
+                c = state[b + 2] + j
+                tab[5 * i + j] = state[GRID0 + s * NCELL + r * GW + c] if r < GH and c < GW else -1
+        out[s] = float(_score_tableau(tab, attrs, points, columns, kinds))
+
+
+@njit(cache=True, inline="always")
+def _renumber(view, j, local, cards, m):
+    """Give the card at view[j] (if any) its number among the m cards renumbered so far."""
+    x = view[j]
+    if x >= 0:
+        if local[x] < 0:
+            local[x] = m
+            cards[m] = x
+            m += 1
+        view[j] = local[x]
+    return m
 
 
 @njit(cache=True)
@@ -1818,21 +1835,54 @@ def act(kind, params, obs, state):
     choices advance ``state[S_RNG]`` exactly as in the whole-game kernels.  Returns the action.
 
     ``params`` may be longer: from :func:`policy_params`, it carries the scoring lookup tables
-    for a deck, read in place when that deck and its points are the observation's (else they
-    are built for this decision, some 100 us for the standard deck); the action is the same."""
+    for a deck, read in place when that deck and its points are the observation's.  Otherwise the
+    tables are built for this decision: for greedy and potential over the few cards they compare
+    (renumbered), for random and rollout over the whole deck (some 100 us for the standard deck).
+    The action and the draws are the same either way."""
     n = obs[S_NDECK]
     attrs = obs[O_ATTRS:O_ATTRS + 4 * n].reshape((n, 4))  # read in place (act writes nothing to obs)
     points = obs[O_POINTS:O_POINTS + 6]
     columns = obs[O_COLUMNS]
-    aux = _params_aux(params, obs, attrs, points)
     # the deciders read (and mark places on) a copy in the whole-game kernels' int16 layout,
     # so both run the same compiled code
     view = np.empty(STATE_LEN, dtype=np.int16)
     for j in range(STATE_LEN):
         view[j] = obs[j]
+    mover = view[S_SEAT]
     for s in range(MAXP):
-        if s != view[S_SEAT]:
+        if s != mover:
             view[HAND0 + s] = -1  # the policies decide on what the whole-game kernels show them
+    carried = _carries_aux(params, obs)
+    if carried:
+        aux = params[PX_ATTRS + 4 * n:PX_ATTRS + 4 * n + aux_len(n)].view(np.int64)
+    elif kind == P_GREEDY or kind == P_POTENTIAL:
+        # these decisions compare only the mover's placed cards and the cards it may place (hand,
+        # held, offer): they run on those cards renumbered 0..m-1, with their own small lookup
+        # tables, instead of the tables of every pair of the deck (the same decisions, by index)
+        local = np.full(n, -1, dtype=np.int64)
+        cards = np.empty(NCELL + OFFER_MAX + 4, dtype=np.int64)
+        m = 0
+        for j in range(GRID0 + mover * NCELL, GRID0 + (mover + 1) * NCELL):
+            m = _renumber(view, j, local, cards, m)
+        for j in range(OFFER0, OFFER0 + OFFER_MAX):
+            m = _renumber(view, j, local, cards, m)
+        m = _renumber(view, HAND0 + mover, local, cards, m)
+        for j in range(HELD0, HELD0 + 3):
+            m = _renumber(view, j, local, cards, m)
+        for j in range(PILE0, PILE0 + MAXD):
+            view[j] = -1  # not read by these policies (only the pile's size is)
+        for s in range(MAXP):
+            if s != mover:
+                for c in range(NCELL):
+                    view[GRID0 + s * NCELL + c] = -1  # nor the other tableaus
+        lattrs = np.empty((m, 4), dtype=np.int64)
+        for i in range(m):
+            for a in range(4):
+                lattrs[i, a] = attrs[cards[i], a]
+        attrs = lattrs
+        aux = _make_aux(attrs, points)
+    else:
+        aux = _make_aux(attrs, points)
     wsi, pre, pref = _workspace()
     st = np.uint64(state[S_RNG])
     if view[S_NHELD] == 0:

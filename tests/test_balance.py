@@ -105,3 +105,29 @@ def test_balance_command_json_rows_and_bad_input():
                        "one per seat"), (["box", "--players", "6"], "measured at")]:
         r = CliRunner().invoke(cli, ["balance", *bad, "--games", "10"])
         assert r.exit_code == 2 and says in r.output and "Traceback" not in r.output, (bad, r.output)
+
+
+def test_balance_variants_side_by_side_on_the_same_deals():
+    """--variants: one column per named rule variant (BVB-15 scorings, the BVB-7 option), every measure of each,
+    the same deals for all: a rule that only changes scoring leaves the length of the game (turns) unchanged."""
+    import json
+
+    from click.testing import CliRunner
+
+    from ludolab.analysis.cli import cli
+    from ludolab.sim.beverbende import step_variants
+
+    labels = [c.label for c in step_variants(3)]
+    assert labels == ["sum scoring", "knocker-penalty scoring", "exchange specials"]
+    r = CliRunner().invoke(cli, ["balance", "beverbende", "--players", "3", "--variants", "--games", "60",
+                                 "--no-skill", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.output)
+    by = {(x["metric"], x["variant"]): x for x in rows}
+    assert {x["variant"] for x in rows} == set(labels)
+    assert by[("duration", "sum scoring")]["value"] == by[("duration", "knocker-penalty scoring")]["value"]
+    t = CliRunner().invoke(cli, ["balance", "beverbende", "--players", "3", "--variants", "--games", "60", "--no-skill"])
+    assert t.exit_code == 0 and all(lab in t.output.splitlines()[1] for lab in labels)
+    assert "e-0" not in t.output and "e+0" not in t.output  # no scientific notation for people
+    bad = CliRunner().invoke(cli, ["balance", "box", "--variants", "--games", "10"])
+    assert bad.exit_code == 2 and "--variants" in bad.output and len(bad.output.strip().splitlines()) == 1

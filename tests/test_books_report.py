@@ -32,7 +32,7 @@ def test_seat_cost_comparison_says_which_way(quick_report):
     md = _section(quick_report)
     para = next(ln for ln in md.splitlines() if ln.startswith("Seat order costs"))
     assert "(or more)" not in para
-    if "the CIs do not overlap" in para:
+    if "the 95% CI of their difference excludes 0" in para:
         costs = [float(m) for m in re.findall(r"(?:scores|gives) (-?\d+\.\d+)", para)]
         assert len(costs) == 2
         assert ("pays less" in para) == (costs[1] > costs[0])

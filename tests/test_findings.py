@@ -73,3 +73,18 @@ def test_report_tables_fold_cis_state_constants_and_cap_columns():
     assert shown.loc[0, "m"] == "21.42 (21.38 to 21.46)" and shown.loc[1, "m"] == "3.00 (2.90 to 3.10)"
     assert shown.loc[0, "p"] == "0.000068" and shown.loc[1, "p"] == "16,000"
     assert ci_cell(0.9717, 0.9486, 0.9948) == "0.972 (0.949 to 0.995)"
+
+
+def test_two_estimates_from_different_deals_are_compared_by_the_ci_of_their_difference():
+    """Overlapping CIs do not mean agreement: 1.0 (0.9 to 1.1) and 1.25 (1.15 to 1.35) overlap nowhere, while
+    1.0 (0.8 to 1.2) and 1.3 (1.1 to 1.5) overlap and still differ beyond noise (difference 0.3, half-width 0.28)."""
+    from ludolab.analysis.findings import all_agree, differs, independent_difference
+
+    d, lo, hi = independent_difference(1.0, 0.8, 1.2, 1.3, 1.1, 1.5)
+    assert d == pytest.approx(-0.3) and hi - d == pytest.approx((0.2**2 + 0.2**2) ** 0.5)
+    assert hi < 0 and differs(1.0, 0.8, 1.2, 1.3, 1.1, 1.5)
+    assert not differs(1.0, 0.8, 1.2, 1.1, 0.9, 1.3)
+    assert all_agree([("a", 1.0, 0.8, 1.2), ("b", 1.1, 0.9, 1.3), ("c", 0.95, 0.75, 1.15)])
+    assert not all_agree([("a", 1.0, 0.8, 1.2), ("b", 1.1, 0.9, 1.3), ("c", 1.4, 1.2, 1.6)])
+    with pytest.raises(ValueError, match="finite"):
+        independent_difference(1.0, float("nan"), 1.2, 1.0, 0.9, 1.1)
