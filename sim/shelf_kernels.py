@@ -1792,7 +1792,8 @@ def act(kind, params, obs, state):
             for a in range(4):
                 lattrs[i, a] = attrs[cards[i], a]
         attrs = lattrs
-    aux = _make_aux(attrs, points)
+    # random play reads no lookup table (its draws alone decide)
+    aux = np.zeros(AUX_T, dtype=np.int64) if kind == P_RANDOM else _make_aux(attrs, points)
     wsi, pre, pref = _workspace()
     st = np.uint64(state[S_RNG])
     if view[S_NHELD] == 0:

@@ -265,10 +265,8 @@ def test_run_bench_records(bench_rows):
             assert 0 < r[k + "_min"] <= r[k] <= r[k + "_max"], (r["kernel"], k)
 
 
-# Still pure Python (its bench entry times it against the exact-fraction twin of the same search);
-# Shelve the Book's search: its step-interface policies rebuild the deck's scoring tables at every
-# decision (about 12x the twin today), a known gap of the step interface.
-NOT_YET_KERNELS = ("box foresight", "shelf.search")
+# Still pure Python (its bench entry times it against the exact-fraction twin of the same search).
+NOT_YET_KERNELS = ("box foresight",)
 
 
 @bench_mark
