@@ -1837,7 +1837,8 @@ def act(kind, params, obs, state):
     ``params`` may be longer: from :func:`policy_params`, it carries the scoring lookup tables
     for a deck, read in place when that deck and its points are the observation's.  Otherwise the
     tables are built for this decision: for greedy and potential over the few cards they compare
-    (renumbered), for random and rollout over the whole deck (some 100 us for the standard deck).
+    (renumbered), for rollout over the whole deck (some 100 us for the standard deck); random
+    play reads none.
     The action and the draws are the same either way."""
     n = obs[S_NDECK]
     attrs = obs[O_ATTRS:O_ATTRS + 4 * n].reshape((n, 4))  # read in place (act writes nothing to obs)
@@ -1881,6 +1882,8 @@ def act(kind, params, obs, state):
                 lattrs[i, a] = attrs[cards[i], a]
         attrs = lattrs
         aux = _make_aux(attrs, points)
+    elif kind == P_RANDOM:
+        aux = np.zeros(AUX_T, dtype=np.int64)  # random play reads no lookup table (its draws alone decide)
     else:
         aux = _make_aux(attrs, points)
     wsi, pre, pref = _workspace()
