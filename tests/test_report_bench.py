@@ -307,7 +307,9 @@ def test_bench_cli_json():
                                       "--reference-seconds", str(BENCH_REFERENCE_SECONDS)], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)
-    assert [r["game"] for r in rows] == ["shelf", "shelf"] and all(r["ratio"] > 1 for r in rows)
+    assert [r["game"] for r in rows] == ["shelf", "shelf", "shelf"] and all(r["ratio"] > 1 for r in rows)
+    assert rows[-1]["kernel"].startswith("shelf.search (PIMC") and rows[-1]["unit"] == "playouts"
+    assert rows[-1]["ms_each"] > 0 and rows[-1]["decisions_per_second_1_thread"] > 0
 
 
 @bench_mark
@@ -316,8 +318,9 @@ def test_bench_cli_table():
                                       "--scale", str(BENCH_SCALE),
                                       "--reference-seconds", str(BENCH_REFERENCE_SECONDS)], catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    head, row = result.stdout.strip().splitlines()
+    head, row, search_row = result.stdout.strip().splitlines()
     assert "1 thread [min - max]" in head and row.startswith("beverbende") and " [" in row
+    assert search_row.startswith("beverbende") and "beverbende.search (PIMC" in search_row and " ms" in search_row
 
 
 @pytest.mark.parametrize("args, name", [
