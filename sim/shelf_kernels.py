@@ -58,9 +58,9 @@ cards count as unseen, and ``determinize`` deals them uniformly with the rest.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange, types
-from numba.extending import intrinsic
+from numba import njit, prange
 
+from .lowlevel import popcount64 as _popcount
 from . import play as _loops
 from . import search as _search
 from .rng import game_state, next_below, shuffle_inplace
@@ -205,18 +205,6 @@ def _make_aux(attrs, points):
             aux[AUX_T + a * n + b] = code
     aux[AUX_T + n * n:] = _pair_codes(attrs)
     return aux
-
-
-@intrinsic
-def _popcount(typingctx, x):
-    """Number of set bits of an unsigned integer (LLVM ctpop: one instruction on x86-64)."""
-    if not isinstance(x, types.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):
-        return builder.zext(builder.ctpop(args[0]), context.get_value_type(types.int64))
-
-    return types.int64(x), codegen
 
 
 @njit(cache=True)
