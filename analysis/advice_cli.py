@@ -37,12 +37,12 @@ def advice_options(default_budget: int = _advice.DEFAULT_WORLDS):
             return cmd(*args, budget=budget_of(budget, half_width, default_budget), half_width=half_width, **kwargs)
 
         opts = [
-            click.option("--budget", type=click.IntRange(1, _advice.MAX_WORLDS), default=None,
+            click.option("--budget", type=click.IntRange(2, _advice.MAX_WORLDS), default=None,
                          help=f"Sampled worlds per legal action (default {default_budget:,}; with --half-width, "
                               "the first round)."),
             click.option("--half-width", type=click.FloatRange(min=0.0, min_open=True), default=None,
                          help="Double the worlds until the best action's 95% CI half-width (points) is at most this."),
-            click.option("--max-worlds", type=click.IntRange(1, _advice.MAX_WORLDS), default=20_000,
+            click.option("--max-worlds", type=click.IntRange(2, _advice.MAX_WORLDS), default=20_000,
                          show_default=True, help="The most worlds --half-width may use."),
             click.option("--seed", type=click.IntRange(min=0, max=2**64 - 1), default=0, show_default=True,
                          help="The sampled worlds' stream (the same seed gives the same advice)."),
@@ -73,7 +73,7 @@ def advice_table(adv: _advice.Advice, label, codes: bool = False) -> TextTable:
 
 
 def emit_advice(adv: _advice.Advice, label, title: str, record: dict, fmt: str, unit: str = "points",
-                seat_name: str | None = None) -> None:
+                seat_name: str | None = None, half_width: float | None = None) -> None:
     """Print the advice: ``record`` (the situation in a few fields), then the budget, the
     continuation and the verdict, then the ranked table.
 
@@ -85,7 +85,13 @@ def emit_advice(adv: _advice.Advice, label, title: str, record: dict, fmt: str, 
         fmt: ``table``, ``json`` or ``csv``.
         unit: what ``value`` is, e.g. ``"points"`` or ``"penalty points of the round"``.
         seat_name: how the game's rules name the seat (default ``"seat N"``, counted from 1).
+        half_width: the ``--half-width`` asked for: a note on stderr says when ``--max-worlds``
+            stopped the doubling above it.
     """
+    reached = float(adv.ci_high[0] - adv.ci_low[0]) / 2
+    if half_width is not None and reached > half_width:
+        click.echo(f"note: the best action's 95% CI half-width is {reached:.3g} points, above --half-width "
+                   f"{half_width:g}: {adv.worlds:,} worlds reach --max-worlds (raise it for a narrower CI)", err=True)
     better = "lower is better" if adv.lower_is_better else "higher is better"
     rec = dict(record)
     rec.update({

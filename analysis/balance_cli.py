@@ -79,6 +79,13 @@ def balance(game, players, policies, games, seed, no_skill, variants, fmt):
         table.setdefault(r["metric"], {"metric": r["metric"]})[r["variant"]] = (
             f"{_num(r['value'])} ({_num(r['ci_low'])} to {_num(r['ci_high'])})")
     click.echo(TextTable(list(table.values()), ["metric", *labels]).to_string())
+    first = {r["metric"]: (r["value"], r["ci_low"], r["ci_high"]) for r in rows if r["variant"] == labels[0]}
+    for lab in labels[1:]:
+        mine = {r["metric"]: (r["value"], r["ci_low"], r["ci_high"]) for r in rows if r["variant"] == lab}
+        if mine == first:
+            click.echo(f"note: {lab} equals {labels[0]} in every measure: with these policies the rule changes "
+                       "nothing these measures see (a tie-break is not seen by win shares that split ties, a "
+                       "heuristic may never use an option)")
 
 
 def _num(x: float) -> str:

@@ -386,9 +386,9 @@ STARTUP_COMMANDS = (
     ("books", "advise", "--players", "4", "--hand", "R15 R9 B10 B3 B7 Y1 Y5 Y12 P2 P4 P8 P11 P13 R2 B14",
      "--position", "3", "--earlier", "P12 Y3", "--earlier", "", "--pool", "1", "--worlds", "1", "--max-worlds", "1"),
     ("books", "advise", "--play", "--hand", "R15 R9 R4 B1 B2 B5 Y1 Y9 Y14 P15 P14 P13 P1", "--predictions",
-     "B3 / / Y7 P2 / R1", "--tricks", "B10 B11 B12 B13", "--trick", "Y2", "--start", "0", "--budget", "1"),
+     "B3 / / Y7 P2 / R1", "--tricks", "B10 B11 B12 B13", "--trick", "Y2", "--start", "0", "--budget", "2"),
     ("beverbende", "advise", "--players", "3", "--seat", "1", "--turns", "7", "--phase", "drawn", "--drawn", "4",
-     "--row", "1:2 ? ? 9", "--row", "2:? 5 ? ?", "--discard", "3 9 SW 7", "--budget", "1"),
+     "--row", "1:2 ? ? 9", "--row", "2:? 5 ? ?", "--discard", "3 9 SW 7", "--budget", "2"),
 )
 
 
@@ -396,7 +396,7 @@ def startup_bench(commands=STARTUP_COMMANDS, repeats: int = REPEATS, say=None) -
     """Warm start-up of the commands answered at the table: wall time of a whole ``ludolab``
     process (interpreter start, imports, numba cache loads, the answer), each command run once
     untimed (it fills numba's cache if needed) and then ``repeats`` times.  ``books advise`` runs
-    with one candidate and one sampled deal, and each ``advise`` of one decision with ``--budget 1``,
+    with one candidate and one sampled deal, and each ``advise`` of one decision with ``--budget 2`` (the fewest worlds that give a CI),
     so their times are everything but the search.
 
     Returns:

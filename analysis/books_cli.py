@@ -493,13 +493,9 @@ def advise_play(play, situation_file, players, scoring, void_trump, tie_break, h
            "open": " / ".join(x or "-" for x in view["open"])}
     if hands_left > 1 or int(pos.obs[B.S_NHANDS]) > 1:
         rec["scope"] = BS.value_scope(pos)
-    if half_width is not None:
-        reached = float(adv.ci_high[0] - adv.ci_low[0]) / 2
-        if reached > half_width:
-            click.echo(f"note: the best action's 95% CI half-width is {reached:.3g} points, above --half-width "
-                       f"{half_width:g}: {adv.worlds:,} worlds reach --max-worlds {max_worlds:,}", err=True)
     emit_advice(adv, label=lambda a: BS.action_label(pos.rules, pos.obs, a),
                 title="Shut The Books, card-play advice", record=rec, fmt=fmt, seat_name=f"seat {pos.seat}",
+                half_width=half_width,
                 unit="points of this hand" if int(pos.obs[B.S_NHANDS]) == 1 else "game total at the end of the game")
 
 

@@ -141,12 +141,13 @@ def advise(game, rules: np.ndarray, n_players: int, seat: int, obs: np.ndarray, 
     from .stats import Z95
 
     k = game.kernels
-    if budget is not None and not 1 <= int(budget) <= MAX_WORLDS:
-        raise LudolabError(f"budget {budget}: the worlds to sample must be 1 to {MAX_WORLDS:,}")
+    if budget is not None and not 2 <= int(budget) <= MAX_WORLDS:
+        raise LudolabError(f"budget {budget}: the worlds to sample must be 2 (the fewest that give a CI) "
+                           f"to {MAX_WORLDS:,}")
     if half_width is not None and not (math.isfinite(half_width) and half_width > 0):
         raise LudolabError(f"half-width {half_width}: a positive number of the game's points is needed")
-    if not 1 <= int(max_worlds) <= MAX_WORLDS:
-        raise LudolabError(f"max worlds {max_worlds}: must be 1 to {MAX_WORLDS:,}")
+    if not 2 <= int(max_worlds) <= MAX_WORLDS:
+        raise LudolabError(f"max worlds {max_worlds}: must be 2 to {MAX_WORLDS:,}")
     obs = np.ascontiguousarray(obs, dtype=np.int64)
     if obs.shape != (k.OBS_SIZE,):
         raise SituationError(f"an observation of {k.OBS_SIZE} ints is needed, not shape {obs.shape}")

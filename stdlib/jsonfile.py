@@ -103,7 +103,7 @@ def load_json(source, what: str, error: type[LudolabError] = LudolabError):
 
     Raises:
         error: the file cannot be read, is larger than :data:`MAX_INPUT_BYTES`, is not
-            UTF-8 text, is not JSON, or nests too deeply to read.
+            UTF-8 text, is not JSON, nests too deeply to read, or holds a number too long to convert.
     """
     name = str(source) if isinstance(source, Path) else f"the {what}"
     if isinstance(source, Path) or hasattr(source, "read"):
@@ -122,3 +122,5 @@ def load_json(source, what: str, error: type[LudolabError] = LudolabError):
         raise error(f"{name} is not valid JSON: {exc.msg} at line {exc.lineno} (a JSON {what} is expected)") from None
     except RecursionError:
         raise error(f"{name} nests too deeply to read: a JSON {what} is expected") from None
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts
+        raise error(f"{name} cannot be read as JSON ({exc}): a JSON {what} is expected") from None

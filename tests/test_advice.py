@@ -117,3 +117,18 @@ def test_emit_advice_prints_the_ranked_table_budget_continuation_and_verdict(box
     else:
         assert "lower is better" in out and "64" in out and adv.verdict_line(_cover) in out
         assert _cover(int(adv.actions[0])) in out
+
+
+def test_a_half_width_not_reached_is_said_and_budget_needs_two_worlds(box_turn, capsys):
+    """A --half-width target that --max-worlds stops short of is said on stderr (every advise command);
+    one world gives no CI, so a budget of 1 is refused."""
+    from ludolab.analysis import advice_cli
+
+    game, case, _, obs = box_turn
+    adv = advice.advise(game, case.rules, 1, 0, obs, measure="box_score", budget=8, half_width=0.001, max_worlds=32)
+    assert adv.worlds == 32
+    advice_cli.emit_advice(adv, _cover, "t", {}, "json", half_width=0.001)
+    err = capsys.readouterr().err
+    assert "above --half-width 0.001" in err and "32 worlds" in err
+    with pytest.raises(LudolabError, match="budget 1"):
+        advice.advise(game, case.rules, 1, 0, obs, measure="box_score", budget=1)

@@ -84,6 +84,9 @@ def test_a_whole_game_of_random_legal_moves_ends_and_its_record_replays_to_the_s
     app, c = client
     p = _new(c, game, key=11)
     assert p["players"] == SMALL[game][1] and p["seat"] == 0
+    early = c.get(f"/api/game/{p['id']}/record")  # the record holds the key, so every hidden card
+    assert early.status_code == 409 and "once the game is over" in early.get_json()["error"]
+    assert "key" not in early.get_data(as_text=True)
     p = _play_out(c, p, seed=5)
     s = app.config["GAMES"][p["id"]]
     assert p["final"] == s.final() and p["result"]
@@ -308,7 +311,7 @@ def test_replay_command_prints_the_scores_and_refuses_a_tampered_record(tmp_path
     assert r.exit_code == 0 and "so far" in r.output and "before its end (after 1 actions)" in r.output
     (tmp_path / "junk.json").write_text("{")
     r = CliRunner().invoke(cli, ["replay", str(tmp_path / "junk.json")])
-    assert r.exit_code == 2 and "not JSON" in r.output
+    assert r.exit_code == 2 and "not valid JSON" in r.output
 
 
 def test_play_refuses_a_taken_port_in_one_line():
@@ -324,3 +327,26 @@ def test_play_refuses_a_taken_port_in_one_line():
     assert r.exit_code == 2 and f"port {port}" in r.output and len(r.output.strip().splitlines()) == 1
     r = CliRunner().invoke(cli, ["play", "--host", "0.0.0.0"])
     assert r.exit_code == 2
+
+
+def test_replay_refuses_unreadable_records_in_one_line(tmp_path):
+    """A missing file, bytes that are not UTF-8, a number too long to convert and a seat off the table:
+    one line each, exit code 2, naming the record."""
+    from ludolab.analysis.cli import cli
+
+    s, path = _record(tmp_path)
+    rec = json.loads(path.read_text())
+    cases = {"missing.json": None, "binary.json": b"\xff\xfe\x00junk",
+             "long.json": ('{"format": 1, "players": ' + "1" * 5001 + "}").encode(),
+             "seat.json": json.dumps({**rec, "seat": 7}).encode()}
+    for name, data in cases.items():
+        f = tmp_path / name
+        if data is not None:
+            f.write_bytes(data)
+        r = CliRunner().invoke(cli, ["replay", str(f)])
+        assert r.exit_code == 2 and r.output.startswith("Error: ") and len(r.output.strip().splitlines()) == 1, \
+            (name, r.output)
+    assert "seat" in CliRunner().invoke(cli, ["replay", str(tmp_path / "seat.json")]).output
+    bom = tmp_path / "bom.json"
+    bom.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert CliRunner().invoke(cli, ["replay", str(bom)]).exit_code == 0

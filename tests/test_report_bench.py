@@ -328,6 +328,8 @@ def test_bench_cli_table():
     (("--reference-seconds", "0.01"), "--reference-seconds"),
     (("--format", "csv"), "--format"),
     (("--scale", "0"), "--scale"),
+    (("--scale", "nan"), "--scale"),
+    (("--reference-seconds", "nan"), "--reference-seconds"),
 ])
 def test_bench_bad_input_is_one_error_line(capsys, args, name):
     with pytest.raises(SystemExit) as exc:

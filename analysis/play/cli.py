@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import click
 
@@ -74,11 +75,13 @@ def replay(record, fmt):
 
     from .session import replay_record
 
-    text = Path(record).read_text(encoding="utf-8")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{record} is not JSON ({exc.msg}, line {exc.lineno}): give a record saved by ludolab play")
+    from ludolab.stdlib.jsonfile import load_json, read_input
+
+    from .games import PlayError
+
+    # a path, or - for standard input; UTF-8 with or without a byte-order mark, within the input size limit
+    src = read_input(sys.stdin, "record", PlayError) if record == "-" else Path(record)
+    data = load_json(src, "record saved by ludolab play", PlayError)
     out = replay_record(data)
     if fmt == "json":
         click.echo(json.dumps(out, indent=2))

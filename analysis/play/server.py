@@ -9,7 +9,7 @@ Routes (JSON in and out; the page is ``static/index.html`` with ``play.css`` and
 ``POST /api/game/<id>/move``         ``{"action": int}`` -> the payload
 ``POST /api/game/<id>/hint``         ``{"worlds": int}`` (optional) -> the advice table
 ``GET  /api/game/<id>/review``       the person's costliest decisions (once the game is over)
-``GET  /api/game/<id>/record``       the record as a JSON download
+``GET  /api/game/<id>/record``       the record as a JSON download, once the game is over (409 before)
 
 A game lives on the server under a random id that the page keeps in JavaScript (no cookie), so
 two tabs play two games.  An unknown id is 404; a body that is not a JSON object, a missing field
@@ -188,6 +188,8 @@ def create_app(max_games: int = MAX_GAMES) -> Flask:
     def api_record(gid):
         with lock:
             s = get(gid)
+            if not s.over():  # the record holds the key, and so the deal: every hidden card
+                raise PlayError("the record holds the deal (every hidden card): it is given once the game is over")
             resp = jsonify(s.record())
             resp.headers["Content-Disposition"] = f"attachment; filename=ludolab-{s.ad.id}-{s.key}.json"
             return resp

@@ -377,6 +377,9 @@ def replay_record(record) -> dict:
     actions = record["actions"]
     if not isinstance(actions, list):
         raise PlayError("the record's actions must be a list of whole numbers")
+    seat = record.get("seat")
+    if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < b.n):
+        raise PlayError(f"the record's seat must be a seat of the table, 0..{b.n - 1} (counted from 0), not {seat!r}")
     K = ad.kernels
     st = np.zeros(K.STATE_SIZE, dtype=np.int64)
     K.new_game(b.rules, np.uint64(key), st)

@@ -175,6 +175,7 @@ const ludolabPlay = (() => {
     $("tools").hidden = false;
     $("hintbtn").hidden = !p.your_turn;
     $("record").href = `/api/game/${gameId}/record`;
+    $("record").hidden = !p.over;  // the record holds the deal: offered once the game is over
     drawScores(p);
     drawLog(p);
     if (p.over) review();
