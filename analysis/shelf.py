@@ -673,7 +673,7 @@ def report_section(ctx) -> str:
         "Numbers repeated across tables differ a little because each table plays its own deals: skill's edge at "
         f"four players reads {pot_main['diff_vs_first']:.2f}, {sv['spread']:.2f} and {a90['edge']:.2f} points in "
         "three tables, "
-        + ("and no two differ beyond noise (each difference's 95% CI includes 0)" if edge_overlap else
+        + ("and no two differ beyond noise, each difference's 95% CI including 0" if edge_overlap else
            "and at least two differ beyond noise")
         + " (see the player-count and deck sections).",
     ]
