@@ -73,7 +73,7 @@ def advice_table(adv: _advice.Advice, label, codes: bool = False) -> TextTable:
 
 
 def emit_advice(adv: _advice.Advice, label, title: str, record: dict, fmt: str, unit: str = "points",
-                seat_name: str | None = None, half_width: float | None = None) -> None:
+                seat_name: str | None = None) -> None:
     """Print the advice: ``record`` (the situation in a few fields), then the budget, the
     continuation and the verdict, then the ranked table.
 
@@ -85,10 +85,12 @@ def emit_advice(adv: _advice.Advice, label, title: str, record: dict, fmt: str, 
         fmt: ``table``, ``json`` or ``csv``.
         unit: what ``value`` is, e.g. ``"points"`` or ``"penalty points of the round"``.
         seat_name: how the game's rules name the seat (default ``"seat N"``, counted from 1).
-        half_width: the ``--half-width`` asked for: a note on stderr says when ``--max-worlds``
-            stopped the doubling above it.
+
+    A note on stderr says when ``--max-worlds`` stopped the doubling above the half-width the
+    advice was asked for (``adv.half_width``).
     """
     reached = float(adv.ci_high[0] - adv.ci_low[0]) / 2
+    half_width = adv.half_width
     if half_width is not None and reached > half_width:
         click.echo(f"note: the best action's 95% CI half-width is {reached:.3g} points, above --half-width "
                    f"{half_width:g}: {adv.worlds:,} worlds reach --max-worlds (raise it for a narrower CI)", err=True)

@@ -465,4 +465,4 @@ def advise(situation_file, seat, turns, start, phase, drawn, draw_twice, rows, d
         rec["situation"] = shown
     advice_cli.emit_advice(adv, label=lambda a: BS.action_label(rules, obs, a),
                            title=f"Beverbende advice, seat {s} to move ({shown['phase']})", record=rec, fmt=fmt,
-                           unit="points of this round", seat_name=f"seat {s}", half_width=half_width)
+                           unit="points of this round", seat_name=f"seat {s}")

@@ -495,7 +495,6 @@ def advise_play(play, situation_file, players, scoring, void_trump, tie_break, h
         rec["scope"] = BS.value_scope(pos)
     emit_advice(adv, label=lambda a: BS.action_label(pos.rules, pos.obs, a),
                 title="Shut The Books, card-play advice", record=rec, fmt=fmt, seat_name=f"seat {pos.seat}",
-                half_width=half_width,
                 unit="points of this hand" if int(pos.obs[B.S_NHANDS]) == 1 else "game total at the end of the game")
 
 

@@ -446,4 +446,4 @@ def advise(situation_file, players, seat, variant, tiebreak, tableaus, first_pla
               "hand": view["hand"], "offer": " ".join(view["offer"]), "pile": view["pile"],
               "scope": "the whole game: the value is the seat's final score when every tableau is complete"}
     emit_advice(adv, label, title="Shelve the Book: advice", record=record, fmt=fmt,
-                unit="final points of the game", half_width=half_width)
+                unit="final points of the game")

@@ -51,6 +51,7 @@ class Advice:
             second), or None with one legal action.
         seconds: the wall time of the search.
         seat, n_players: whose decision, at a table of how many.
+        half_width: the half-width asked for (None: a fixed budget).
     """
 
     actions: np.ndarray
@@ -68,6 +69,7 @@ class Advice:
     seconds: float
     seat: int
     n_players: int
+    half_width: float | None = None
 
     def rows(self, label=str) -> list[dict]:
         """One dict per action, best first: ``rank``, ``action`` (its label), ``code`` (the int),
@@ -208,4 +210,5 @@ def advise(game, rules: np.ndarray, n_players: int, seat: int, obs: np.ndarray, 
             verdict = "cannot tell yet"
     return Advice(actions=legal[order].copy(), mean=m, ci_low=lo, ci_high=hi, worlds=len(rows), continuation=name,
                   lower_is_better=lower, measure=measure, diff=diff, diff_low=d_lo, diff_high=d_hi, verdict=verdict,
-                  seconds=seconds, seat=int(seat), n_players=int(n_players))
+                  seconds=seconds, seat=int(seat), n_players=int(n_players),
+                  half_width=None if half_width is None else float(half_width))

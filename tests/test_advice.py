@@ -127,7 +127,7 @@ def test_a_half_width_not_reached_is_said_and_budget_needs_two_worlds(box_turn, 
     game, case, _, obs = box_turn
     adv = advice.advise(game, case.rules, 1, 0, obs, measure="box_score", budget=8, half_width=0.001, max_worlds=32)
     assert adv.worlds == 32
-    advice_cli.emit_advice(adv, _cover, "t", {}, "json", half_width=0.001)
+    advice_cli.emit_advice(adv, _cover, "t", {}, "json")
     err = capsys.readouterr().err
     assert "above --half-width 0.001" in err and "32 worlds" in err
     with pytest.raises(LudolabError, match="budget 1"):
