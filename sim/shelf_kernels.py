@@ -196,14 +196,11 @@ def _make_aux(attrs, points):
                     total += points[run]
                     run = 1
             aux[16 * L + m] = total + points[run]
+    pc = _pair_codes(attrs)  # the same codes with an empty place at index 0: read each pair once
     for a in range(n):
         for b in range(n):
-            code = 0
-            for k in range(NKIND):
-                if _cont(attrs, a, b, k):
-                    code |= 1 << k
-            aux[AUX_T + a * n + b] = code
-    aux[AUX_T + n * n:] = _pair_codes(attrs)
+            aux[AUX_T + a * n + b] = pc[(a + 1) * (n + 1) + b + 1]
+    aux[AUX_T + n * n:] = pc
     return aux
 
 
