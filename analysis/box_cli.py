@@ -847,9 +847,5 @@ def card(tiles, one_die, moves, max_tiles_per_move, scoring, objective, rule, ex
         meta = provenance("box", rules=rules.to_dict(), method="exact", command="box card", rule=data["rule"],
                           objective=data["objective"])
         fig = box_card.fig_card(data, rules)
-        save_outputs(out_dir, {"strategy_card_exceptions": data["exceptions"]}, {}, meta, table_format)
-        try:
-            paths = box_card.save_card(fig, out_dir)
-        except OSError as exc_:
-            raise InputError(f"cannot write to --out {str(out_dir)!r}: {exc_.strerror or exc_}") from None
-        click.echo(f"wrote {', '.join(p.name for p in paths)} to {out_dir}", err=True)
+        save_outputs(out_dir, {"strategy_card_exceptions": data["exceptions"]}, {}, meta, table_format,
+                     also=[lambda: box_card.save_card(fig, out_dir)])

@@ -253,7 +253,7 @@ def emit(fmt: str, record: dict | None = None, table=None, title: str | None = N
         click.echo(table.to_string(index=False, float_format=lambda x: f"{x:.6g}"))
 
 
-def save_outputs(out_dir, tables: dict, figures: dict, meta: dict, table_format: str):
+def save_outputs(out_dir, tables: dict, figures: dict, meta: dict, table_format: str, also=()):
     """Write a command's tables (with provenance) and charts into ``--out`` as one write.
 
     Goes through :class:`ludolab.analysis.outputs.OutputFolder`: the folder's files that
@@ -263,7 +263,9 @@ def save_outputs(out_dir, tables: dict, figures: dict, meta: dict, table_format:
     Args:
         out_dir: the folder (None: nothing is written); tables: name -> DataFrame;
         figures: name -> matplotlib Figure; meta: provenance added to every table;
-        table_format: ``csv`` or ``parquet``.
+        table_format: ``csv`` or ``parquet``; also: more writers, each a callable of no
+        arguments that writes its files into ``out_dir`` within the same write and returns
+        their paths (e.g. a card in two formats): all of them land together or none does.
 
     Raises:
         InputError: one line naming the file and why it cannot be written.
@@ -283,6 +285,8 @@ def save_outputs(out_dir, tables: dict, figures: dict, meta: dict, table_format:
                 written += save_table(df, out_dir, name, table_format, meta)
             for name, fig in figures.items():
                 written.append(save_figure(fig, out_dir, name))
+            for write in also:
+                written += list(write())
     except OutputError as exc:
         raise InputError(str(exc)) from None
     except OSError as exc:

@@ -248,6 +248,7 @@ def test_the_strategy_card_never_replaces_a_users_file(tmp_path):
     r = CliRunner().invoke(cli, ["box", "card", "--out", str(out)])
     assert r.exit_code == 2 and "strategy_card.png" in r.output and "--force" in r.output
     assert (out / "strategy_card.png").read_text() == "mine"
+    assert sorted(p.name for p in out.iterdir()) == ["strategy_card.png"]  # the card and its table: one write
     r = CliRunner().invoke(cli, ["box", "card", "--out", str(out), "--force"])
     assert r.exit_code == 0, r.output
     assert (out / "strategy_card.png").read_bytes()[:4] == b"\x89PNG"
