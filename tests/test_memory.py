@@ -28,6 +28,26 @@ def test_a_big_rules_table_is_not_built():
     assert M.transition_table_bytes(BoxRules()) <= M.MAX_TABLE_BYTES
 
 
+def test_a_simulation_takes_no_more_memory_than_the_exact_solver():
+    """Peak memory (numpy's allocations, traced) of simulating the optimal policy is at most that of
+    solving the same rules (16 tiles, four dice: the fast table would be larger than the policy's)."""
+    import tracemalloc
+
+    rules = BoxRules(tiles=16, dice="4d6")
+    tracemalloc.start()
+    try:
+        pol = B.make_policy(rules, "optimal")
+        solve_peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        res = M.simulate(pol, 2000, seed=0, chunks=2)
+        sim_peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+    assert not M.fast_table_fits(pol) and res.games == 2000
+    assert sim_peak <= solve_peak, (sim_peak, solve_peak)
+
+
 def test_run_total_sums_in_waves_to_the_same_numbers():
     rules = BoxRules()
     pol = B.make_policy(rules, "random")
