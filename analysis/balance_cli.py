@@ -66,8 +66,8 @@ def balance(game, players, policies, games, seed, no_skill, variants, fmt):
         click.echo(f"Balance of {info.title} ({cases[0].label}; seats {', '.join(names)}; {games} games, seed {seed})")
         w = max(len(r["metric"]) for r in rows)
         for r in rows:
-            click.echo(f"{r['metric']:<{w}}  {r['value']:10.4f}  ({r['ci_low']:.4f} to {r['ci_high']:.4f})  "
-                       f"{r['meaning']}")
+            ci = "(exact)" if r["metric"].startswith("exact_") else f"({r['ci_low']:.4f} to {r['ci_high']:.4f})"
+            click.echo(f"{r['metric']:<{w}}  {r['value']:10.4f}  {ci:<20}  {r['meaning']}")
         return
     click.echo(f"Balance of {info.title} by rule variant ({cases[0].n_players} players; seats {', '.join(names)}; "
                f"{games} games on the same deals, seed {seed}); each cell the value (95% CI)")
@@ -117,4 +117,7 @@ def _study(g, info, case, policies, games, seed, no_skill) -> list:
     moments = int(g.extra["moments"](case.rules)) if "moments" in g.extra else int(g.max_steps(case.rules)) + 1
     rows = BAL.study(g.kernels, case.rules, [named[n] for n in names], bool(g.lower_wins), games, seed, moments,
                      random_policy=random_policy, variant=case.label)
+    dists = g.extra["exact_seats"](case, names) if "exact_seats" in g.extra else None
+    if dists is not None:
+        rows += BAL.exact_seats(dists, bool(g.lower_wins), variant=case.label)
     return [{**r, "_seats": names} for r in rows]

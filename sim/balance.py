@@ -73,6 +73,10 @@ MEANINGS = {
     "duration_p50": "median actions per game",
     "duration_p95": "95th percentile of actions per game",
     "ties": "share of games whose best return is shared",
+    "exact_seat_win_share": "seat {s}'s win share, exact (from each seat's exact score distribution)",
+    "exact_seat_points": "seat {s}'s mean points, exact",
+    "exact_seat_edge": "seat edge, exact",
+    "exact_ties": "share of games whose best return is shared, exact",
 }
 
 
@@ -178,6 +182,65 @@ def measures(run: dict, lower: bool, variant: str = "") -> list[dict]:
     best = ret.min(axis=1) if lower else ret.max(axis=1)
     shared = ((ret == best[:, None]).sum(axis=1) > 1).astype(float)
     rows.append(_row("ties", variant, *_mean_ci(shared)))
+    return rows
+
+
+def exact_seats(dists: list, lower: bool, variant: str = "") -> list[dict]:
+    """The seat measures, exact, for seats whose points are independent with known distributions.
+
+    Where every seat's points in a game are independent of the others' (Shut the Box played by
+    fixed policy tables, each seat's turns its own dice: STB-9, STB-11), the win shares follow from
+    the distributions alone.  With ``a_t = P(X_t = v)`` and ``b_t = P(X_t`` worse than ``v)`` for
+    the other seats t, seat s's win share (a k-way shared win counted 1/k, as :func:`win_shares`)
+    is ``sum_v P(X_s = v) sum_k c_k(v) / (k + 1)``, where ``c_k(v)`` is the coefficient of
+    ``x^k`` in ``prod_t (b_t + a_t x)`` (k others tie with s at v); the chance of a shared best
+    is one minus the sum over seats of the sole wins ``sum_v P(X_s = v) c_0(v)``.
+
+    Args:
+        dists: per seat, ``(values, probs)``: int (m,) points and float64 (m,) probabilities
+            summing to 1.
+        lower: True where the lowest points win.
+
+    Returns:
+        Rows ``exact_seat_win_share[s]``, ``exact_seat_points[s]``, ``exact_seat_edge`` and
+        ``exact_ties`` (each with ``ci_low == ci_high == value``).
+
+    Raises:
+        ValueError: fewer than one seat, or a distribution that does not sum to 1.
+    """
+    if not dists:
+        raise ValueError("exact seat measures need at least one seat")
+    support = np.unique(np.concatenate([np.asarray(v, dtype=np.int64) for v, _ in dists]))
+    pmf = np.zeros((len(dists), len(support)))
+    for i, (v, p) in enumerate(dists):
+        p = np.asarray(p, dtype=float)
+        if abs(p.sum() - 1.0) > 1e-9:
+            raise ValueError(f"seat {i + 1}'s distribution sums to {p.sum()}, not 1")
+        np.add.at(pmf[i], np.searchsorted(support, np.asarray(v, dtype=np.int64)), p)
+    at_or_worse = np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1] if lower else np.cumsum(pmf, axis=1)
+    worse = at_or_worse - pmf  # P(strictly worse than v), per seat and value
+    P = len(dists)
+    share = np.zeros(P)
+    sole = np.zeros(P)
+    for s in range(P):
+        poly = np.ones((len(support), 1))
+        for t in range(P):
+            if t != s:
+                nxt = np.zeros((len(support), poly.shape[1] + 1))
+                nxt[:, :-1] += poly * worse[t][:, None]
+                nxt[:, 1:] += poly * pmf[t][:, None]
+                poly = nxt
+        share[s] = float((pmf[s] * (poly / np.arange(1, poly.shape[1] + 1)).sum(axis=1)).sum())
+        sole[s] = float((pmf[s] * poly[:, 0]).sum())
+    rows = []
+    for s in range(P):
+        rows.append(_row("exact_seat_win_share[{s}]", variant, *(share[s],) * 3, s=s + 1))
+        mean = float(pmf[s] @ support)
+        rows.append(_row("exact_seat_points[{s}]", variant, *(mean,) * 3, s=s + 1))
+    e = 1 / P
+    edge = round((share.max() - e) / (1 - e), 12) + 0.0 if P >= 2 else np.nan
+    rows.append(_row("exact_seat_edge", variant, *(edge,) * 3))
+    rows.append(_row("exact_ties", variant, *(1.0 - sole.sum(),) * 3))
     return rows
 
 

@@ -238,6 +238,27 @@ def step_game() -> S.StepGame:
         cases.append(S.RulesCase(label, arr, seats, tuple(named[i][p] for p in pols), named=named[i]))
         by_label[label] = (rulesets[i], [catalogue[i][p] for p in pols])
 
+    def exact_seats(case, names):
+        """Each seat's exact distribution of its total, (values, probs), when the seats play policy
+        tables over a fixed number of rounds (independent seats: STB-9, STB-11); None for an
+        elimination match (STB-12), whose length depends on the totals."""
+        from . import box_exact
+
+        rounds = int(case.rules[K.R_ROUNDS])
+        if rounds == 0:
+            return None
+        i = next(j for lab, j, *_ in specs if lab == case.label)
+        out = []
+        for name in names:
+            ev = box_exact.evaluate(catalogue[i][name])
+            pmf = np.bincount(rulesets[i].scores, weights=ev.final)
+            total = np.ones(1)
+            for _ in range(rounds):
+                total = np.convolve(total, pmf)
+            keep = total > 0
+            out.append((np.arange(len(total))[keep], total[keep] / total.sum()))
+        return out
+
     def _find(rules_arr, policies):
         for c in cases:
             if c.rules is rules_arr or np.array_equal(c.rules, rules_arr):
@@ -256,4 +277,5 @@ def step_game() -> S.StepGame:
                       return_bounds=_return_bounds, check_state=_check_state, simulate=simulate,
                       accumulator=_columns, fast_games=fast, lower_wins=True, winner=_sole_winner,
                       extra={"hidden_information": False, "best": "optimal", "random": "random",
+                             "exact_seats": exact_seats,
                              "moments": lambda r: (int(r[K.R_ROUNDS]) or int(r[K.R_MAXROUNDS])) + 1})

@@ -80,6 +80,53 @@ def test_shut_the_box_seat_win_shares_match_the_exact_distributions():
     assert _holds(rows["seat_win_share[2]"], 1 - exact)
 
 
+def test_exact_seat_measures_equal_brute_force_over_every_outcome():
+    """:func:`exact_seats` against enumerating every combination of three seats' points."""
+    import itertools
+
+    rng = np.random.default_rng(1)
+    dists = [(np.array([0, 1, 2, 3]) + i, rng.dirichlet(np.ones(4))) for i in range(3)]
+    for lower in (True, False):
+        rows = {r["metric"]: r["value"] for r in BAL.exact_seats(dists, lower)}
+        share, tie = np.zeros(3), 0.0
+        for combo in itertools.product(range(4), repeat=3):
+            p = np.prod([dists[i][1][combo[i]] for i in range(3)])
+            ret = np.array([[dists[i][0][combo[i]] for i in range(3)]])
+            share += p * BAL.win_shares(ret, lower)[0]
+            best = ret.min() if lower else ret.max()
+            tie += p * float((ret == best).sum() > 1)
+        assert np.allclose([rows[f"exact_seat_win_share[{s}]"] for s in (1, 2, 3)], share, atol=1e-12)
+        assert abs(rows["exact_ties"] - tie) < 1e-12
+        assert abs(rows["exact_seat_edge"] - (share.max() - 1 / 3) / (2 / 3)) < 1e-12
+    with pytest.raises(ValueError, match="sums to"):
+        BAL.exact_seats([(np.array([0]), np.array([0.5]))], True)
+
+
+def test_balance_of_shut_the_box_is_exact_and_the_simulation_agrees():
+    """Three seats, three rounds (totals: each seat's round distribution convolved three times):
+    the command prints the exact seat measures, and the simulated ones hold them in their CIs."""
+    import json
+
+    from click.testing import CliRunner
+
+    from ludolab.analysis.cli import cli
+
+    r = CliRunner().invoke(cli, ["balance", "box", "--players", "3", "--games", "3000", "--no-skill",
+                                 "--policy", "optimal", "--policy", "random", "--policy", "greedy-high",
+                                 "--format", "json"])
+    assert r.exit_code == 0, r.output
+    rows = {x["metric"]: x for x in json.loads(r.output)}
+    for s in (1, 2, 3):
+        ex = rows[f"exact_seat_win_share[{s}]"]
+        assert ex["ci_low"] == ex["value"] == ex["ci_high"]
+        assert _holds(rows[f"seat_win_share[{s}]"], ex["value"]), (s, rows[f"seat_win_share[{s}]"], ex)
+        assert _holds(rows[f"seat_points[{s}]"], rows[f"exact_seat_points[{s}]"]["value"])
+    assert _holds(rows["ties"], rows["exact_ties"]["value"])
+    assert rows["exact_seat_win_share[1]"]["value"] > 0.5
+    r = CliRunner().invoke(cli, ["balance", "box", "--games", "200", "--no-skill"])
+    assert r.exit_code == 0 and "exact_seat_edge" in r.output and "(exact)" in r.output
+
+
 def test_study_refuses_too_few_games():
     with pytest.raises(ValueError, match="at least 2"):
         BAL.study(T, np.array([0], dtype=np.int64), [BEST, BEST], False, 1, 0, 4)
