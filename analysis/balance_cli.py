@@ -77,6 +77,7 @@ def balance(game, players, policies, games, seed, no_skill, variants, fmt):
     table = {}
     for r in rows:
         table.setdefault(r["metric"], {"metric": r["metric"]})[r["variant"]] = (
+            f"{_num(r['value'])} (exact)" if r["metric"].startswith("exact_") else
             f"{_num(r['value'])} ({_num(r['ci_low'])} to {_num(r['ci_high'])})")
     click.echo(TextTable(list(table.values()), ["metric", *labels]).to_string())
     first = {r["metric"]: (r["value"], r["ci_low"], r["ci_high"]) for r in rows if r["variant"] == labels[0]}

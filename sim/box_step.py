@@ -233,10 +233,29 @@ def step_game() -> S.StepGame:
              ("2p-1to6-always", 1, 2, 2, ("random", "most-options"))]
     cases = []
     by_label = {}
+    tables = {}  # label -> (ruleset, rounds, name -> Policy): what the exact seat measures read
     for label, i, seats, rounds, pols in specs:
         arr = rules_array(rulesets[i], seats, rounds, threshold=45)
         cases.append(S.RulesCase(label, arr, seats, tuple(named[i][p] for p in pols), named=named[i]))
         by_label[label] = (rulesets[i], [catalogue[i][p] for p in pols])
+        tables[label] = (rulesets[i], rounds, catalogue[i])
+
+    def variants(players):
+        """The named rule variants of one round of Shut the Box at ``players`` seats, as rulesets of
+        the step game: the rulebook's one-die rule (789-optional, STB-6) against never, always
+        optional and forced, and count scoring (STB-8), each with every named policy solved for
+        its own rules and the optimal policy in every seat."""
+        out = []
+        for label, r in (("rulebook", BoxRules()), ("one-die never", BoxRules(one_die="never")),
+                         ("one-die always", BoxRules(one_die="always-optional")),
+                         ("one-die forced", BoxRules(one_die="789-forced")), ("count scoring", BoxRules(score="count"))):
+            label = f"{label} {players}p"
+            if label not in tables:
+                tables[label] = (r, 1, {name: make_policy(r, name) for name in POLICY_NAMES})
+            pols = {k: policy_params(p) for k, p in tables[label][2].items()}
+            out.append(S.RulesCase(label, rules_array(r, players, 1), players, (pols["optimal"],) * players,
+                                   named=pols))
+        return out
 
     def exact_seats(case, names):
         """Each seat's exact distribution of its total, (values, probs), when the seats play policy
@@ -244,14 +263,13 @@ def step_game() -> S.StepGame:
         elimination match (STB-12), whose length depends on the totals."""
         from . import box_exact
 
-        rounds = int(case.rules[K.R_ROUNDS])
-        if rounds == 0:
+        rules, rounds, pols = tables[case.label]
+        if rounds is None:
             return None
-        i = next(j for lab, j, *_ in specs if lab == case.label)
         out = []
         for name in names:
-            ev = box_exact.evaluate(catalogue[i][name])
-            pmf = np.bincount(rulesets[i].scores, weights=ev.final)
+            ev = box_exact.evaluate(pols[name])
+            pmf = np.bincount(rules.scores, weights=ev.final)
             total = np.ones(1)
             for _ in range(rounds):
                 total = np.convolve(total, pmf)
@@ -277,5 +295,5 @@ def step_game() -> S.StepGame:
                       return_bounds=_return_bounds, check_state=_check_state, simulate=simulate,
                       accumulator=_columns, fast_games=fast, lower_wins=True, winner=_sole_winner,
                       extra={"hidden_information": False, "best": "optimal", "random": "random",
-                             "exact_seats": exact_seats,
+                             "exact_seats": exact_seats, "variants": variants,
                              "moments": lambda r: (int(r[K.R_ROUNDS]) or int(r[K.R_MAXROUNDS])) + 1})

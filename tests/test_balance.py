@@ -21,8 +21,10 @@ def _rows(kind, policies=(BEST, BEST), games=3000, skill=True):
     return {r["metric"]: r for r in rows}
 
 
-def _holds(row, x):
-    return row["ci_low"] <= x <= row["ci_high"]
+def _holds(row, x, widen=1.0):
+    """x inside the row's 95% CI (``widen``: its half-width times this, for many checks at once)."""
+    mid, half = (row["ci_low"] + row["ci_high"]) / 2, (row["ci_high"] - row["ci_low"]) / 2 * widen
+    return mid - half <= x <= mid + half
 
 
 def test_a_coin_toss_has_no_skill_and_no_seat_edge():
@@ -178,5 +180,29 @@ def test_balance_variants_side_by_side_on_the_same_deals():
     assert "e-0" not in t.output and "e+0" not in t.output  # no scientific notation for people
     # a rule the heuristic never uses shows in no measure: said, not left for a reader to take as "no effect"
     assert "note: exchange specials equals sum scoring in every measure" in t.output
-    bad = CliRunner().invoke(cli, ["balance", "box", "--variants", "--games", "10"])
-    assert bad.exit_code == 2 and "--variants" in bad.output and len(bad.output.strip().splitlines()) == 1
+
+
+
+def test_shut_the_box_variants_are_measured_exactly_beside_the_simulation():
+    """balance box --variants: the one-die rules (STB-6) and count scoring (STB-8), each with its own optimal
+    policy; every variant's simulated seat measures hold its exact ones."""
+    import json
+
+    from click.testing import CliRunner
+
+    from ludolab.analysis.cli import cli
+
+    r = CliRunner().invoke(cli, ["balance", "box", "--variants", "--games", "1500", "--no-skill", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.output)
+    by = {(x["metric"], x["variant"]): x for x in rows}
+    variants = sorted({x["variant"] for x in rows})
+    assert variants == sorted(["rulebook 2p", "one-die never 2p", "one-die always 2p", "one-die forced 2p",
+                               "count scoring 2p"])
+    for v in variants:  # 15 checks at once: each CI widened to 99.9% (Bonferroni, z 3.29 / 1.96)
+        for m in ("seat_points[1]", "seat_points[2]", "ties"):
+            assert _holds(by[(m, v)], by[("exact_" + m, v)]["value"], widen=3.29 / 1.96), (m, v, by[(m, v)])
+    # count scoring ties far more often than the sum of the open tiles (exact)
+    assert by[("exact_ties", "count scoring 2p")]["value"] > 3 * by[("exact_ties", "rulebook 2p")]["value"]
+    t = CliRunner().invoke(cli, ["balance", "box", "--variants", "--games", "200", "--no-skill"])
+    assert t.exit_code == 0 and "(exact)" in t.output and "e-0" not in t.output
