@@ -109,28 +109,82 @@ def chi_square_bound(df: int, z: float = 3.09) -> float:
     return df * (1 - 2 / (9 * df) + z * math.sqrt(2 / (9 * df))) ** 3
 
 
-@pytest.mark.parametrize("players,cards_left,key", [(3, 3, 9), (4, 2, 2)])
-def test_books_worlds_are_the_determinizations_each_equally_likely(players, cards_left, key):
+def assert_worlds_are_the_determinizations(game, rules, seat, obs, key, s_rng):
     """Every determinization is an enumerated world; the worlds are distinct, consistent with the
-    observation (STK-5: hand sizes, colours shown out of) and equally frequent under determinize."""
-    rules, seat, obs = endgame(players, cards_left, key)
-    found = S.step_game().extra["enumerate_worlds"](rules, obs, seat, 10_000)
+    observation and equally frequent under determinize (chi-square at 0.1%)."""
+    k = game.kernels
+    found = game.extra["enumerate_worlds"](rules, obs, seat, 10_000)
     assert found.states is not None and found.count == len(found.states) >= 2
     index = {w.tobytes(): i for i, w in enumerate(found.states)}
     assert len(index) == found.count  # distinct
-    seen = np.zeros(K.OBS_SIZE, dtype=np.int64)
+    seen = np.zeros(k.OBS_SIZE, dtype=np.int64)
     for w in found.states:
-        REF.observe(rules, w, seat, seen)
+        game.twin.observe(rules, w, seat, seen)
         assert np.array_equal(seen, obs)
     n = 30 * found.count
     freq = np.zeros(found.count)
-    world = np.zeros(K.STATE_SIZE, dtype=np.int64)
+    world = np.zeros(k.STATE_SIZE, dtype=np.int64)
     for i in range(n):
-        K.determinize(rules, obs, seat, _i64(int(game_state(np.uint64(key), np.uint64(i)))), world)
-        world[B.S_RNG] = 0
+        k.determinize(rules, obs, seat, _i64(int(game_state(np.uint64(key), np.uint64(i)))), world)
+        world[s_rng] = 0
         freq[index[world.tobytes()]] += 1  # a KeyError: a determinization that is not enumerated
     chi2 = float(((freq - n / found.count) ** 2).sum() / (n / found.count))
     assert chi2 < chi_square_bound(found.count - 1), (chi2, found.count)
+    return found
+
+
+@pytest.mark.parametrize("players,cards_left,key", [(3, 3, 9), (4, 2, 2)])
+def test_books_worlds_are_the_determinizations_each_equally_likely(players, cards_left, key):
+    """The deals of the unseen cards: hand sizes and colours shown out of (STK-5)."""
+    rules, seat, obs = endgame(players, cards_left, key)
+    assert_worlds_are_the_determinizations(S.step_game(), rules, seat, obs, key, B.S_RNG)
+
+
+def late_decision(game, rules, key: int, most: int):
+    """The first decision of a game of random legal actions (kernels) with 6 to ``most`` consistent worlds
+    and two or more legal actions: ``(seat, obs)``."""
+    k = game.kernels
+    rng = np.random.default_rng(key)
+    st = np.zeros(k.STATE_SIZE, dtype=np.int64)
+    k.new_game(rules, np.uint64(game_state(np.uint64(key), np.uint64(0))), st)
+    out = np.zeros(k.MAX_ACTIONS, dtype=np.int64)
+    obs = np.zeros(k.OBS_SIZE, dtype=np.int64)
+    while k.current_player(st) >= 0:
+        p = int(k.current_player(st))
+        k.observe(rules, st, p, obs)
+        n = k.legal_actions(rules, st, out)
+        if n >= 2 and 6 <= game.extra["enumerate_worlds"](rules, obs, p, 0).count <= most:
+            return p, obs
+        k.apply_action(rules, st, out[int(rng.integers(n))])
+    raise AssertionError(f"no such decision in game {key}")
+
+
+def test_shelf_worlds_are_the_determinizations_each_equally_likely():
+    """Shelve the Book's last turns at 5 players (SHB-3: 90 cards, 86 placed or held at the end): the
+    unseen cards in the pile's order and the other hands (SHB-14), u! worlds."""
+    from ludolab.sim import shelf as SH
+    from ludolab.stdlib.shelf import ShelfRules
+
+    game = SH.step_game()
+    rules = SH.step_rules(ShelfRules(players=5))
+    seat, obs = late_decision(game, rules, 3, 720)
+    found = assert_worlds_are_the_determinizations(game, rules, seat, obs, 3, game.kernels.S_RNG)
+    adv = advice.advise(game, rules, 5, seat, obs, measure="shelf_points", key=1)
+    assert adv.consistent_worlds == found.count
+
+
+def test_beverbende_worlds_are_the_determinizations_each_equally_likely():
+    """Beverbende with a deck of two kinds only (BVB-1's composition option): cards of a kind are alike,
+    so the worlds are the distinct orders of the unseen multiset (rows, drawn card, pile)."""
+    from ludolab.sim import beverbende as BV
+    from ludolab.stdlib.beverbende import BeverbendeRules
+
+    game = BV.step_game()
+    rules = BeverbendeRules(players=2, composition=(6, 6) + (0,) * 11).rules_array()
+    seat, obs = late_decision(game, rules, 0, 130)
+    found = assert_worlds_are_the_determinizations(game, rules, seat, obs, 0, game.kernels.S_RNG)
+    adv = advice.advise(game, rules, 2, seat, obs, measure="bev_score", key=1)
+    assert adv.consistent_worlds == found.count
 
 
 def test_books_worlds_above_the_limit_are_counted_not_built():
