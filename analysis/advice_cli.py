@@ -43,7 +43,8 @@ def advice_options(default_budget: int = _advice.DEFAULT_WORLDS):
             click.option("--half-width", type=click.FloatRange(min=0.0, min_open=True), default=None,
                          help="Double the worlds until the best action's 95% CI half-width (points) is at most this."),
             click.option("--max-worlds", type=click.IntRange(2, _advice.MAX_WORLDS), default=20_000,
-                         show_default=True, help="The most worlds --half-width may use."),
+                         show_default=True, help="The most worlds --half-width may use, and the most consistent "
+                                                     "worlds an endgame's exact advice plays."),
             click.option("--seed", type=click.IntRange(min=0, max=2**64 - 1), default=0, show_default=True,
                          help="The sampled worlds' stream (the same seed gives the same advice)."),
             click.option("--format", "fmt", type=click.Choice(("table", "json", "csv")), default="table",

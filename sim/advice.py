@@ -11,6 +11,12 @@ and dice to come (common random numbers), and the comparison of the best
 action with the second is a paired one, by the report's rule
 (:func:`ludolab.analysis.findings.compare`).
 
+In an endgame small enough the advice is exact over the hidden information: where the game lists
+every world consistent with the observation (``extra["enumerate_worlds"]`` of its step game,
+:mod:`ludolab.sim.worlds`) and there are at most :data:`DEFAULT_EXACT_WORLDS` of them, each action
+is played once in every world, with equal weights, instead of in sampled worlds; when nothing after
+the action draws a random number the values and the gap are exact (CIs of zero width).
+
 Values are in the game's own units (``returns`` of the step interface):
 points, or Beverbende's penalty points, where the lowest is best.  A search's
 visit counts are never used as values.

@@ -17,22 +17,6 @@ from . import shelf_reference as R
 from .worlds import Worlds, shuffled_places
 
 
-def hidden_places(obs, seat: int) -> list[int]:
-    """The state offsets ``determinize`` fills with unseen cards, in its order (SHB-14).
-
-    Args:
-        obs: int64 (OBS_SIZE,), ``seat``'s observation.
-        seat: the observing seat.
-    """
-    n_players, mover, nh = int(obs[K.S_NP]), int(obs[K.S_SEAT]), int(obs[K.S_NHELD])
-    places = [K.PILE0 + j for j in range(int(obs[K.S_PILE])) if obs[K.PILE0 + j] < 0]
-    places += [K.HAND0 + s for s in range(n_players)
-               if s != seat and not (s == mover and nh > 0) and obs[K.HAND0 + s] < 0]
-    if mover != seat:
-        places += [K.HELD0 + j for j in range(nh) if obs[K.HELD0 + j] < 0]
-    return places
-
-
 def enumerate_worlds(rules, obs, seat: int, limit: int) -> Worlds:
     """Every placement of the unseen cards into the hidden places, once each (SHB-14).
 
@@ -51,5 +35,5 @@ def enumerate_worlds(rules, obs, seat: int, limit: int) -> Worlds:
     obs = np.asarray(obs, dtype=np.int64)
     template = np.zeros(K.STATE_SIZE, dtype=np.int64)
     R.determinize(rules, obs, int(seat), 0, template)  # one world: every place holds an unseen card
-    places = hidden_places(obs, int(seat))
+    places = R.hidden_places(obs, int(seat))
     return shuffled_places(template, places, sorted(int(c) for c in template[places]), limit, K.S_RNG)
