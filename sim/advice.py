@@ -121,7 +121,10 @@ class Advice:
         word = {"better": "is better than", "equally good": "is equally good as",
                 "cannot tell yet": "cannot yet be told from"}[self.verdict]
         more = " (more worlds would decide: --budget or --half-width)" if self.verdict == "cannot tell yet" else ""
-        at = f"{self.worlds:,} worlds" if self.consistent_worlds is None else self.worlds_line()
+        if self.consistent_worlds is None:
+            at = f"{self.worlds:,} worlds"
+        else:  # the gap says whether it is exact
+            at = f"all {self.consistent_worlds:,} consistent worlds" + ("" if self.exact else f" x {self.passes} passes")
         return f"{first} {word} {second} at {at}: gap {gap}{more}"
 
 
@@ -272,6 +275,21 @@ def _verdict(vals: np.ndarray, order, measure: str, exact: bool) -> tuple:
     return diff, diff - dh, diff + dh, "cannot tell yet" if verdict == "worse" else verdict
 
 
+def _consistent_worlds(game, rules, obs, seat, limit: int):
+    """The game's list of the worlds consistent with ``obs`` (None: the game gives none, or limit 0).
+
+    Raises:
+        SituationError: an observation no world fits, in the game's words.
+    """
+    enum = game.extra.get("enumerate_worlds")
+    if enum is None or limit <= 0:
+        return None
+    try:
+        return enum(rules, obs, int(seat), limit)
+    except ValueError as e:
+        raise SituationError(f"the situation is inconsistent: {e}") from None
+
+
 def advise(game, rules: np.ndarray, n_players: int, seat: int, obs: np.ndarray, *, measure: str,
            budget: int | None = None, half_width: float | None = None, max_worlds: int = 20_000,
            continuation=None, key: int = 0, exact_worlds: int = DEFAULT_EXACT_WORLDS) -> Advice:
@@ -317,9 +335,7 @@ def advise(game, rules: np.ndarray, n_players: int, seat: int, obs: np.ndarray, 
         raise SituationError(f"an observation of {k.OBS_SIZE} ints is needed, not shape {obs.shape}")
     name, policy = _continuation(game, continuation, rules)
     ev = _Evaluator(game, rules, n_players, seat, obs, policy, key)
-    enum = game.extra.get("enumerate_worlds")
-    found = None if enum is None or not exact_worlds else enum(rules, obs, int(seat),
-                                                                min(int(exact_worlds), int(max_worlds)))
+    found = _consistent_worlds(game, rules, obs, seat, min(int(exact_worlds), int(max_worlds)))
     if found is not None and found.count == 0:
         raise SituationError("no arrangement of the unseen cards is consistent with the observation")
     listed = found is not None and found.states is not None

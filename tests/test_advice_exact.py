@@ -171,6 +171,10 @@ def test_shelf_worlds_are_the_determinizations_each_equally_likely():
     found = assert_worlds_are_the_determinizations(game, rules, seat, obs, 3, game.kernels.S_RNG)
     adv = advice.advise(game, rules, 5, seat, obs, measure="shelf_points", key=1)
     assert adv.consistent_worlds == found.count
+    bad = obs.copy()
+    bad[game.kernels.S_PILE] += 1  # one more card in the pile than the unseen cards fill (SHB-14)
+    with pytest.raises(SituationError, match="inconsistent"):
+        advice.advise(game, rules, 5, seat, bad, measure="shelf_points")
 
 
 def test_beverbende_worlds_are_the_determinizations_each_equally_likely():
@@ -223,7 +227,7 @@ def test_exact_advice_equals_the_brute_force_and_sampling_agrees_within_its_ci(p
         assert m == pytest.approx(want[int(a)], abs=1e-12)
     assert adv.diff == pytest.approx(adv.mean[0] - adv.mean[1], abs=1e-12)
     assert adv.verdict == ("better" if adv.diff > 0 else "equally good")
-    assert "consistent worlds (exact)" in adv.verdict_line()
+    assert f"at all {deals} consistent worlds: gap" in adv.verdict_line() and "(exact)" in adv.verdict_line()
     sampled = advice.advise(game, rules, players, seat, obs, measure="books_points", budget=1500, key=9,
                             exact_worlds=0)
     assert sampled.consistent_worlds is None and not sampled.exact and sampled.worlds == 1500
