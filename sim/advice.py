@@ -58,7 +58,7 @@ class Advice:
             means the best is better), with its paired 95% CI; NaN with one legal action.
         verdict: ``better``, ``equally good`` or ``cannot tell yet`` (best against the
             second), or None with one legal action.
-        seconds: the wall time of the search.
+        seconds: the wall time of the search (the worlds' listing included).
         seat, n_players: whose decision, at a table of how many.
         half_width: the half-width asked for (None: a fixed budget).
         consistent_worlds: N when every world consistent with the observation was played, each
@@ -335,12 +335,15 @@ def advise(game, rules: np.ndarray, n_players: int, seat: int, obs: np.ndarray, 
         raise SituationError(f"an observation of {k.OBS_SIZE} ints is needed, not shape {obs.shape}")
     name, policy = _continuation(game, continuation, rules)
     ev = _Evaluator(game, rules, n_players, seat, obs, policy, key)
+    t0 = time.perf_counter()
     found = _consistent_worlds(game, rules, obs, seat, min(int(exact_worlds), int(max_worlds)))
+    listed = found is not None and found.states is not None and found.count > 0
+    try:
+        ev.check_seat(found.states[0]) if listed else ev.probe()
+    except ValueError as e:  # the game's determinize finds no world
+        raise SituationError(f"the situation is inconsistent: {e}") from None
     if found is not None and found.count == 0:
         raise SituationError("no arrangement of the unseen cards is consistent with the observation")
-    listed = found is not None and found.states is not None
-    ev.check_seat(found.states[0]) if listed else ev.probe()
-    t0 = time.perf_counter()
     passes, exact, count = 1, False, None
     if listed:
         vals, passes, exact = _enumerated(ev, found.states, budget, half_width, max_worlds)

@@ -207,7 +207,7 @@ def test_books_worlds_of_an_impossible_observation_are_none_and_advice_refuses_i
     bad = obs.copy()
     bad[B.NHAND + (seat + 1) % 3] += 1  # a hand one card larger than the unseen cards allow
     assert S.step_game().extra["enumerate_worlds"](rules, bad, seat, 100).count == 0
-    with pytest.raises(SituationError, match="no arrangement of the unseen cards"):
+    with pytest.raises(SituationError, match="inconsistent: the hidden cards do not fill the other hands"):
         advice.advise(S.step_game(), rules, 3, seat, bad, measure="books_points")
     with pytest.raises(LudolabError, match="exact worlds"):
         advice.advise(S.step_game(), rules, 3, seat, obs, measure="books_points", exact_worlds=-1)
