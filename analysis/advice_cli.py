@@ -43,7 +43,8 @@ def advice_options(default_budget: int = _advice.DEFAULT_WORLDS):
             click.option("--half-width", type=click.FloatRange(min=0.0, min_open=True), default=None,
                          help="Double the worlds until the best action's 95% CI half-width (points) is at most this."),
             click.option("--max-worlds", type=click.IntRange(2, _advice.MAX_WORLDS), default=20_000,
-                         show_default=True, help="The most worlds --half-width may use."),
+                         show_default=True, help="The most worlds --half-width may use, and the most consistent "
+                                                     "worlds an endgame's exact advice plays."),
             click.option("--seed", type=click.IntRange(min=0, max=2**64 - 1), default=0, show_default=True,
                          help="The sampled worlds' stream (the same seed gives the same advice)."),
             click.option("--format", "fmt", type=click.Choice(("table", "json", "csv")), default="table",
@@ -68,8 +69,17 @@ def budget_of(budget, half_width, default_budget: int) -> int:
 
 def advice_table(adv: _advice.Advice, label, codes: bool = False) -> TextTable:
     """The ranked rows of ``adv`` as a table (``label(action) -> str`` names each action; ``codes``
-    adds the action's int ``code`` of the game's action encoding after its label)."""
-    return TextTable(adv.rows(label), COLUMNS[:2] + ["code"] + COLUMNS[2:] if codes else COLUMNS)
+    adds the action's int ``code`` of the game's action encoding after its label, and, when every
+    consistent world was played, the columns ``worlds`` (their number) and ``exact``)."""
+    if not codes:
+        return TextTable(adv.rows(label), COLUMNS)
+    columns = COLUMNS[:2] + ["code"] + COLUMNS[2:]
+    rows = adv.rows(label)
+    if adv.consistent_worlds is not None:
+        columns += ["worlds", "exact"]
+        for r in rows:
+            r.update(worlds=adv.consistent_worlds, exact=adv.exact)
+    return TextTable(rows, columns)
 
 
 def emit_advice(adv: _advice.Advice, label, title: str, record: dict, fmt: str, unit: str = "points",
@@ -86,6 +96,8 @@ def emit_advice(adv: _advice.Advice, label, title: str, record: dict, fmt: str, 
         unit: what ``value`` is, e.g. ``"points"`` or ``"penalty points of the round"``.
         seat_name: how the game's rules name the seat (default ``"seat N"``, counted from 1).
 
+    ``worlds`` reads "all N consistent worlds (exact)" when every world consistent with the
+    situation was played (JSON: ``exact``, ``consistent_worlds`` and ``passes``).
     A note on stderr says when ``--max-worlds`` stopped the doubling above the half-width the
     advice was asked for (``adv.half_width``).
     """
@@ -99,12 +111,15 @@ def emit_advice(adv: _advice.Advice, label, title: str, record: dict, fmt: str, 
     rec.update({
         "value": f"expected {unit} for {seat_name or f'seat {adv.seat + 1}'} ({better}), 95% CI",
         "advice": label(int(adv.actions[0])),
-        "worlds": adv.worlds,
+        "worlds": adv.worlds_line() if adv.consistent_worlds is not None and fmt != "json" else adv.worlds,
         "continuation": f"{adv.continuation} for every seat after the action",
         "verdict": adv.verdict if adv.verdict is not None else "only one legal action",
         "best_vs_second": adv.verdict_line(label),
         "seconds": round(adv.seconds, 3),
     })
     if fmt == "json":
+        rec["exact"] = adv.exact
+        if adv.consistent_worlds is not None:
+            rec.update(consistent_worlds=adv.consistent_worlds, passes=adv.passes, worlds_note=adv.worlds_line())
         rec["gap"] = None if adv.verdict is None else {"diff": adv.diff, "ci_low": adv.diff_low, "ci_high": adv.diff_high}
     emit(fmt, record=rec, table=advice_table(adv, label, codes=fmt != "table"), title=title)

@@ -19,6 +19,7 @@ from ludolab.stdlib.errors import LudolabError, unknown
 
 from . import beverbende_kernels as K
 from . import beverbende_reference as REF
+from .beverbende_worlds import enumerate_worlds
 from .conformance import Conformance
 from .experiment import DEFAULT_CHUNKS
 from .rng import chunk_keys, py_game_state
@@ -943,4 +944,4 @@ def step_game():
                     simulate=_step_simulate, accumulator=_step_accumulator, fast_games=_step_fast_games,
                     lower_wins=True, extra={"best": "expected-value", "random": "random",
                                             "moments": lambda r: int(r[K.R_ROUNDS]) + 1,
-                                            "variants": step_variants})
+                                            "variants": step_variants, "enumerate_worlds": enumerate_worlds})

@@ -24,6 +24,7 @@ from . import books_kernels as K
 if TYPE_CHECKING:
     import pandas as pd
 from . import books_reference as REF
+from .books_worlds import enumerate_worlds
 from .rng import chunk_keys, py_game_state
 from .stats import mean_ci, wilson_ci
 
@@ -1103,4 +1104,5 @@ def step_game():
                     winner=_step_winner,
                     extra={"slow_policies": tuple(n for n in named if "rollout" in n), "hidden_information": True,
                            "best": "heuristic/heuristic", "random": "random/random",
-                           "moments": lambda r: int(r[B.R_HANDS]) + 1, "variants": step_variants})
+                           "moments": lambda r: int(r[B.R_HANDS]) + 1, "variants": step_variants,
+                           "enumerate_worlds": enumerate_worlds})

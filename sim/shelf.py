@@ -16,6 +16,7 @@ from ludolab.stdlib.shelf import KINDS, Deck, ShelfRules
 
 from . import shelf_kernels as K
 from . import shelf_reference as R
+from .shelf_worlds import enumerate_worlds
 from .experiment import DEFAULT_CHUNKS
 from .rng import chunk_keys
 from .stats import Estimate, mean_ci, paired_diff_ci, wilson_ci
@@ -783,4 +784,5 @@ def step_game():
                     accumulator=_step_accumulator, fast_games=_step_fast_games, lower_wins=False,
                     winner=_step_winner, extra={"slow_policies": ("rollout",), "best": "potential",
                                                 "random": "random", "moments": lambda r: 16,
-                                                "policies_for": policies_for, "variants": step_variants})
+                                                "policies_for": policies_for, "variants": step_variants,
+                                                "enumerate_worlds": enumerate_worlds})

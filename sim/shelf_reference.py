@@ -724,21 +724,34 @@ def act(kind, params, obs, state) -> int:
     return _L.A_PLACE0 + (3 * pi + (pi if ri < 0 else ri)) * _L.NCELL + r * GW + c
 
 
+def hidden_places(obs, seat) -> list[int]:
+    """The state offsets :func:`determinize` fills with the unseen cards, in its order (SHB-14): the
+    pile's unseen positions bottom to top, the other hands in seat order, the mover's unseen held cards.
+
+    Args:
+        obs: int64 (OBS_SIZE,), ``seat``'s observation.
+        seat: the observing seat.
+    """
+    n_players, mover, nh = int(obs[_L.S_NP]), int(obs[_L.S_SEAT]), int(obs[_L.S_NHELD])
+    places = [_L.PILE0 + j for j in range(int(obs[_L.S_PILE])) if obs[_L.PILE0 + j] < 0]
+    places += [_L.HAND0 + s for s in range(n_players)
+               if s != seat and not (s == mover and nh > 0) and obs[_L.HAND0 + s] < 0]
+    if mover != seat:
+        places += [_L.HELD0 + j for j in range(nh) if obs[_L.HELD0 + j] < 0]
+    return places
+
+
 def determinize(rules, obs, seat, key, state) -> None:
     """Twin of the kernels' determinize: the unseen cards shuffled from ``key`` into the hidden
     places (pile bottom to top, other hands in seat order, the mover's unseen held cards)."""
     state[:_L.STATE_LEN] = obs[:_L.STATE_LEN]
-    n_players, mover, nh = int(obs[_L.S_NP]), int(obs[_L.S_SEAT]), int(obs[_L.S_NHELD])
+    n_players = int(obs[_L.S_NP])
     p = int(obs[_L.S_PILE])
     seen = {int(x) for x in obs[_L.PILE0:_L.PILE0 + p] if x >= 0}
     seen |= {int(x) for x in obs[_L.OFFER0:_L.GRID0 + n_players * _L.NCELL] if x >= 0}
     unseen = [x for x in range(int(obs[_L.S_NDECK])) if x not in seen]
     st = py_shuffle(unseen, _u64(key))
-    places = [_L.PILE0 + j for j in range(p) if obs[_L.PILE0 + j] < 0]
-    places += [_L.HAND0 + s for s in range(n_players)
-               if s != seat and not (s == mover and nh > 0) and obs[_L.HAND0 + s] < 0]
-    if mover != seat:
-        places += [_L.HELD0 + j for j in range(nh) if obs[_L.HELD0 + j] < 0]
+    places = hidden_places(obs, seat)
     if len(places) != len(unseen):
         raise ValueError(f"observation has {len(places)} hidden places and {len(unseen)} unseen cards")
     for q, card in zip(places, unseen):

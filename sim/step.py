@@ -172,7 +172,10 @@ class StepGame:
         extra: the game's own items, by name; among them, optionally,
             ``"policies_for"``: ``policies_for(rules) -> dict`` name -> ``(kind, params)``
             of the named policies for that rules array (the same play as ``policies``,
-            with parameters that may carry tables built once for the ruleset).
+            with parameters that may carry tables built once for the ruleset); and
+            ``"enumerate_worlds"``: ``enumerate_worlds(rules, obs, seat, limit) -> Worlds``, every
+            world ``determinize`` can deal from ``obs`` once (:mod:`ludolab.sim.worlds`), which
+            makes the advice exact in an endgame.
     """
 
     kernels: ModuleType
