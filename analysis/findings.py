@@ -34,6 +34,11 @@ TOLERANCES: dict[str, tuple[float, str, str]] = {
     "books_points": (0.25, "points", "Shut The Books: points per player-hand"),
     "shelf_points": (1.0, "points", "Shelve the Book: final score"),
     "win_share": (0.02, "share of games", "any game: chance to win"),
+    "seat_edge": (0.02, "of the most it can be", "any game, two rule variants: seat edge (balance)"),
+    "skill_expression": (0.02, "share of games", "any game, two rule variants: win share skill adds over random play"),
+    "lead_changes": (0.05, "lead changes per game", "any game, two rule variants: lead changes"),
+    "duration": (1.0, "actions per game", "any game, two rule variants: length of a game"),
+    "ties": (0.01, "share of games", "any game, two rule variants: games whose best return is shared"),
 }
 
 #: The comparison words :func:`compare` chooses from, in the order of the rule.

@@ -453,6 +453,9 @@ def _build(out_dir: Path, quick: bool, seed: int, log) -> Path:
         parts.append(g.entry("report_section")(ctx))
         progress.game_done()
     ctx.game = None
+    from .designer import report_section as designer_section
+
+    parts += [md for md in [designer_section(ctx)] if md]
     v = versions()
     head = ("# ludolab report\n\n"
             f"Build: {_dt.datetime.now(_dt.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')} (the only line that "

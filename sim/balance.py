@@ -297,17 +297,94 @@ def study(kernels, rules: np.ndarray, policies: list, lower: bool, games: int, s
     Raises:
         ValueError: fewer than 2 games.
     """
+    field, rnd = play_duplicate(kernels, rules, policies, games, seed, moments, random_policy)
+    rows = measures(field, lower, variant)
+    if rnd:
+        rows += skill(field, rnd, lower, variant, seed=seed)
+    return rows
+
+
+def play_duplicate(kernels, rules: np.ndarray, policies: list, games: int, seed: int, moments: int,
+                   random_policy=None) -> tuple[dict, list]:
+    """The runs a balance study measures: ``games`` deals (keys from ``seed``) with every seat played
+    by ``policies``, and, with ``random_policy``, the same deals again once per seat with that seat
+    played at random.  The same seed gives the same deals under any rules, so two variants' runs are
+    paired deal by deal.
+
+    Returns:
+        ``(field, random_in_seat)``: :func:`ludolab.sim.play.run_traced` dicts (``random_in_seat``
+        empty without ``random_policy``).
+
+    Raises:
+        ValueError: fewer than 2 games.
+    """
     if int(games) < 2:
         raise ValueError(f"a balance study needs at least 2 games, not {games}")
     k = chunk_keys(seed, 1)[0]
     keys = np.array([game_state(k, g) for g in range(int(games))], dtype=np.uint64)
     field = run_traced(kernels, rules, keys, policies, moments)
-    rows = measures(field, lower, variant)
+    rnd = []
     if random_policy is not None:
-        rnd = []
         for s in range(len(policies)):
             pols = list(policies)
             pols[s] = random_policy
             rnd.append(run_traced(kernels, rules, keys, pols, moments))
-        rows += skill(field, rnd, lower, variant, seed=seed)
-    return rows
+    return field, rnd
+
+
+#: The measures :func:`paired_difference` compares between two variants on the same deals.
+PAIRED = ("seat_edge", "skill_expression", "lead_changes", "duration", "ties")
+
+
+def _per_game(field: dict, rnd: list, lower: bool) -> dict:
+    """The per-deal quantities the paired measures average (computed once per variant)."""
+    ret = field["ret"]
+    w = win_shares(ret, lower)
+    best = ret.min(axis=1) if lower else ret.max(axis=1)
+    out = {"w": w, "lead_changes": game_course(field["marks"], field["scores"], ret, lower)["lead_changes"],
+           "duration": field["steps"].sum(axis=1).astype(float),
+           "ties": ((ret == best[:, None]).sum(axis=1) > 1).astype(float)}
+    if rnd:
+        out["skill_expression"] = np.mean([w[:, s] - win_shares(r["ret"], lower)[:, s] for s, r in enumerate(rnd)],
+                                          axis=0)
+    return out
+
+
+def _paired_value(measure: str, per: dict, idx: np.ndarray) -> np.ndarray:
+    """One measure of each row of deals ``idx`` (int (R, G) indices into the runs, repeats allowed): (R,)."""
+    if measure == "seat_edge":
+        P = per["w"].shape[1]
+        return (per["w"][idx].mean(axis=1).max(axis=1) - 1 / P) / (1 - 1 / P)
+    return per[measure][idx].mean(axis=1)
+
+
+def paired_difference(a: tuple, b: tuple, measure: str, lower: bool, resamples: int = 400,
+                      seed: int = 0) -> tuple[float, float, float]:
+    """A measure of variant A minus the same of variant B, played on the same deals, with a 95% CI
+    from resampling the deals jointly (percentile bootstrap, widened to hold the estimate).
+
+    Args:
+        a, b: ``(field, random_in_seat)`` of :func:`play_duplicate` with the same games and seed.
+        measure: one of :data:`PAIRED` (``skill_expression`` needs the random runs).
+
+    Returns:
+        ``(diff, ci_low, ci_high)``.
+
+    Raises:
+        ValueError: an unknown measure, or runs of different numbers of deals.
+    """
+    if measure not in PAIRED:
+        raise ValueError(f"paired measure {measure!r}: use one of {', '.join(PAIRED)}")
+    G = len(a[0]["ret"])
+    if len(b[0]["ret"]) != G:
+        raise ValueError("paired variants need the same deals: the runs hold different numbers of games")
+    pa, pb = _per_game(*a, lower), _per_game(*b, lower)
+    if measure == "skill_expression" and not (a[1] and b[1]):
+        raise ValueError(f"paired measure {measure!r} needs the runs with each seat at random")
+    rng = np.random.default_rng(seed)
+    every = np.arange(G)[None, :]
+    diff = float((_paired_value(measure, pa, every) - _paired_value(measure, pb, every))[0])
+    idx = rng.integers(0, G, (int(resamples), G))
+    boots = np.sort(_paired_value(measure, pa, idx) - _paired_value(measure, pb, idx))
+    lo, hi = float(boots[int(0.025 * len(boots))]), float(boots[int(0.975 * len(boots)) - 1])
+    return float(diff), min(lo, float(diff)), max(hi, float(diff))
