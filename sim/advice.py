@@ -109,7 +109,7 @@ def _continuation(game, continuation, rules):
 
 def advise(game, rules: np.ndarray, n_players: int, seat: int, obs: np.ndarray, *, measure: str,
            budget: int | None = None, half_width: float | None = None, max_worlds: int = 20_000,
-           continuation=None, key: int = 0) -> Advice:
+           continuation=None, key: int = 0, lower_is_better: bool | None = None) -> Advice:
     """Rank the legal actions of ``seat`` at the decision its observation ``obs`` describes.
 
     Args:
@@ -127,6 +127,8 @@ def advise(game, rules: np.ndarray, n_players: int, seat: int, obs: np.ndarray, 
         continuation: a policy name of ``game.policies`` or ``(name, (kind, params))``; default
             the game's best heuristic (``game.extra["best"]``).
         key: the search's stream start (the same key gives the same advice).
+        lower_is_better: the direction of the returns under these rules; None: the game's
+            ``lower_wins`` (a scoring that turns it, Beverbende's win-count, passes False).
 
     Returns:
         :class:`Advice`.
@@ -154,7 +156,7 @@ def advise(game, rules: np.ndarray, n_players: int, seat: int, obs: np.ndarray, 
     if obs.shape != (k.OBS_SIZE,):
         raise SituationError(f"an observation of {k.OBS_SIZE} ints is needed, not shape {obs.shape}")
     name, policy = _continuation(game, continuation, rules)
-    lower = bool(game.lower_wins)
+    lower = bool(game.lower_wins) if lower_is_better is None else bool(lower_is_better)
     max_steps = int(game.max_steps(rules))
     worlds = int(budget) if budget is not None else DEFAULT_WORLDS
     if half_width is not None:
