@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from ludolab.stdlib.errors import ascii_digits, ascii_whole
+
 from .cli_common import (CommandGroup, InputError, check_out, emit, output_options, progress_flag, refuse, save_outputs,
                          seed_options, user_errors)
 
@@ -92,6 +94,7 @@ def _num_range(text: str, what: str, low: float | None = None, high: float | Non
             than 200 values, or a value out of ``low..high``.
     """
     shape = "give start:stop:step (e.g. 2:20:2) or a list (4,8,12)"
+    ascii_digits(text, what, InputError)
     try:
         if ":" in text:
             parts = [float(x) for x in text.split(":")]
@@ -366,7 +369,7 @@ def _situation_of_options(players, seat, turns, start, phase, drawn, draw_twice,
         got = {}
         for r in rows:
             q, sep, cards = r.partition(":")
-            if not sep or not q.strip().isdigit():
+            if not sep or not ascii_whole(q):
                 raise InputError(f"cannot read --row {r!r}: write SEAT:CARDS, e.g. --row 1:\"2 ? ? 9\" (slots 0..3, "
                                  "? for unknown)")
             if int(q) in got:
@@ -406,8 +409,9 @@ def advise(situation_file, seat, turns, start, phase, drawn, draw_twice, rows, d
            players, memory_loss, scoring, knock_penalty, round_cap, exchange_specials, specials, deck,
            budget, half_width, max_worlds, seed, fmt):
     """Rank every legal action of the seat to move by its value: the mean of this round's points for
-    that seat (lower is better) over sampled worlds consistent with what it knows, each action
-    played and the round then played out by the expected-value policy for every seat.
+    that seat (lower is better; under --scoring win-count the chance to win the round, higher is
+    better) over sampled worlds consistent with what it knows, each action played and the round
+    then played out by the expected-value policy for every seat.
 
     The situation is a JSON file (--situation) or the options --seat, --turns, --phase, --drawn,
     --row, --discard, --knocker (one form, not both).  The value is one round's: the advice treats
@@ -441,12 +445,11 @@ def advise(situation_file, seat, turns, start, phase, drawn, draw_twice, rows, d
         base = make_rules(sit.get("players", players) if isinstance(sit.get("players"), int) else players,
                           memory_loss, scoring, knock_penalty, round_cap, exchange_specials, specials, deck)
     pos = BS.to_position(sit, base)
-    if pos.ruleset.scoring == "win-count":
-        raise InputError("advise values this round's points (scoring sum or knocker-penalty); win-count scoring "
-                         "counts rounds won and is not advised")
+    wins = pos.ruleset.scoring == "win-count"  # the round won (1) or not: highest best (BVB-15)
     rules, P, s, obs = pos
-    adv = advice.advise(bev.step_game(), rules, P, s, obs, measure="bev_score", budget=budget,
-                        half_width=half_width, max_worlds=max_worlds, key=seed)
+    adv = advice.advise(bev.step_game(), rules, P, s, obs, measure="win_share" if wins else "bev_score",
+                        budget=budget, half_width=half_width, max_worlds=max_worlds, key=seed,
+                        lower_is_better=not wins)
     shown = BS.from_obs(rules, obs)
     own = " ".join(shown["rows"][s])
     rec = {"game": "beverbende", "players": P, "seat": s, "phase": shown["phase"], "turns": shown["turns"],
@@ -465,4 +468,5 @@ def advise(situation_file, seat, turns, start, phase, drawn, draw_twice, rows, d
         rec["situation"] = shown
     advice_cli.emit_advice(adv, label=lambda a: BS.action_label(rules, obs, a),
                            title=f"Beverbende advice, seat {s} to move ({shown['phase']})", record=rec, fmt=fmt,
-                           unit="points of this round", seat_name=f"seat {s}")
+                           unit="rounds won (this round won: 1, ties all win)" if wins else "points of this round",
+                           seat_name=f"seat {s}")

@@ -7,6 +7,8 @@ import math
 
 import click
 
+from ludolab.stdlib.errors import ascii_digits
+
 from .advice_cli import advice_options, emit_advice
 from .cli_common import (CommandGroup, InputError, check_out, emit, output_options, progress_flag, refuse, save_outputs,
                          seed_options, user_errors)
@@ -394,6 +396,7 @@ def situation_from_options(players, scoring, void_trump, tie_break, hand, start,
             game["hands"] = hands
         if totals is not None:
             try:
+                ascii_digits(totals, "--totals", InputError)
                 game["totals"] = [int(x) for x in totals.replace(",", " ").split()]
             except ValueError:
                 raise InputError(f"--totals: one whole number per seat, e.g. \"6 -3 4 2\", not {totals!r}") from None

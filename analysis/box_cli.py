@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from ludolab.stdlib.errors import ascii_whole
+
 from .cli_common import (FORMATS, CommandGroup, InputError, check_out, emit, given, output_options, progress_flag, refuse,
                          save_outputs, seed_options, user_errors)
 
@@ -65,7 +67,7 @@ def _dice_and_roll(ctx, param, values):
     roll = None
     ctx.meta["box_dice"] = "2d6"
     for v in values:
-        if re.fullmatch(r"\s*\d+\s*[dD]\s*\d+\s*", v):
+        if re.fullmatch(r"\s*[0-9]+\s*[dD]\s*[0-9]+\s*", v):
             ctx.meta["box_dice"] = v.replace(" ", "")
         elif v.strip() in ("1", "2"):
             roll = v.strip()
@@ -330,7 +332,7 @@ def advise(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target
     import re
 
     parts = [p for p in re.split(r"[\s,]+", open_tiles.strip()) if p]
-    if not parts or not all(p.isdigit() for p in parts) or re.search(r",\s*,", open_tiles):
+    if not parts or not all(ascii_whole(p) for p in parts) or re.search(r",\s*,", open_tiles):
         raise InputError(f"cannot read --open {open_tiles!r}: give the open tiles as numbers separated by commas, "
                          "e.g. 1,2,3,4,5")
     tiles_open = [int(p) for p in parts]

@@ -15,7 +15,7 @@ import click
 
 from ludolab.stdlib import registry
 
-from .cli_common import CommandGroup, InputError, check_out, user_errors
+from .cli_common import CommandGroup, InputError, check_out, refuse_foreign_digits, user_errors
 
 
 class GameGroup(CommandGroup):
@@ -47,6 +47,7 @@ class GameGroup(CommandGroup):
         from .scale import set_argv
 
         set_argv([a for a in args if a not in ("-h", "--help")])
+        refuse_foreign_digits(args)  # click's number options would read "３" as 3
         return super().parse_args(ctx, args)
 
 

@@ -47,6 +47,36 @@ class InputError(click.ClickException):
     exit_code = 2
 
 
+def refuse_foreign_digits(args) -> None:
+    """Refuse a command-line argument written with digits other than ASCII 0-9 (e.g. ``--roll ３``).
+
+    click's whole-number and number options, like Python's ``int`` and ``float``, read fullwidth and
+    other scripts' digits as numbers; every number and card a user types must use 0-9.  An argument
+    naming a file or folder that exists is left alone (a file name may use any characters).
+
+    Args:
+        args: the command line after the program name (a list of str).
+
+    Raises:
+        InputError: naming the option (or the argument) and the digit that is not 0-9.
+    """
+    import os
+
+    from ludolab.stdlib.errors import ascii_digits, non_ascii_digit
+
+    for i, a in enumerate(args):
+        if non_ascii_digit(a) is None:
+            continue
+        name, eq, value = a.partition("=")
+        if a.startswith("--") and eq:
+            what, text = name, value
+        else:
+            prev = args[i - 1] if i else ""
+            what, text = (prev if prev.startswith("-") and "=" not in prev else "argument"), a
+        if not os.path.exists(text):
+            ascii_digits(text, what, InputError)
+
+
 def user_errors(fn):
     """Turn the library's :class:`LudolabError` and unusable files into one-line CLI errors."""
 

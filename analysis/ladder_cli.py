@@ -24,6 +24,8 @@ import json
 
 import click
 
+from ludolab.stdlib.errors import ascii_digits
+
 from .cli_common import InputError, user_errors
 
 SEARCH_KINDS = ("search", "tree", "all-seeing")
@@ -145,6 +147,7 @@ def _saturate(table, contenders, base, spec, deals, seed):
     from ludolab.sim import ladder as L
 
     b, _, tol = spec.partition(":")
+    ascii_digits(spec, "--saturate", InputError)
     try:
         b, tol = int(b), float(tol)
     except ValueError:

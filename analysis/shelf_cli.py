@@ -243,7 +243,7 @@ def deck(deck_file, generate, fields, colours, numbers, correlation, size, deck_
         refuse(["fields", "colours", "numbers", "correlation", "size", "deck_seed"],
                "describes a generated deck: add --generate (without it the deck is a file or the assumed deck)")
     if generate:
-        m = re.fullmatch(r"\s*(\d+)\s*-\s*(\d+)\s*", numbers)
+        m = re.fullmatch(r"\s*([0-9]+)\s*-\s*([0-9]+)\s*", numbers)
         if not m:
             raise InputError(f"cannot read --numbers {numbers!r}: write LOW-HIGH, e.g. 1-90")
         d = generate_deck(fields, colours, (int(m.group(1)), int(m.group(2))), correlation, size, deck_seed)

@@ -156,13 +156,13 @@ def _check_budget(budget, half_width, max_worlds, exact_worlds) -> None:
 class _Evaluator:
     """One decision's search set up once: each call values every legal action in one world."""
 
-    def __init__(self, game, rules, n_players, seat, obs, policy, key):
+    def __init__(self, game, rules, n_players, seat, obs, policy, key, lower):
         from . import search  # numba: imported when advice is asked for, not with the command line
 
         k = self.k = game.kernels
         self.search, self.rules, self.obs, self.seat = search, rules, obs, int(seat)
         self.base = np.uint64(key)
-        self.cfg, self.params = search.config(k, seat, 1, n_players, bool(game.lower_wins), 0,
+        self.cfg, self.params = search.config(k, seat, 1, n_players, bool(lower), 0,
                                               [policy] * n_players, int(game.max_steps(rules)))
         self.work = search.work_arrays(k, n_players)
         self.truth = np.zeros(k.STATE_SIZE, dtype=np.int64)
@@ -292,7 +292,8 @@ def _consistent_worlds(game, rules, obs, seat, limit: int):
 
 def advise(game, rules: np.ndarray, n_players: int, seat: int, obs: np.ndarray, *, measure: str,
            budget: int | None = None, half_width: float | None = None, max_worlds: int = 20_000,
-           continuation=None, key: int = 0, exact_worlds: int = DEFAULT_EXACT_WORLDS) -> Advice:
+           continuation=None, key: int = 0, exact_worlds: int = DEFAULT_EXACT_WORLDS,
+           lower_is_better: bool | None = None) -> Advice:
     """Rank the legal actions of ``seat`` at the decision its observation ``obs`` describes.
 
     Where the game enumerates its consistent worlds (``game.extra["enumerate_worlds"]``, see
@@ -319,6 +320,8 @@ def advise(game, rules: np.ndarray, n_players: int, seat: int, obs: np.ndarray, 
         key: the search's stream start (the same key gives the same advice).
         exact_worlds: enumerate the consistent worlds when there are at most this many
             (default :data:`DEFAULT_EXACT_WORLDS`; 0 always samples).
+        lower_is_better: the direction of the returns under these rules; None: the game's
+            ``lower_wins`` (a scoring that turns it, Beverbende's win-count, passes False).
 
     Returns:
         :class:`Advice`.
@@ -334,7 +337,8 @@ def advise(game, rules: np.ndarray, n_players: int, seat: int, obs: np.ndarray, 
     if obs.shape != (k.OBS_SIZE,):
         raise SituationError(f"an observation of {k.OBS_SIZE} ints is needed, not shape {obs.shape}")
     name, policy = _continuation(game, continuation, rules)
-    ev = _Evaluator(game, rules, n_players, seat, obs, policy, key)
+    lower = bool(game.lower_wins) if lower_is_better is None else bool(lower_is_better)
+    ev = _Evaluator(game, rules, n_players, seat, obs, policy, key, lower)
     t0 = time.perf_counter()
     found = _consistent_worlds(game, rules, obs, seat, min(int(exact_worlds), int(max_worlds)))
     listed = found is not None and found.states is not None and found.count > 0

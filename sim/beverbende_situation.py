@@ -59,7 +59,7 @@ import numpy as np
 
 from ludolab.stdlib.beverbende import (CARD_NAMES, MAX_ROUNDS, SCORINGS, SLOTS, STANDARD_COMPOSITION, BeverbendeRules,
                                        RulesError, parse_composition)
-from ludolab.stdlib.errors import SituationError
+from ludolab.stdlib.errors import SituationError, ascii_whole
 
 from . import beverbende_kernels as K
 
@@ -146,7 +146,7 @@ def parse_cards(value, what: str, unknown_ok: bool = False) -> list[int]:
 
 def _whole(value, what: str, low: int, high: int | None = None) -> int:
     ok = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-    if not ok and isinstance(value, str) and value.strip().lstrip("-").isdigit():
+    if not ok and ascii_whole(value):
         value, ok = int(value), True
     if ok and int(value) >= low and (high is None or int(value) <= high):
         return int(value)
@@ -545,7 +545,10 @@ def legal_actions(position: Position) -> list[int]:
 
 
 def describe(position: Position) -> str:
-    """One line about the value's scope: a one-round game, this round's penalty points, lower is better."""
+    """One line about the value's scope: a one-round game, this round's penalty points, lower is better
+    (win-count scoring: whether the seat wins the round, higher is better; BVB-15)."""
     r = position.ruleset
+    if r.scoring == "win-count":
+        return "whether this round is won (1: the lowest row, ties all win; 0: not), higher is better"
     extra = f", a knocker who is not strictly lowest adds {r.knock_penalty}" if r.scoring == "knocker-penalty" else ""
     return f"this round's points (row total{extra}), lower is better"

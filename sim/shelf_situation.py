@@ -75,7 +75,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ludolab.stdlib.errors import SituationError
+from ludolab.stdlib.errors import SituationError, ascii_whole
 from ludolab.stdlib.shelf import TIEBREAKS, VARIANTS, Deck, DeckError, ShelfRules, assumed_deck
 
 from . import shelf_kernels as K
@@ -119,7 +119,7 @@ def _fail(msg: str):
 
 def _seat_no(v, what: str, n: int) -> int:
     """A 1-based seat number (int or digit string) -> 0-based."""
-    ok = not isinstance(v, bool) and (isinstance(v, int) or (isinstance(v, str) and v.strip().isdigit()))
+    ok = not isinstance(v, bool) and (isinstance(v, int) or ascii_whole(v))
     s = int(v) if ok else None
     if s is None or not 1 <= s <= n:
         _fail(f"{what} must be a seat 1..{n}, not {v!r}")

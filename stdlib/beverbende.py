@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from .errors import LudolabError, unknown, whole_number
+from .errors import LudolabError, ascii_whole, unknown, whole_number
 
 #: Card kinds (BVB-1).
 SWAP = 10
@@ -184,9 +184,8 @@ def parse_composition(text: str) -> tuple[int, ...]:
         RulesError: if it is not 13 whole numbers.
     """
     parts = [p.strip() for p in str(text).split(",")]
-    try:
-        counts = tuple(int(p) for p in parts)
-    except ValueError:
+    if not all(ascii_whole(p) for p in parts):  # int() would also read fullwidth digits
         raise RulesError(f"cannot read deck composition {text!r}: give {N_KINDS} whole numbers separated by commas "
-                         "(copies of 0..9, swap, peek, draw twice)") from None
+                         "(copies of 0..9, swap, peek, draw twice)")
+    counts = tuple(int(p) for p in parts)
     return counts

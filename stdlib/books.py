@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import LudolabError, unknown
+from .errors import LudolabError, ascii_digits, unknown
 
 COLOURS = "RBYP"
 COLOUR_NAMES = ("red", "blue", "yellow", "purple")
@@ -196,7 +196,7 @@ def score_hand(off: int, tricks_won: int, scoring: str = "rulebook") -> int:
     raise RulesError(unknown("scoring", scoring, SCORINGS).args[0])
 
 
-_CARD_RE = re.compile(r"([A-Za-z])(\d{1,2})")
+_CARD_RE = re.compile(r"([A-Za-z])([0-9]{1,2})")
 
 
 def parse_card(text: str, max_number: int = MAX_NUMBER) -> int:
@@ -206,7 +206,7 @@ def parse_card(text: str, max_number: int = MAX_NUMBER) -> int:
         CardError: naming the bad text and what is allowed.
     """
     allowed = f"a colour letter R, B, Y or P and a number 1..{max_number}, e.g. R{max_number} or Y3"
-    s = str(text).strip()
+    s = str(ascii_digits(text, "card", CardError)).strip()
     m = _CARD_RE.fullmatch(s)
     if not m:
         raise CardError(f"cannot read card {text!r}: write {allowed}")

@@ -23,7 +23,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .errors import LudolabError
+from .errors import LudolabError, ascii_digits
 
 ONE_DIE_RULES = (
     "never",
@@ -92,11 +92,12 @@ def parse_tiles(spec: str | int | tuple | list) -> tuple[int, ...]:
                 raise RulesError(f"tile {t!r} is not a whole number: use {allowed}")
             tiles.append(int(t))
     else:
+        ascii_digits(spec, "tiles", RulesError)
         text = re.sub(r"\s*([,-])\s*", r"\1", str(spec).strip())
         text = re.sub(r"\s+", ",", text)
-        if re.fullmatch(r"\d+", text):
+        if re.fullmatch(r"[0-9]+", text):
             return parse_tiles(int(text))
-        if not re.fullmatch(r"\d+(-\d+)?(,\d+(-\d+)?)*", text):
+        if not re.fullmatch(r"[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*", text):
             raise RulesError(f"cannot read tiles {spec!r}: use {allowed}")
         tiles = []
         for part in text.split(","):
@@ -142,8 +143,8 @@ def parse_dice(spec: str) -> tuple[int, int]:
     Raises:
         RulesError: text that is not NdS, or dice beyond those limits.
     """
-    text = str(spec).strip().lower()
-    m = re.fullmatch(r"(\d+)d(\d+)", text)
+    text = str(ascii_digits(spec, "dice", RulesError)).strip().lower()
+    m = re.fullmatch(r"([0-9]+)d([0-9]+)", text)
     if not m:
         raise RulesError(f"cannot read dice {spec!r}: give N dice of S sides as NdS, e.g. 2d6, 3d6 or 1d20")
     n, sides = int(m.group(1)), int(m.group(2))
@@ -176,13 +177,13 @@ def parse_one_die(rule: str) -> tuple[str, int | None, bool]:
     Raises:
         RulesError: anything else, naming the allowed forms.
     """
-    text = str(rule).strip()
+    text = str(ascii_digits(rule, "one-die rule", RulesError)).strip()
     text = ONE_DIE_ALIASES.get(text, text)
     if text == "never":
         return "never", None, False
     if text == "always-optional":
         return "always", None, False
-    m = re.fullmatch(r"(sum-le|sum-lt|max-le)-(\d+)-(optional|forced)|only-1-(optional|forced)", text)
+    m = re.fullmatch(r"(sum-le|sum-lt|max-le)-([0-9]+)-(optional|forced)|only-1-(optional|forced)", text)
     if not m:
         raise RulesError(f"unknown one-die rule {rule!r}: allowed are never, always-optional, "
                          "sum-le-K, sum-lt-K, max-le-K or only-1 followed by -optional or -forced "
@@ -522,7 +523,7 @@ class BoxRules:
         """
         oc = self.outcomes
         n_dice, sides = parse_dice(self.dice)
-        text = str(roll).strip().replace(" ", "")
+        text = str(ascii_digits(roll, "roll", RulesError)).strip().replace(" ", "")
         if dice not in (None, 1, 2):
             raise RulesError(f"dice must be 1 or 2, not {dice!r}")
         if n_dice == 1 and dice == 1:
@@ -531,8 +532,8 @@ class BoxRules:
         words = {1: "one die", 2: self.dice_words(2)}
         lo2, hi2 = n_dice, n_dice * sides
         if self.moves == "subset":
-            if not re.fullmatch(r"\d+", text):
-                thai = " (faces such as 3+4 are for --moves thai)" if re.fullmatch(r"\d+[+,]\d+", text) else ""
+            if not re.fullmatch(r"[0-9]+", text):
+                thai = " (faces such as 3+4 are for --moves thai)" if re.fullmatch(r"[0-9]+[+,][0-9]+", text) else ""
                 raise RulesError(f"cannot read roll {roll!r}: give the total of the dice, {lo2}..{hi2}"
                                  + (f" (1..{sides} with one die)" if n_dice > 1 else "") + thai)
             total = int(text)
@@ -546,7 +547,7 @@ class BoxRules:
             shown = str(total)
         else:
             parts = re.split(r"[+,]", text)
-            if len(parts) not in (1, 2) or not all(re.fullmatch(r"\d+", p) and 1 <= int(p) <= sides
+            if len(parts) not in (1, 2) or not all(re.fullmatch(r"[0-9]+", p) and 1 <= int(p) <= sides
                                                     for p in parts):
                 raise RulesError(f"cannot read roll {roll!r}: thai moves need the dice, e.g. 3+4, "
                                  f"or one face 1..{sides} when rolling one die")

@@ -52,3 +52,41 @@ def whole_number(value, what: str, low: int | None = None, high: int | None = No
 
 class SituationError(LudolabError):
     """A situation to advise on that the rules cannot produce, or at which the seat has no decision."""
+
+
+def ascii_whole(text) -> bool:
+    """Whether ``text`` is a string of one or more ASCII digits 0-9 (an optional leading ``-`` allowed).
+
+    ``str.isdigit``, ``int`` and ``float`` also take fullwidth digits (``"１５"``) and other scripts'
+    digits; what a user types must be written with 0-9, so every parser of numbers checks with this
+    (or :func:`ascii_digits`) before it converts.
+    """
+    if not isinstance(text, str):
+        return False
+    s = text.strip()
+    s = s[1:] if s.startswith("-") else s
+    return s.isascii() and s.isdigit()
+
+
+def non_ascii_digit(text) -> str | None:
+    """The first character of ``text`` that is a digit other than ASCII 0-9 (e.g. ``"３"``), or None."""
+    return next((ch for ch in str(text) if ch.isdigit() and not ch.isascii()), None)
+
+
+def ascii_digits(text, what: str, error: type = LudolabError):
+    """``text`` unchanged when every digit in it is ASCII 0-9.
+
+    Args:
+        text: what the user wrote; what: how the message names it (e.g. ``"roll"``);
+        error: the exception class to raise (the parser's own, e.g. ``RulesError``).
+
+    Raises:
+        error: naming ``what``, the text and the digit that is not 0-9.
+    """
+    ch = non_ascii_digit(text)
+    if ch is not None:
+        import unicodedata
+
+        raise error(f"{what} {str(text)!r}: {ch!r} ({unicodedata.name(ch, 'a digit').lower()}) is not "
+                           "one of the digits 0-9: write numbers with 0-9")
+    return text

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import LudolabError, unknown
+from .errors import LudolabError, ascii_whole, unknown
 from .jsonfile import load_json
 
 #: Name of the default deck (ruling S1); it is an assumption, not the real deck.
@@ -212,6 +212,8 @@ def _check_cards(rows: list[dict], where: str) -> None:
                 raise DeckError(f"{name}: the {col} is missing or empty")
         num = str(row["number"]).strip()
         try:
+            if not ascii_whole(num):  # int() also reads fullwidth digits
+                raise ValueError
             n = int(num)
         except ValueError:
             raise DeckError(f"{name}: number {num!r} is not a whole number") from None
@@ -489,7 +491,7 @@ def parse_tableau(obj, deck: Deck | None = None) -> Deck:
                     if col == "number":  # one rule: a whole number, written as 10, 10.0 or "10"
                         whole = (not isinstance(v, bool) and (
                             isinstance(v, int) or (isinstance(v, float) and v.is_integer())
-                            or (isinstance(v, str) and v.strip().lstrip("-").isdigit())))
+                            or ascii_whole(v)))
                         if not whole:
                             raise TableauError(f"{where}: number {v!r} is not a whole number: write a whole "
                                                "number 0..32000 (10, 10.0 or \"10\")")

@@ -168,3 +168,79 @@ def test_a_sweep_reports_its_capped_rounds():
     rows = json.loads(res.stdout)
     rows = rows["rows"] if isinstance(rows, dict) else rows
     assert sum(r["capped_rounds"] for r in rows) > 0
+
+
+# ------------------------------------------------------------------ numbers are written with 0-9
+@pytest.mark.parametrize("args,what", [
+    (("box", "advise", "--open", "1,2,3", "--roll", "３"), "--roll '３': '３' (fullwidth digit three)"),
+    (("box", "advise", "--open", "1,2,3", "--roll=７"), "--roll '７'"),
+    (("box", "advise", "--open", "1,２,3"), "--open '1,２,3'"),
+    (("box", "solve", "--tiles", "1-９"), "--tiles '1-９'"),
+    (("box", "simulate", "--games", "１0"), "--games '１0'"),
+    (("books", "advise", "--hand", "R１５ R9", "--position", "1"), "--hand 'R１５ R9'"),
+    (("beverbende", "advise", "--seat", "٣"), "'٣' (arabic-indic digit three)"),
+])
+def test_a_digit_other_than_0_to_9_on_the_command_line_is_one_line(args, what):
+    line = one_line(invoke(*args))
+    assert what in line and "is not one of the digits 0-9" in line, line
+
+
+def test_a_file_whose_name_has_such_digits_is_still_read(tmp_path):
+    p = tmp_path / "hand１.json"
+    p.write_text("{")
+    line = one_line(invoke("books", "score", str(p)))
+    assert "digits 0-9" not in line and "JSON" in line, line
+
+
+@pytest.mark.parametrize("parse,text", [
+    ("box.parse_tiles", "1-９"), ("box.parse_tiles", "９"), ("box.parse_dice", "２d6"),
+    ("box.parse_one_die", "sum-le-６-forced"), ("books.parse_card", "R１５"),
+    ("beverbende.parse_composition", "4,4,4,4,4,4,4,4,4,9,9,7,５"),
+])
+def test_the_rules_and_card_parsers_read_ascii_digits_only(parse, text):
+    """``int``, ``str.isdigit`` and ``re``'s ``\\d`` all take fullwidth digits; the parsers do not (STB-1, STB-2,
+    STB-6, STK-2, BVB-1)."""
+    import importlib
+
+    from ludolab.stdlib.errors import LudolabError
+
+    mod, fn = parse.split(".")
+    f = getattr(importlib.import_module(f"ludolab.stdlib.{mod}"), fn)
+    f(text.translate(str.maketrans("０１２３４５６７８９", "0123456789")))  # the same in 0-9 is read
+    with pytest.raises(LudolabError):
+        f(text)
+
+
+def test_a_roll_with_a_fullwidth_digit_is_refused_by_the_rules():
+    from ludolab.stdlib.box import BoxRules, RulesError
+
+    r = BoxRules()
+    assert r.roll_index("7") >= 0
+    with pytest.raises(RulesError, match="digits 0-9"):
+        r.roll_index("７")
+
+
+@pytest.mark.parametrize("module,sit,words", [
+    ("shelf_situation", {"seat": "１"}, "seat"),
+    ("beverbende_situation", {"seat": "１"}, "seat"),
+])
+def test_situation_files_read_ascii_digits_only(module, sit, words):
+    """A seat written as a string of digits is read only when the digits are 0-9."""
+    import importlib
+
+    from ludolab.stdlib.errors import LudolabError
+
+    mod = importlib.import_module(f"ludolab.sim.{module}")
+    seat_of = {"shelf_situation": lambda v: mod._seat_no(v, "seat", 2),
+               "beverbende_situation": lambda v: mod._whole(v, "seat", 0, 1)}[module]
+    assert seat_of("1") in (0, 1)
+    with pytest.raises(LudolabError, match=words):
+        seat_of(sit["seat"])
+
+
+def test_a_whole_number_in_a_deck_or_tableau_file_is_written_with_0_to_9():
+    """The check the deck's and tableau's accession numbers pass (``"10"`` is read, ``"１0"`` is not)."""
+    from ludolab.stdlib.errors import ascii_whole
+
+    assert ascii_whole("10") and ascii_whole(" -3 ") and not ascii_whole("１0") and not ascii_whole("")
+    assert not ascii_whole(10)

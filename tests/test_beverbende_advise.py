@@ -19,6 +19,9 @@ SITUATION = {"players": 3, "seat": 1, "turns": 7, "phase": "drawn", "drawn": "4"
              "discard": ["3", "9", "SW", "7"]}
 OPTIONS = ["--players", "3", "--seat", "1", "--turns", "7", "--phase", "drawn", "--drawn", "4",
            "--row", "1:2 ? ? 9", "--row", "2:? 5 ? ?", "--discard", "3 9 SW 7"]
+#: The last turn of seat 2 of four after seat 3 knocked (BVB-9), a 0 drawn, a 9 remembered in slot 3.
+LAST_TURN = ["--players", "4", "--seat", "2", "--turns", "9", "--knocker", "3", "--phase", "drawn", "--drawn", "0",
+             "--row", "2:3 ? ? 9", "--discard", "4 8 PK 6 2"]
 
 
 def invoke(*args, **kw):
@@ -85,7 +88,6 @@ def test_both_forms_at_once_are_refused(sit_file, args, words):
     ({"seat": 2, "start": 0}, "BVB-5"),
     ({"phase": "swap", "drawn": None}, "BVB-7, BVB-8"),
     ({"knocker": 1}, "BVB-9"),
-    ({"rules": {"scoring": "win-count"}}, "win-count scoring"),
 ])
 def test_bad_situations_are_one_line(tmp_path, change, words):
     sit = {k: v for k, v in {**SITUATION, **change}.items() if v is not None}
@@ -142,9 +144,7 @@ def test_a_clearly_best_action_ranks_first_and_is_separated():
     """The last turn after a knock (BVB-9): a drawn 0 put in place of the remembered 9 makes the row 9
     lower than discarding it and 6 lower than in place of the 3, in every world, since the round ends
     with this turn (BVB-10); an unknown slot holds less than 9 on average."""
-    res = invoke("--players", "4", "--seat", "2", "--turns", "9", "--knocker", "3", "--phase", "drawn",
-                 "--drawn", "0", "--row", "2:3 ? ? 9", "--discard", "4 8 PK 6 2", "--budget", "100",
-                 "--format", "json")
+    res = invoke(*LAST_TURN, "--budget", "100", "--format", "json")
     out = json.loads(res.output)
     assert out["knocked"] == "seat 3: this is the round's last turn"
     value = {r["action"]: r["value"] for r in out["rows"]}
@@ -156,8 +156,10 @@ def test_a_clearly_best_action_ranks_first_and_is_separated():
     assert value["exchange 0 into slot 0 (3)"] - best == pytest.approx(6.0, abs=1e-9)
 
 
-def test_the_values_are_the_twin_engines_on_the_same_worlds():
-    """advise's value of every action equals the pure-Python twin's playouts of the same worlds."""
+@pytest.mark.parametrize("scoring", ["sum", "win-count"])
+def test_the_values_are_the_twin_engines_on_the_same_worlds(scoring):
+    """advise's value of every action equals the pure-Python twin's playouts of the same worlds: penalty
+    points turned (lowest best), or under win-count the rounds won as they are (highest best, BVB-15)."""
     from ludolab.sim import advice, search
     from ludolab.sim import beverbende as bev
     from ludolab.sim import beverbende_reference as REF
@@ -165,10 +167,14 @@ def test_the_values_are_the_twin_engines_on_the_same_worlds():
     from ludolab.sim.rng import game_state
 
     game = bev.step_game()
-    rules, P, seat, obs = BS.to_position(SITUATION)
-    adv = advice.advise(game, rules, P, seat, obs, measure="bev_score", budget=3, key=9)
+    lower = scoring != "win-count"
+    rules, P, seat, obs = BS.to_position({**SITUATION, "rules": {"scoring": scoring}})
+    adv = advice.advise(game, rules, P, seat, obs, measure="bev_score" if lower else "win_share", budget=3, key=9,
+                        lower_is_better=lower)
+    assert adv.lower_is_better == lower
+    assert list(adv.mean) == sorted(adv.mean, reverse=not lower)
     k = game.kernels
-    cfg, params = search.config(k, seat, 1, P, True, 0, [game.policies["expected-value"]] * P, game.max_steps(rules))
+    cfg, params = search.config(k, seat, 1, P, lower, 0, [game.policies["expected-value"]] * P, game.max_steps(rules))
     work = search.work_arrays(k, P)
     tot = {}
     for w in range(3):
@@ -177,4 +183,25 @@ def test_the_values_are_the_twin_engines_on_the_same_worlds():
         for a, v in zip(work[0][:n], work[1][:n, 0]):
             tot[int(a)] = tot.get(int(a), 0.0) + v
     for a, m in zip(adv.actions, adv.mean):
-        assert m == pytest.approx(-tot[int(a)] / 3, abs=1e-9)
+        assert m == pytest.approx((-1 if lower else 1) * tot[int(a)] / 3, abs=1e-9)
+
+
+
+def test_under_win_count_the_value_is_the_chance_to_win_the_round_highest_best():
+    """Win-count scoring (BVB-15) counts rounds won: the value is the chance to win this round, the best
+    action has the highest value, and the verdict reads a positive gap as the best being better.  Putting
+    the 0 in place of the 9 gives a row 9 lower than discarding it in every world, so it wins at least as
+    often (the values are the twin engine's: see the test above)."""
+    res = invoke(*LAST_TURN, "--scoring", "win-count", "--budget", "100", "--format", "json")
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert "higher is better" in out["value"] and "rounds won" in out["value"]
+    assert out["scope"].startswith("one round: whether this round is won")
+    values = [r["value"] for r in out["rows"]]
+    assert values == sorted(values, reverse=True) and all(0 <= v <= 1 for v in values)
+    value = {r["action"]: r["value"] for r in out["rows"]}
+    assert out["rows"][0]["value"] == value["exchange 0 into slot 3 (9)"]
+    assert value["exchange 0 into slot 3 (9)"] > value["discard 0"]
+    assert out["gap"]["diff"] >= 0
+    if out["verdict"] == "better":
+        assert out["gap"]["ci_low"] > 0

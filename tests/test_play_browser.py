@@ -3,8 +3,13 @@ chromium-driver packages; nothing is downloaded).
 
 Each game is played to the end of a turn, hand, game or round by clicking, with a hint asked for
 and an illegal move sent from the page (refused, with the server's message shown); two tabs play
-two games at once; malformed requests sent from the page get 4xx and change nothing.  A screenshot per game goes to the test's output folder (``tmp_path``), and to
-``$LUDOLAB_SCREENSHOTS`` when that is set (how the README's pictures are made).
+two games at once; malformed requests sent from the page get 4xx and change nothing.  Screenshots go
+to the test's output folder (``tmp_path``); the four of the README (``analysis/play/screenshots``:
+Shut the Box's finished game with its score and the costliest decisions, the others mid-game with a
+hint) also to ``$LUDOLAB_SCREENSHOTS`` when that is set, which is how they are made:
+
+    LUDOLAB_SCREENSHOTS=analysis/play/screenshots python -m pytest -q -m slow \
+        tests/test_play_browser.py -k in_the_browser
 """
 
 from __future__ import annotations
@@ -90,6 +95,17 @@ def _start(d, url, game, variant, players, bot):
     assert d.execute_script("return ludolabPlay.gameId()"), d.find_element(By.ID, "message").text
 
 
+def _to_a_choice(d):
+    """Play the only legal action until a decision has two or more (the deal is random)."""
+    while d.execute_script("return document.body.dataset.over") != "1":
+        buttons = d.find_elements("css selector", "#actions button.act")
+        if len(buttons) != 1:
+            return
+        buttons[0].click()
+        time.sleep(0.02)
+        _idle(d)
+
+
 def _hint(d):
     from selenium.webdriver.common.by import By
 
@@ -132,10 +148,13 @@ def _click_to_end(d, choose, limit=400):
     raise AssertionError("the game did not end")
 
 
-def _shot(d, tmp_path, game):
+def _shot(d, tmp_path, game, readme=True):
+    """Save the page as ``play-GAME.png`` in ``tmp_path`` and, for a README picture, as ``GAME.png`` in
+    ``$LUDOLAB_SCREENSHOTS`` (when set), once the review (if any) is in."""
     from selenium.webdriver.common.by import By
 
     _idle(d)
+    d.execute_script("window.scrollTo(0, 0)")
     if d.find_elements(By.CSS_SELECTOR, "#review h3"):
         end = time.time() + 300
         while "reviewing" in d.find_element(By.ID, "review").text and time.time() < end:
@@ -144,10 +163,23 @@ def _shot(d, tmp_path, game):
     d.save_screenshot(str(path))
     assert path.stat().st_size > 1000
     extra = os.environ.get("LUDOLAB_SCREENSHOTS")
-    if extra:
+    if extra and readme:
         Path(extra).mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, Path(extra) / path.name)
+        _small_png(path, Path(extra) / f"{game}.png")
     return path
+
+
+def _small_png(src, dest):
+    """Copy a screenshot as a 256-colour PNG (a third of the size, the page's few colours kept; Pillow
+    comes with matplotlib), or as it is without Pillow."""
+    try:
+        from PIL import Image
+    except ImportError:
+        shutil.copy(src, dest)
+        return
+    with Image.open(src) as im:
+        im.convert("RGB").quantize(colors=256, method=Image.Quantize.FASTOCTREE,
+                                   dither=Image.Dither.NONE).save(dest, optimize=True)
 
 
 def _first(buttons):
@@ -157,6 +189,10 @@ def _first(buttons):
 def test_shut_the_box_turn_in_the_browser(server, browser, tmp_path):
     url, _ = server
     _start(browser, url, "box", "standard-1-round", 1, "optimal")
+    _to_a_choice(browser)
+    if browser.execute_script("return document.body.dataset.over") == "1":  # a deal with no choice: deal again
+        _start(browser, url, "box", "standard-1-round", 1, "optimal")
+        _to_a_choice(browser)
     text = _hint(browser)
     assert "exact" in text
     _illegal(browser)
@@ -179,19 +215,25 @@ def test_shut_the_books_hand_in_the_browser(server, browser, tmp_path):
     _idle(browser)
     assert "Your turn" in browser.find_element("id", "status").text
     _hint(browser)
+    _shot(browser, tmp_path, "books")
     _click_to_end(browser, _first)
     assert "after hand 1" in browser.find_element("id", "scores").text
-    _shot(browser, tmp_path, "books")
+    _shot(browser, tmp_path, "books-end", readme=False)
 
 
 def test_shelve_the_book_game_in_the_browser(server, browser, tmp_path):
     url, _ = server
     _start(browser, url, "shelf", "standard", 2, "greedy")
     _illegal(browser)
+    for _ in range(6):  # a few books on the shelves first, so the picture shows a game under way
+        browser.find_elements("css selector", "#actions button.act")[0].click()
+        time.sleep(0.02)
+        _idle(browser)
     _hint(browser)
+    _shot(browser, tmp_path, "shelf")
     _click_to_end(browser, _first)
     assert "15 books shelved" in browser.find_element("id", "view").text
-    _shot(browser, tmp_path, "shelf")
+    _shot(browser, tmp_path, "shelf-end", readme=False)
 
 
 def test_beverbende_round_in_the_browser(server, browser, tmp_path):
@@ -199,6 +241,7 @@ def test_beverbende_round_in_the_browser(server, browser, tmp_path):
     _start(browser, url, "beverbende", "one-round", 2, "threshold")
     _illegal(browser)
     _hint(browser)
+    _shot(browser, tmp_path, "beverbende")
 
     def knock_soon(buttons):  # knock at the first chance, so the round ends quickly (BVB-9)
         for b in buttons:
@@ -208,7 +251,7 @@ def test_beverbende_round_in_the_browser(server, browser, tmp_path):
         return buttons[0]
     _click_to_end(browser, knock_soon)
     assert "The game is over" in browser.find_element("id", "status").text
-    _shot(browser, tmp_path, "beverbende")
+    _shot(browser, tmp_path, "beverbende-end", readme=False)
 
 
 def test_two_tabs_play_two_games(server, browser):
@@ -274,3 +317,37 @@ def test_each_other_seat_gets_the_bot_chosen_for_it(server, browser):
     _idle(d)
     assert d.execute_script("return ludolabPlay.last().bots") == ["heuristic/heuristic", None, "random/random"]
     assert d.execute_script("return ludolabPlay.last().seat") == 1
+
+
+def test_the_hint_button_shows_only_while_a_game_is_running(server, browser):
+    """No Hint (and no record link) before a game starts; Hint at the person's decisions; the record,
+    not Hint, once the game is over."""
+    from selenium.webdriver.common.by import By
+
+    d = browser
+    url, _ = server
+    d.get(url)
+    _idle(d)
+    hint, record = d.find_element(By.ID, "hintbtn"), d.find_element(By.ID, "record")
+    assert not hint.is_displayed() and not record.is_displayed()
+    d.execute_script("ludolabPlay.hint()")  # even called from the page's script: refused, nothing sent
+    assert "start a game first" in d.find_element(By.ID, "message").text
+    assert not d.find_element(By.ID, "hint").is_displayed()
+    _start(d, url, "box", "standard-1-round", 1, "optimal")  # the page loads afresh
+    hint, record = d.find_element(By.ID, "hintbtn"), d.find_element(By.ID, "record")
+    assert hint.is_displayed() and hint.is_enabled() and not record.is_displayed()
+    _click_to_end(d, _first)
+    assert not hint.is_displayed() and record.is_displayed()
+
+
+def test_the_beverbende_hint_works_under_win_count_scoring(server, browser):
+    """Win-count scoring counts rounds won (BVB-15): the hint's values are the rounds won, highest first."""
+    d = browser
+    url, _ = server
+    _start(d, url, "beverbende", "win-count", 2, "threshold")
+    _to_a_choice(d)
+    text = _hint(d)
+    assert "rounds won (higher is better)" in text
+    vals = [float(x) for x in d.execute_script(
+        "return Array.from(document.querySelectorAll('#hinttable tr td:nth-child(2)')).map(t => t.textContent)")]
+    assert vals == sorted(vals, reverse=True) and all(v >= 0 for v in vals)

@@ -161,6 +161,50 @@ def test_malformed_requests_get_400_unknown_games_404_and_change_nothing(client)
     assert np.array_equal(s.state, before) and len(s.actions) == n
 
 
+@pytest.mark.parametrize("path,body,field,allowed", [
+    ("/api/new", {"game": "box", "colour": "red"}, "colour", "game, variant, players, bots, seat, key"),
+    ("{game}/move", {"action": 1, "seat": 0}, "seat", "action"),
+    ("{game}/hint", {"worlds": 8, "budget": 9}, "budget", "worlds"),
+])
+def test_an_unknown_field_is_refused_naming_it_and_the_allowed_ones(client, path, body, field, allowed):
+    app, c = client
+    gid = _new(c, "box", key=2)["id"]
+    s = app.config["GAMES"][gid]
+    before, n, games = s.state.copy(), len(s.actions), len(app.config["GAMES"])
+    r = c.post(path.format(game=f"/api/game/{gid}"), json=body)
+    assert r.status_code == 400
+    assert r.get_json()["error"] == f"unknown field {field!r}: allowed are {allowed}"
+    assert np.array_equal(s.state, before) and len(s.actions) == n and len(app.config["GAMES"]) == games
+
+
+def test_seats_count_from_0_in_the_api_and_the_message_says_so(client):
+    """The page shows "Your seat" 1..n and sends 0..n-1; the API, its payload and its message count from 0."""
+    _, c = client
+    for seat in (0, 1):
+        assert _new(c, "box", seat=seat)["seat"] == seat
+    for seat in (2, -1):
+        r = c.post("/api/new", json={"game": "box", "variant": "standard-1-round", "players": 2, "seat": seat})
+        assert r.status_code == 400
+        assert r.get_json()["error"] == ("your seat must be 0..1 (seats count from 0: the page's seat 1 is 0), "
+                                         f"not {seat}")
+
+
+def test_the_beverbende_hint_under_win_count_ranks_the_chance_to_win_highest_first(client):
+    """Win-count scoring (BVB-15): the returns count rounds won, so the hint's best action is the one
+    with the highest value, in the units the page shows."""
+    app, c = client
+    p = c.post("/api/new", json={"game": "beverbende", "variant": "win-count", "players": 2, "bots": "threshold",
+                                 "key": 5}).get_json()
+    rounds = app.config["GAMES"][p["id"]].b.ctx.n_rounds
+    assert p["units"] == "rounds won (higher is better)"
+    while len(p["actions"]) < 2:  # up to a decision with a choice
+        p = c.post(f"/api/game/{p['id']}/move", json={"action": p["actions"][0]["action"]}).get_json()
+    h = c.post(f"/api/game/{p['id']}/hint", json={"worlds": 8}).get_json()
+    vals = [r["value"] for r in h["rows"]]  # the game's rounds won, expected
+    assert vals == sorted(vals, reverse=True) and all(0 <= v <= rounds for v in vals)
+    assert h["units"] == p["units"] and "best vs second" in h["verdict"]
+
+
 def test_an_illegal_move_is_refused_with_409_and_the_game_unchanged(client):
     app, c = client
     p = _new(c, "shelf", key=4)
@@ -312,6 +356,27 @@ def test_replay_command_prints_the_scores_and_refuses_a_tampered_record(tmp_path
     (tmp_path / "junk.json").write_text("{")
     r = CliRunner().invoke(cli, ["replay", str(tmp_path / "junk.json")])
     assert r.exit_code == 2 and "not valid JSON" in r.output
+
+
+def test_a_port_whose_last_server_just_stopped_is_free_again():
+    """A server stopped after serving leaves its connections in TIME_WAIT; ``ludolab play`` started again
+    on that port must not call it taken (the server itself reuses the address)."""
+    import socket
+
+    from ludolab.analysis.play.cli import _port_free
+
+    srv = socket.socket()
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    port = srv.getsockname()[1]
+    cli_sock = socket.create_connection(("127.0.0.1", port))
+    conn, _ = srv.accept()
+    conn.close()  # the server's side closes first: its end of the connection waits in TIME_WAIT
+    cli_sock.close()
+    assert not _port_free(port)  # still listening
+    srv.close()
+    assert _port_free(port)
 
 
 def test_play_refuses_a_taken_port_in_one_line():

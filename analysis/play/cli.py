@@ -16,6 +16,9 @@ def _port_free(port: int) -> bool:
     import socket
 
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        # as the server binds (werkzeug reuses the address): the connections of a server just stopped,
+        # waiting out their TIME_WAIT, do not make the port taken; a server listening on it does
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind((HOST, port))
         except OSError:

@@ -53,6 +53,11 @@ class Built:
     rules: np.ndarray
     ctx: object
     policies: dict = field(default_factory=dict)
+    #: The direction, units and comparison measure of the returns under these rules (the adapter's
+    #: unless a scoring variant turns them: Beverbende's win-count counts rounds won, highest best).
+    lower_better: bool = False
+    units: str = "points"
+    measure: str = ""
 
 
 def card(text, cls="", title=""):
@@ -127,7 +132,12 @@ class Adapter:
         rules, ctx = v.build(int(n))
         b = Built(self.id, variant, int(n), np.asarray(rules, dtype=np.int64), ctx)
         b.policies = self.named_policies(b)
+        b.lower_better, b.units, b.measure = self.scoring(ctx)
         return b
+
+    def scoring(self, ctx) -> tuple:
+        """``(lower_better, units, measure)`` of the returns under the ruleset ``ctx`` (the game's own)."""
+        return self.lower_better, self.units, self.measure
 
     def named_policies(self, b: Built) -> dict:
         """name -> ``(kind, params)`` of every named policy under these rules (the bots)."""
@@ -653,7 +663,15 @@ class BeverbendeAdapter(Adapter):
             "rulebook": Variant("rulebook", "the rulebook: the rulebook's number of rounds", (2, 3, 4, 5, 6), make()),
             "exchange-specials": Variant("exchange-specials", "a drawn special card may be put into the row; one round",
                                          (2, 3, 4, 5, 6), make(rounds=1, exchange_specials=True)),
+            "win-count": Variant("win-count", "the rulebook's rounds, each won by the lowest row (ties all win): "
+                                 "the most rounds won wins (BVB-15)", (2, 3, 4, 5, 6), make(scoring="win-count")),
         }
+
+    def scoring(self, ctx):
+        """Penalty points, lowest best; under win-count scoring rounds won, highest best (BVB-15)."""
+        if ctx.scoring == "win-count":
+            return False, "rounds won (higher is better)", "win_share"
+        return super().scoring(ctx)
 
     def situation_labels(self, obs):
         # the situation module counts seats and slots from 0 (the advise command's notation); the page
@@ -694,7 +712,8 @@ class BeverbendeAdapter(Adapter):
             rows.append({"label": seat_name(s, you), "cards": slots, "note": note})
         sections.append({"title": "Rows (what you know; ? = not seen or forgotten)", "rows": rows})
         rows = [{"label": seat_name(s, you), "cards": [card(int(obs[K.O_TOTAL + s]), "score")]} for s in range(P)]
-        sections.append({"title": f"Penalty points (round {int(obs[K.O_ROUND]) + 1})", "rows": rows})
+        what = "Penalty points" if b.lower_better else "Rounds won"
+        sections.append({"title": f"{what} (round {int(obs[K.O_ROUND]) + 1})", "rows": rows})
         if over or turn < 0:
             status = "The game is over."
         elif turn == you:

@@ -4,7 +4,8 @@ Routes (JSON in and out; the page is ``static/index.html`` with ``play.css`` and
 
 ``GET  /api/catalogue``              the games, their variants, player counts and bots
 ``POST /api/new``                    ``{"game", "variant", "players", "bots": [..] or "name", "seat", "key"}``
-                                     -> ``{"id", ...payload}``
+                                     -> ``{"id", ...payload}``; ``seat`` counts from 0 like every seat
+                                     of the API (the page's "Your seat 1" is ``"seat": 0``)
 ``GET  /api/game/<id>``              the payload (see :meth:`Session.payload`)
 ``POST /api/game/<id>/move``         ``{"action": int}`` -> the payload
 ``POST /api/game/<id>/hint``         ``{"worlds": int}`` (optional) -> the advice table
@@ -12,9 +13,10 @@ Routes (JSON in and out; the page is ``static/index.html`` with ``play.css`` and
 ``GET  /api/game/<id>/record``       the record as a JSON download, once the game is over (409 before)
 
 A game lives on the server under a random id that the page keeps in JavaScript (no cookie), so
-two tabs play two games.  An unknown id is 404; a body that is not a JSON object, a missing field
-or a wrong type is 400; a move that is not legal now or not the person's turn is 409; each with
-``{"error": message}`` and the game unchanged.
+two tabs play two games.  An unknown id is 404; a body that is not a JSON object, a missing field,
+a field the route does not take (named with the ones it does) or a wrong type is 400; a move that
+is not legal now or not the person's turn is 409; each with ``{"error": message}`` and the game
+unchanged.
 """
 
 from __future__ import annotations
@@ -40,10 +42,22 @@ class _BadRequest(Exception):
         self.code = code
 
 
-def _body() -> dict:
+#: The fields each JSON request body may hold; any other is refused (400) naming it and these.
+NEW_FIELDS = ("game", "variant", "players", "bots", "seat", "key")
+MOVE_FIELDS = ("action",)
+HINT_FIELDS = ("worlds",)
+
+
+def _body(allowed: tuple, empty_ok: bool = False) -> dict:
+    """The request's JSON object, refusing a field not in ``allowed`` (400, naming it and the allowed ones)."""
+    if empty_ok and not request.data:
+        return {}
     data = request.get_json(silent=True, force=True)
     if not isinstance(data, dict):
         raise _BadRequest("the request body must be a JSON object")
+    unknown = [k for k in data if k not in allowed]
+    if unknown:
+        raise _BadRequest(f"unknown field {unknown[0]!r}: allowed are {', '.join(allowed)}")
     return data
 
 
@@ -81,22 +95,35 @@ def catalogue() -> list:
     return out
 
 
-def create_app(max_games: int = MAX_GAMES) -> Flask:
-    """The Flask app of the play page (testable with ``app.test_client()``).
+def new_session(data: dict) -> Session:
+    """A new game from the body of ``POST /api/new`` (see the module's docstring).
 
-    Args:
-        max_games: games kept at once (the oldest dropped beyond).
+    ``seat`` counts from 0, as every seat in the API does (the page's seat 1 is ``"seat": 0``).
+
+    Raises:
+        _BadRequest: an unknown field or game, a field of the wrong type, or settings the game refuses
+            (variant, players, bots, seat, key), with the message naming what is allowed.
     """
-    app = Flask(__name__, static_folder=None)
-    games: OrderedDict[str, Session] = OrderedDict()
-    lock = threading.RLock()
-    app.config["GAMES"] = games
+    game = _str(data, "game")
+    if game not in ADAPTERS:
+        raise _BadRequest(f"unknown game {game!r}: allowed are {', '.join(ADAPTERS)}")
+    ad = ADAPTERS[game]
+    variant = _str(data, "variant", next(iter(ad.variants)))
+    players = _int(data, "players", min(ad.variants[variant].players) if variant in ad.variants else 2)
+    seat = _int(data, "seat", 0)
+    key = _int(data, "key", secrets.randbelow(2**62), 0, 2**63 - 1)
+    bots = data.get("bots")
+    if bots is not None and not (isinstance(bots, str) or (isinstance(bots, list)
+                                                          and all(isinstance(x, str) for x in bots))):
+        raise _BadRequest("field 'bots' must be a bot name or a list of bot names")
+    try:
+        return Session(game, variant, players, bots=bots, seat=seat, key=key)
+    except PlayError as e:
+        raise _BadRequest(str(e)) from None
 
-    def get(gid) -> Session:
-        s = games.get(gid)
-        if s is None:
-            raise _BadRequest(f"no game {gid!r} on this server (it may have been closed): start a new one", 404)
-        return s
+
+def _register_errors_and_files(app: Flask) -> None:
+    """Errors as ``{"error": message}`` with their codes; the page and its two files."""
 
     @app.errorhandler(_BadRequest)
     def _bad(e):
@@ -128,26 +155,21 @@ def create_app(max_games: int = MAX_GAMES) -> Flask:
     def api_catalogue():
         return jsonify({"games": catalogue()})
 
+
+def _register_games(app: Flask, games: OrderedDict, lock, max_games: int) -> None:
+    """The routes of the games held in ``games`` (guarded by ``lock``; the oldest dropped beyond ``max_games``)."""
+
+    def get(gid) -> Session:
+        s = games.get(gid)
+        if s is None:
+            raise _BadRequest(f"no game {gid!r} on this server (it may have been closed): start a new one", 404)
+        return s
+
     @app.post("/api/new")
     def api_new():
-        data = _body()
-        game = _str(data, "game")
-        if game not in ADAPTERS:
-            raise _BadRequest(f"unknown game {game!r}: allowed are {', '.join(ADAPTERS)}")
-        ad = ADAPTERS[game]
-        variant = _str(data, "variant", next(iter(ad.variants)))
-        players = _int(data, "players", min(ad.variants[variant].players) if variant in ad.variants else 2)
-        seat = _int(data, "seat", 0, 0, 5)
-        key = _int(data, "key", secrets.randbelow(2**62), 0, 2**63 - 1)
-        bots = data.get("bots")
-        if bots is not None and not (isinstance(bots, str) or (isinstance(bots, list)
-                                                              and all(isinstance(x, str) for x in bots))):
-            raise _BadRequest("field 'bots' must be a bot name or a list of bot names")
+        data = _body(NEW_FIELDS)
         with lock:
-            try:
-                s = Session(game, variant, players, bots=bots, seat=seat, key=key)
-            except PlayError as e:
-                raise _BadRequest(str(e)) from None
+            s = new_session(data)
             gid = secrets.token_urlsafe(12)
             games[gid] = s
             while len(games) > max_games:
@@ -163,8 +185,7 @@ def create_app(max_games: int = MAX_GAMES) -> Flask:
     def api_move(gid):
         with lock:
             s = get(gid)
-            data = _body()
-            action = _int(data, "action")
+            action = _int(_body(MOVE_FIELDS), "action")
             s.move(action)
             return jsonify({"id": gid, **s.payload()})
 
@@ -172,8 +193,7 @@ def create_app(max_games: int = MAX_GAMES) -> Flask:
     def api_hint(gid):
         with lock:
             s = get(gid)
-            data = _body() if request.data else {}
-            worlds = _int(data, "worlds", HINT_WORLDS, 2, 4096)
+            worlds = _int(_body(HINT_FIELDS, empty_ok=True), "worlds", HINT_WORLDS, 2, 4096)
             return jsonify(_clean(s.hint(worlds)))
 
     @app.get("/api/game/<gid>/review")
@@ -194,6 +214,21 @@ def create_app(max_games: int = MAX_GAMES) -> Flask:
             resp.headers["Content-Disposition"] = f"attachment; filename=ludolab-{s.ad.id}-{s.key}.json"
             return resp
 
+
+def create_app(max_games: int = MAX_GAMES) -> Flask:
+    """The Flask app of the play page (testable with ``app.test_client()``).
+
+    Args:
+        max_games: games kept at once (the oldest dropped beyond).
+
+    Returns:
+        The app; ``app.config["GAMES"]`` is the ordered dict of the games held (id -> :class:`Session`).
+    """
+    app = Flask(__name__, static_folder=None)
+    games: OrderedDict[str, Session] = OrderedDict()
+    app.config["GAMES"] = games
+    _register_errors_and_files(app)
+    _register_games(app, games, threading.RLock(), max_games)
     return app
 
 

@@ -35,7 +35,8 @@ class Session:
     Args:
         game: box, books, shelf or beverbende; variant: one of the adapter's variants;
         players: seats at the table; bots: one bot name per other seat (a named policy or
-        ``search``; one name for all); seat: the person's seat (0-based); key: the game's key.
+        ``search``; one name for all); seat: the person's seat, 0..players-1 (counted from 0, as every
+        seat of the play API and the record; the page shows it as 1..players); key: the game's key.
 
     Raises:
         PlayError: an unknown game, variant, bot, seat or player count.
@@ -46,7 +47,8 @@ class Session:
         self.b: Built = self.ad.build(variant, players)
         n = self.b.n
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-            raise PlayError(f"your seat must be 1..{n}, not {seat + 1 if isinstance(seat, int) else seat!r}")
+            raise PlayError(f"your seat must be 0..{n - 1} (seats count from 0: the page's seat 1 is 0), "
+                            f"not {seat!r}")
         if isinstance(key, bool) or not isinstance(key, int) or not 0 <= key < 2**63:
             raise PlayError(f"the game key must be a whole number 0..2**63-1, not {key!r}")
         allowed = self.ad.bots()
@@ -157,6 +159,7 @@ class Session:
 
             best = self.b.policies[self.ad.best]
             table = Table(self.ad.step, RulesCase("play", self.rules, self.b.n, ()))
+            table.lower = self.b.lower_better  # the scoring's direction (win-count: the most rounds won)
             return int(table.decide(Contender("search", "search", budget=SEARCH_BUDGET * self.b.n, rollout=best),
                                     self.state.copy(), p, key))
         kind, params = self.b.policies[name]
@@ -180,7 +183,7 @@ class Session:
         view = self.ad.view(self.b, o, self.seat)
         mine = self.current() == self.seat
         out = {"game": self.ad.id, "title": self.ad.title, "variant": self.b.variant, "players": self.b.n,
-               "seat": self.seat, "bots": self.bots, "units": self.ad.units, "over": self.over(),
+               "seat": self.seat, "bots": self.bots, "units": self.b.units, "over": self.over(),
                "view": view, "your_turn": mine, "log": self.log[-12:], "moments": self.moments,
                "moment_kind": self.ad.moment, "steps": len(self.actions)}
         out["scores"] = self.scores()
@@ -201,9 +204,11 @@ class Session:
 
     def _result(self) -> str:
         f = self.final()
-        best = min(f) if self.ad.lower_better else max(f)
+        best = min(f) if self.b.lower_better else max(f)
         win = [p for p in range(self.b.n) if f[p] == best]
         mine = f[self.seat]
+        if self.b.n == 1:  # a game of one's own: a score, not a win
+            return f"Your score: {mine:g}."
         if win == [self.seat]:
             return f"You win with {mine:g}."
         if self.seat in win:
@@ -231,6 +236,7 @@ class Session:
         (in the game's units, the sign turned where lower is better); the ``top`` largest costs.
 
         Only decisions with two or more legal actions count; at most ``most`` of them (the last ones).
+        A decision that cost nothing (the best action, or one worth as much) is not listed.
         """
         if self.review_rows is not None:
             return self.review_rows
@@ -246,10 +252,12 @@ class Session:
             if d["action"] not in vals or not h["rows"]:
                 continue
             best = h["rows"][0]
-            cost = (vals[d["action"]] - best["value"]) if self.ad.lower_better else (best["value"] - vals[d["action"]])
+            cost = (vals[d["action"]] - best["value"]) if self.b.lower_better else (best["value"] - vals[d["action"]])
+            if d["action"] == best["action"] or not cost > 0:
+                continue
             rows.append({"step": d["step"], "chosen": self.ad.label(self.b, d["obs"], d["action"]),
                          "chosen_value": vals[d["action"]], "best": best["label"], "best_value": best["value"],
-                         "cost": max(0.0, cost), "situation": self.ad.view(self.b, d["obs"], self.seat)["status"],
+                         "cost": cost, "situation": self.ad.view(self.b, d["obs"], self.seat)["status"],
                          "method": h["method"]})
         rows.sort(key=lambda r: -r["cost"])
         self.review_rows = rows[:top]
@@ -279,7 +287,7 @@ def advise_decision(ad: Adapter, b: Built, seat: int, obs: np.ndarray, legal: li
         return {"rows": [{"action": legal[0], "label": ad.label(b, obs, legal[0]), "value": float("nan"),
                           "ci_low": float("nan"), "ci_high": float("nan")}],
                 "budget": "none needed", "method": "the only legal action", "verdict": "only one legal action",
-                "units": ad.units, "seconds": 0.0}
+                "units": b.units, "seconds": 0.0}
     ex = ad.exact_hint(b, obs, legal)
     if ex is not None:
         rows_, method = ex
@@ -290,7 +298,7 @@ def advise_decision(ad: Adapter, b: Built, seat: int, obs: np.ndarray, legal: li
             verdict = "best and second are equally good (exact)" if abs(d) < 1e-9 else \
                 f"the best is better than the second by {abs(d):.3f} (exact)"
         return {"rows": rows, "budget": "exact (no sampling)", "method": method, "verdict": verdict,
-                "units": ad.units, "seconds": time.perf_counter() - t0}
+                "units": b.units, "seconds": time.perf_counter() - t0}
     if ad.id == "books":
         import ludolab.stdlib.books as B
 
@@ -304,8 +312,8 @@ def _search_hint(ad, b, seat, obs, legal, worlds, key, t0):
     each, then the game's best heuristic for every seat; the paired best-against-second verdict."""
     from ludolab.sim import advice
 
-    adv = advice.advise(ad.step, b.rules, b.n, seat, obs, measure=ad.measure, budget=int(worlds),
-                        key=int(key) & (2**63 - 1))
+    adv = advice.advise(ad.step, b.rules, b.n, seat, obs, measure=b.measure, budget=int(worlds),
+                        key=int(key) & (2**63 - 1), lower_is_better=b.lower_better)
     rows = [{"action": int(a), "label": ad.label(b, obs, int(a)), "value": float(m), "ci_low": float(lo),
              "ci_high": float(hi)} for a, m, lo, hi in zip(adv.actions, adv.mean, adv.ci_low, adv.ci_high)]
     verdict = "only one legal action"
@@ -314,7 +322,7 @@ def _search_hint(ad, b, seat, obs, legal, worlds, key, t0):
                    f"{adv.diff_low:+.2f} to {adv.diff_high:+.2f})")
     return {"rows": rows, "budget": f"{adv.worlds} worlds", "method":
             f"determinized search, then {adv.continuation} for every seat", "verdict": verdict,
-            "units": ad.units, "seconds": time.perf_counter() - t0}
+            "units": b.units, "seconds": time.perf_counter() - t0}
 
 
 def _books_forecast_hint(ad, b, seat, obs, legal, worlds, key, chosen, t0):
@@ -399,7 +407,7 @@ def replay_record(record) -> dict:
             k0 = k
             moments.append({"name": ad.moment_name(k), "scores": [float(x) for x in sc[:b.n]]})
     out = {"game": ad.id, "title": ad.title, "variant": b.variant, "players": b.n, "moments": moments,
-           "final": None, "units": ad.units, "lower_better": ad.lower_better, "seat": record.get("seat"),
+           "final": None, "units": b.units, "lower_better": b.lower_better, "seat": record.get("seat"),
            "finished": bool(K.current_player(st) < 0), "actions": len(actions)}
     if out["finished"]:
         ret = np.zeros(8)

@@ -16,7 +16,10 @@ const ludolabPlay = (() => {
   function busy(on) {
     document.body.dataset.busy = on ? "1" : "0";
     document.querySelectorAll("button").forEach((b) => { b.disabled = on; });
+    if (!on) $("hintbtn").disabled = !hintable();
   }
+  // a hint is for the person's own decision in a running game
+  function hintable() { return Boolean(gameId && last && last.your_turn && !last.over); }
   function message(text) {
     const m = $("message");
     m.hidden = !text;
@@ -59,6 +62,7 @@ const ludolabPlay = (() => {
     const g = catalogue.find((x) => x.id === $("game").value);
     const box = $("seatbots"); box.innerHTML = "";
     const n = Number($("players").value), me = Number($("seat").value);
+    $("bot").parentElement.hidden = n < 2;  // a game of one's own has no bots
     for (let i = 0; i < n; i++) {
       if (i === me || n <= 2) continue;  // with two players the one bot is the "Bots" choice
       const lab = el("label", "", `seat ${i + 1} `);
@@ -78,13 +82,14 @@ const ludolabPlay = (() => {
     const body = opts || { game: $("game").value, variant: $("variant").value, players: Number($("players").value),
                            bots: chosenBots(), seat: Number($("seat").value) };
     busy(true); message("");
+    const was = $("status").textContent;
     $("status").textContent = "Dealing… (the first game of a kind compiles its engine once, which can take a while)";
     try {
       const p = await api("POST", "/api/new", body);
       gameId = p.id;
       $("hint").hidden = true; $("review").hidden = true;
       render(p);
-    } catch (e) { message(e.message); $("status").textContent = "No game."; }
+    } catch (e) { message(e.message); $("status").textContent = gameId ? was : "No game."; }
     finally { busy(false); }
   }
 
@@ -100,7 +105,7 @@ const ludolabPlay = (() => {
   }
 
   async function hint() {
-    if (!gameId) return;
+    if (!hintable()) { message("a hint is for your own decision in a running game: start a game first"); return; }
     busy(true); message("");
     const h = $("hint"); h.hidden = false; h.innerHTML = ""; h.appendChild(el("h3", "", "Hint: thinking…"));
     try { showHint(await api("POST", `/api/game/${gameId}/hint`, {})); }
@@ -173,7 +178,8 @@ const ludolabPlay = (() => {
     } else if (!p.over) { news.hidden = true; }
     drawActions(p);
     $("tools").hidden = false;
-    $("hintbtn").hidden = !p.your_turn;
+    $("hintbtn").hidden = !hintable();
+    $("hintbtn").disabled = !hintable();
     $("record").href = `/api/game/${gameId}/record`;
     $("record").hidden = !p.over;  // the record holds the deal: offered once the game is over
     drawScores(p);
@@ -212,7 +218,7 @@ const ludolabPlay = (() => {
 
   function drawScores(p) {
     const s = $("scores"); s.innerHTML = ""; s.hidden = false;
-    s.appendChild(el("h3", "", `Score (${p.units})`));
+    s.appendChild(el("h3", "", `Score: ${p.units}`));
     const t = el("table");
     const hr = el("tr"); hr.appendChild(el("th", "", ""));
     for (let i = 0; i < p.players; i++) hr.appendChild(el("th", "num", i === p.seat ? "You" : `Seat ${i + 1}`));
@@ -277,7 +283,10 @@ const ludolabPlay = (() => {
       const r = await api("GET", `/api/game/${gameId}/review`);
       box.innerHTML = "";
       box.appendChild(el("h3", "", "Your costliest decisions"));
-      if (!r.rows.length) { box.appendChild(el("p", "small", "No decision with a choice to review.")); return; }
+      if (!r.rows.length) {
+        box.appendChild(el("p", "small", "None: each of your decisions was worth as much as the strong player's."));
+        return;
+      }
       const t = el("table"); t.id = "reviewtable";
       const hr = el("tr"); ["you chose", "the strong player", "cost"].forEach((x, i) => hr.appendChild(el("th", i === 2 ? "num" : "", x)));
       t.appendChild(hr);
