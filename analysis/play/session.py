@@ -320,7 +320,7 @@ def _search_hint(ad, b, seat, obs, legal, worlds, key, t0):
     if adv.verdict is not None:
         verdict = (f"best vs second: {adv.verdict} (paired difference {adv.diff:+.2f}, 95% CI "
                    f"{adv.diff_low:+.2f} to {adv.diff_high:+.2f})")
-    return {"rows": rows, "budget": f"{adv.worlds} worlds", "method":
+    return {"rows": rows, "budget": adv.worlds_line(), "method":
             f"determinized search, then {adv.continuation} for every seat", "verdict": verdict,
             "units": b.units, "seconds": time.perf_counter() - t0}
 
