@@ -206,6 +206,7 @@ class BuildProgress:
 
     def log_text(self, quick: bool) -> str:
         """The build log: one tab-separated line per stage (seconds, stage), then the summary."""
+        self._close()
         lines = [f"# ludolab report build log ({'quick' if quick else 'full'}); seconds\tstage"]
         lines += [f"{b - a:.2f}\t{_stage_key(n)}" for n, a, b in self.stages]
         lines += [f"# {n}" for n in self.notes]
