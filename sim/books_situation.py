@@ -42,7 +42,7 @@ from ludolab.stdlib.books import (BooksRules, CardError, L_CLOSED, L_HAND, L_HID
 from ludolab.stdlib.errors import LudolabError, SituationError, whole_number
 
 from . import books_reference as REF
-from .situation_common import CardPlaces, check_keys
+from .situation_common import CardPlaces, check_keys, per_seat
 
 #: The keys a situation may have (the first group is what a player writes, the second what
 #: :func:`from_obs` adds for reading, checked when given).
@@ -172,9 +172,8 @@ def _game_block(value, rules: BooksRules) -> tuple[int, int, list[int]]:
                          hands - 1)
     except LudolabError as e:
         raise _err(f"{e} (a game has 1..{P} hands, STK-9)") from None
-    totals = value.get("totals", [0] * P)
-    if not isinstance(totals, list) or len(totals) != P:
-        raise _err(f"game totals: one whole number per seat ({P}), not {totals!r} (STK-9)")
+    totals = per_seat(value.get("totals", [0] * P), P,
+                      lambda v: f"game totals: one whole number per seat ({P}), not {v!r} (STK-9)")
     lo, hi = rules.score_bounds()
     out = []
     for s, t in enumerate(totals):
