@@ -413,12 +413,7 @@ def bench(games: int, reference_seconds: float, say) -> list[dict]:
     """
     import numba
 
-    from ludolab.analysis.bench import calibrate, record, time_call, with_threads
-    from ludolab.sim import box_reference as ref
-    from ludolab.sim.experiment import plan_run
-
     threads = numba.get_num_threads()
-    rows = []
     r9 = BoxRules()
     r12 = BoxRules(tiles=tuple(range(1, 13)))
     pol = box.solve(r9).policy()
@@ -430,30 +425,47 @@ def bench(games: int, reference_seconds: float, say) -> list[dict]:
     box.simulate_rounds([pol, pol], 100, 1, rounds=3)
     box.solve(r12)
 
-    # 1. Monte Carlo, one turn per game
-    say(f"box.simulate: {games:,} games ...")
+    # 1. Monte Carlo, one turn per game; 1b. a policy that draws its own choices: fewest tiles, ties broken
+    # at random (STB-T1)
+    rnd = box.make_policy(r9, "fewest-tiles", tie_break="random")
+    box.simulate(rnd, 1000, 1)
+    rows = [_bench_simulate(pol, "optimal table", "", games, reference_seconds, say, threads),
+            _bench_simulate(rnd, "fewest tiles, random tie-breaks", ", random tie-breaks", games, reference_seconds,
+                            say, threads),
+            _bench_solve(r12, reference_seconds, say, threads),
+            _bench_evaluate(pol, reference_seconds, say, threads),
+            _bench_rounds(r9, pol, games, reference_seconds, say, threads),
+            _bench_match_play(r9, pol, say, threads)]
+    # 6, 7: with a reference time under a second (the tests) a 6-tile box stands in
+    rf = r9 if reference_seconds >= 1.0 else BoxRules(tiles=6)
+    rows.append(_bench_foresight(rf, say))
+    rows.append(_bench_rules_of_thumb(rf, say))
+    return rows
+
+
+def _bench_simulate(pol, policy_name: str, note: str, games: int, reference_seconds: float, say,
+                    threads: int) -> dict:
+    """The bench record of ``box.simulate`` of ``pol`` (9 tiles) against the reference simulator."""
+    from ludolab.analysis.bench import calibrate, record, time_call, with_threads
+    from ludolab.sim import box_reference as ref
+    from ludolab.sim.experiment import plan_run
+
+    say(f"box.simulate{note}: {games:,} games ...")
     t_all = time_call(lambda: box.simulate(pol, games, 1))
     t_one = with_threads(1, lambda: time_call(lambda: box.simulate(pol, games, 1)))
     n_ref = calibrate(lambda n: ref.simulate(pol, *_plan_arrays(plan_run(n, 1, 8))), reference_seconds, 500)
     plan = plan_run(n_ref, 1, 8)
     say(f"reference simulate: {n_ref:,} games ...")
     t_ref = time_call(lambda: ref.simulate(pol, plan.keys, plan.games))
-    rows.append(record("box.simulate (9 tiles, optimal table)", "games", games / t_all, threads,
-                       games / t_one, n_ref / t_ref))
+    return record(f"box.simulate (9 tiles, {policy_name})", "games", games / t_all, threads, games / t_one,
+                  n_ref / t_ref)
 
-    # 1b. Monte Carlo of a policy that draws its own choices: fewest tiles, ties broken at random (STB-T1)
-    rnd = box.make_policy(r9, "fewest-tiles", tie_break="random")
-    box.simulate(rnd, 1000, 1)
-    say(f"box.simulate, random tie-breaks: {games:,} games ...")
-    t_all = time_call(lambda: box.simulate(rnd, games, 1))
-    t_one = with_threads(1, lambda: time_call(lambda: box.simulate(rnd, games, 1)))
-    n_ref = calibrate(lambda n: ref.simulate(rnd, *_plan_arrays(plan_run(n, 1, 8))), reference_seconds, 500)
-    plan = plan_run(n_ref, 1, 8)
-    t_ref = time_call(lambda: ref.simulate(rnd, plan.keys, plan.games))
-    rows.append(record("box.simulate (9 tiles, fewest tiles, random tie-breaks)", "games", games / t_all, threads,
-                       games / t_one, n_ref / t_ref))
 
-    # 2. exact DP, 12 tiles
+def _bench_solve(r12: BoxRules, reference_seconds: float, say, threads: int) -> dict:
+    """The bench record of the exact DP on 12 tiles against the reference solver."""
+    from ludolab.analysis.bench import record, time_call, with_threads
+    from ludolab.sim import box_reference as ref
+
     say("box.solve: 12 tiles ...")
     t_all = time_call(lambda: box.solve(r12, "expected-score"))
     t_one = with_threads(1, lambda: time_call(lambda: box.solve(r12, "expected-score")))
@@ -462,23 +474,33 @@ def bench(games: int, reference_seconds: float, say) -> list[dict]:
     t_ref = time_call(lambda: ref.solve_values(r12, term, -1, 0.0), reference_seconds)
     rec = record("box.solve (12 tiles, expected score)", "solves", 1 / t_all, threads, 1 / t_one, 1 / t_ref)
     rec["ms_each"] = 1000 * t_one
-    rows.append(rec)
+    return rec
 
-    # 3. exact evaluation (forward pass), 9 tiles
+
+def _bench_evaluate(pol, reference_seconds: float, say, threads: int) -> dict:
+    """The bench record of the exact evaluation (forward pass, 9 tiles) against the reference."""
+    from ludolab.analysis.bench import record, time_call
+    from ludolab.sim import box_reference as ref
+
     say("box.evaluate ...")
     t_one = time_call(lambda: box.evaluate(pol))
     t_ref = time_call(lambda: ref.evaluate_exact(pol, one=1.0), reference_seconds)
     rec = record("box.evaluate (9 tiles, score distribution)", "evaluations", 1 / t_one, threads, 1 / t_one,
                  1 / t_ref)
     rec["ms_each"] = 1000 * t_one
-    rows.append(rec)
+    return rec
 
-    # 4. multi-round match, 2 players x 3 rounds
+
+def _bench_rounds(r9: BoxRules, pol, games: int, reference_seconds: float, say, threads: int) -> dict:
+    """The bench record of multi-round matches (2 players x 3 rounds) against reference turns."""
+    from ludolab.analysis.bench import calibrate, record, time_call, with_threads
+    from ludolab.sim import box_reference as ref
+    from ludolab.sim.rng import py_game_state
+
     n_match = max(10_000, games // 6)
     say(f"box.simulate_rounds: {n_match:,} matches ...")
     t_all = time_call(lambda: box.simulate_rounds([pol, pol], n_match, 1, rounds=3))
     t_one = with_threads(1, lambda: time_call(lambda: box.simulate_rounds([pol, pol], n_match, 1, rounds=3)))
-    from ludolab.sim.rng import py_game_state
 
     def ref_match(n_ref):
         for g in range(n_ref):
@@ -491,11 +513,17 @@ def bench(games: int, reference_seconds: float, say) -> list[dict]:
 
     n_ref = calibrate(ref_match, reference_seconds, 100)
     t_ref = time_call(lambda: ref_match(n_ref))
-    rows.append(record("box.simulate_rounds (2 players, 3 rounds)", "matches", n_match / t_all, threads,
-                       n_match / t_one, n_ref / t_ref))
+    return record("box.simulate_rounds (2 players, 3 rounds)", "matches", n_match / t_all, threads,
+                  n_match / t_one, n_ref / t_ref)
 
-    # 5. match play solved (STB-O5): the DP over totals, 9 tiles, 2 players, 3 rounds (target: under 5 s)
+
+def _bench_match_play(r9: BoxRules, pol, say, threads: int) -> dict:
+    """The bench record of match play solved (STB-O5): the DP over totals, 9 tiles, 2 players, 3 rounds
+    (target: under 5 s); the reference is the pure-Python per-turn solve and evaluation, times the
+    match's per-turn solves."""
+    from ludolab.analysis.bench import record, time_call, with_threads
     from ludolab.sim import box_matchplay
+    from ludolab.sim import box_reference as ref
 
     say("box_matchplay.match_play: 2 players, 3 rounds ...")
     box_matchplay.match_play(r9, 2, 3).seats()  # warm
@@ -503,29 +531,37 @@ def bench(games: int, reference_seconds: float, say) -> list[dict]:
     t_one = with_threads(1, lambda: time_call(lambda: box_matchplay.match_play(r9, 2, 3).seats()))
     turns = box_matchplay.match_play(r9, 2, 3)
     turns.seats()
-    # the reference: the pure-Python per-turn solve and evaluation, times the match's per-turn solves
     term9 = r9.scores.astype(float).tolist()
     t_turn = time_call(lambda: (ref.solve_values(r9, term9, -1, 0.0), ref.evaluate_exact(pol, one=1.0)))
     rec = record("box match play DP (9 tiles, 2 players, 3 rounds)", "matches solved", 1 / t_all, threads,
                  1 / t_one, 1 / (t_turn * turns.n_turn_solves))
     rec["seconds_each"] = t_one
-    rows.append(rec)
+    return rec
 
-    # 6. foresight (STB-O6), 9 tiles, default rules (target: under a minute); the reference is the same
-    # search in exact fractions.  With a reference time under a second (the tests) a 6-tile box stands in.
-    from ludolab.sim import box_foresight, box_policies, box_thumb
 
-    rf = r9 if reference_seconds >= 1.0 else BoxRules(tiles=6)
+def _bench_foresight(rf: BoxRules, say) -> dict:
+    """The bench record of foresight (STB-O6; target under a minute on 9 tiles); the reference is the
+    same search in exact fractions."""
+    from ludolab.analysis.bench import record, time_call
+    from ludolab.sim import box_foresight
+
     say(f"box_foresight.foresight: {rf.n_tiles} tiles ...")
     t_one = time_call(lambda: box_foresight.foresight(rf))
     t_ref = time_call(lambda: box_foresight.foresight(rf, exact=True))
     rec = record(f"box foresight ({rf.n_tiles} tiles, every path of every dice sequence)", "solves", 1 / t_one, 1,
                  1 / t_one, 1 / t_ref)
     rec["seconds_each"] = t_one
-    rows.append(rec)
+    return rec
 
-    # 7. rule-of-thumb search (STB-T2), one ruleset (target: under 10 s); the reference builds each rule's
-    # table in Python and evaluates it with the pure-Python forward pass (timed on a few rules, scaled)
+
+def _bench_rules_of_thumb(rf: BoxRules, say) -> dict:
+    """The bench record of the rule-of-thumb search (STB-T2; target under 10 s); the reference builds
+    each rule's table in Python and evaluates it with the pure-Python forward pass (timed on a few
+    rules, scaled)."""
+    from ludolab.analysis.bench import record, time_call, with_threads
+    from ludolab.sim import box_policies, box_thumb
+    from ludolab.sim import box_reference as ref
+
     say(f"box_thumb.search_rules_of_thumb: {rf.n_tiles} tiles ...")
     box_thumb.search_rules_of_thumb(rf, max_keys=1)  # warm
     t_one = with_threads(1, lambda: time_call(lambda: box_thumb.search_rules_of_thumb(rf)))
@@ -545,8 +581,7 @@ def bench(games: int, reference_seconds: float, say) -> list[dict]:
     rec = record(f"box rule-of-thumb search ({rf.n_tiles} tiles, {n_rules:,} rules, each evaluated exactly)",
                  "searches", 1 / t_one, 1, 1 / t_one, 1 / t_ref)
     rec["seconds_each"] = t_one
-    rows.append(rec)
-    return rows
+    return rec
 
 
 def _plan_arrays(plan):

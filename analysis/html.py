@@ -104,7 +104,6 @@ def markdown_to_html(md: str, base: Path, provenance: dict | None = None) -> tup
     provenance = provenance or {}
     lines = md.splitlines()
     out, heads, seen = [], [], {}
-    i = 0
     para: list[str] = []
 
     def flush():
@@ -112,101 +111,98 @@ def markdown_to_html(md: str, base: Path, provenance: dict | None = None) -> tup
             out.append("<p>" + inline(" ".join(para)) + "</p>")
             para.clear()
 
+    i = 0
     while i < len(lines):
-        line = lines[i]
-        s = line.strip()
+        s = lines[i].strip()
         if not s:
             flush()
             i += 1
             continue
-        if s.startswith("```"):
-            flush()
-            j = i + 1
-            while j < len(lines) and not lines[j].strip().startswith("```"):
-                j += 1
-            out.append("<pre><code>" + html.escape("\n".join(lines[i + 1:j])) + "</code></pre>")
-            i = j + 1
-            continue
-        m = re.match(r"^(#{1,6})\s+(.*)$", s)
-        if m:
-            flush()
-            level, text = len(m.group(1)), m.group(2).strip()
-            hid = slug(re.sub(r"[`*_]", "", text), seen)
-            heads.append((level, hid, text))
-            out.append(f'<h{level} id="{hid}">{inline(text)}</h{level}>')
+        block = _block(lines, i, s, base, provenance, heads, seen)
+        if block is None:
+            para.append(s)
             i += 1
             continue
-        if s in ("---", "***"):
-            flush()
-            out.append("<hr>")
-            i += 1
-            continue
-        m = re.match(r"^!\[([^\]]*)\]\(([^)\s]+)\)\s*$", s)
-        if m:
-            flush()
-            out.append(_image(m.group(1), m.group(2), base, provenance))
-            i += 1
-            continue
-        if s.startswith("|") and i + 1 < len(lines) and re.match(r"^\|?\s*:?-{3,}", lines[i + 1].strip()):
-            flush()
-            head = _cells(s)
-            rows = []
-            j = i + 2
-            while j < len(lines) and lines[j].strip().startswith("|"):
-                rows.append(_cells(lines[j]))
-                j += 1
-            t = ["<table><thead><tr>" + "".join(f"<th>{inline(c)}</th>" for c in head) + "</tr></thead><tbody>"]
-            for r in rows:
-                t.append("<tr>" + "".join(f"<td>{inline(c)}</td>" for c in r) + "</tr>")
-            out.append("".join(t) + "</tbody></table>")
-            i = j
-            continue
-        m = re.match(r"^([-*+]|\d+[.)])\s+(.*)$", s)
-        if m:
-            flush()
-            tag = "ol" if m.group(1)[0].isdigit() else "ul"
-            items = []
-            j = i
-            while j < len(lines):
-                mm = re.match(r"^\s*([-*+]|\d+[.)])\s+(.*)$", lines[j])
-                if mm:
-                    items.append(mm.group(2))
-                elif lines[j].startswith("  ") and lines[j].strip() and items:
-                    items[-1] += " " + lines[j].strip()
-                else:
-                    break
-                j += 1
-            out.append(f"<{tag}>" + "".join(f"<li>{inline(x)}</li>" for x in items) + f"</{tag}>")
-            i = j
-            continue
-        if s.startswith(">"):
-            flush()
-            quote = []
-            j = i
-            while j < len(lines) and lines[j].strip().startswith(">"):
-                quote.append(lines[j].strip()[1:].strip())
-                j += 1
-            out.append("<blockquote>" + inline(" ".join(quote)) + "</blockquote>")
-            i = j
-            continue
-        if s.startswith("<") and not s.startswith("<sub"):
-            flush()
-            out.append(s)
-            i += 1
-            continue
-        m = re.search(r"!\[([^\]]*)\]\(([^)\s]+)\)", s)
-        if m:  # an image inside a line of text
-            flush()
-            out.append(_image(m.group(1), m.group(2), base, provenance))
-            rest = (s[:m.start()] + s[m.end():]).strip()
-            if rest:
-                para.append(rest)
-            i += 1
-            continue
-        para.append(s)
-        i += 1
+        flush()
+        text, i, rest = block
+        out.append(text)
+        if rest:
+            para.append(rest)
     flush()
     return "\n".join(out), heads
+
+
+def _block(lines: list[str], i: int, s: str, base: Path, provenance: dict, heads: list, seen: dict):
+    """The block of Markdown starting at line ``i`` (stripped ``s``), or None for a line of a paragraph.
+
+    Returns:
+        (its HTML, the index of the line after it, text left over for the paragraph or "");
+        a heading is also appended to ``heads``.
+    """
+    if s.startswith("```"):
+        j = i + 1
+        while j < len(lines) and not lines[j].strip().startswith("```"):
+            j += 1
+        return "<pre><code>" + html.escape("\n".join(lines[i + 1:j])) + "</code></pre>", j + 1, ""
+    m = re.match(r"^(#{1,6})\s+(.*)$", s)
+    if m:
+        level, text = len(m.group(1)), m.group(2).strip()
+        hid = slug(re.sub(r"[`*_]", "", text), seen)
+        heads.append((level, hid, text))
+        return f'<h{level} id="{hid}">{inline(text)}</h{level}>', i + 1, ""
+    if s in ("---", "***"):
+        return "<hr>", i + 1, ""
+    m = re.match(r"^!\[([^\]]*)\]\(([^)\s]+)\)\s*$", s)
+    if m:
+        return _image(m.group(1), m.group(2), base, provenance), i + 1, ""
+    if s.startswith("|") and i + 1 < len(lines) and re.match(r"^\|?\s*:?-{3,}", lines[i + 1].strip()):
+        return _table(lines, i)
+    m = re.match(r"^([-*+]|\d+[.)])\s+(.*)$", s)
+    if m:
+        return _list(lines, i, "ol" if m.group(1)[0].isdigit() else "ul")
+    if s.startswith(">"):
+        quote = []
+        j = i
+        while j < len(lines) and lines[j].strip().startswith(">"):
+            quote.append(lines[j].strip()[1:].strip())
+            j += 1
+        return "<blockquote>" + inline(" ".join(quote)) + "</blockquote>", j, ""
+    if s.startswith("<") and not s.startswith("<sub"):
+        return s, i + 1, ""
+    m = re.search(r"!\[([^\]]*)\]\(([^)\s]+)\)", s)
+    if m:  # an image inside a line of text
+        return _image(m.group(1), m.group(2), base, provenance), i + 1, (s[:m.start()] + s[m.end():]).strip()
+    return None
+
+
+def _table(lines: list[str], i: int) -> tuple[str, int, str]:
+    """A pipe table whose header is line ``i`` (its rule line follows): (HTML, next line, "")."""
+    head = _cells(lines[i].strip())
+    rows = []
+    j = i + 2
+    while j < len(lines) and lines[j].strip().startswith("|"):
+        rows.append(_cells(lines[j]))
+        j += 1
+    t = ["<table><thead><tr>" + "".join(f"<th>{inline(c)}</th>" for c in head) + "</tr></thead><tbody>"]
+    for r in rows:
+        t.append("<tr>" + "".join(f"<td>{inline(c)}</td>" for c in r) + "</tr>")
+    return "".join(t) + "</tbody></table>", j, ""
+
+
+def _list(lines: list[str], i: int, tag: str) -> tuple[str, int, str]:
+    """A list (``ul`` or ``ol``) starting at line ``i``, items continued on indented lines: (HTML, next line, "")."""
+    items = []
+    j = i
+    while j < len(lines):
+        mm = re.match(r"^\s*([-*+]|\d+[.)])\s+(.*)$", lines[j])
+        if mm:
+            items.append(mm.group(2))
+        elif lines[j].startswith("  ") and lines[j].strip() and items:
+            items[-1] += " " + lines[j].strip()
+        else:
+            break
+        j += 1
+    return f"<{tag}>" + "".join(f"<li>{inline(x)}</li>" for x in items) + f"</{tag}>", j, ""
 
 
 def toc(heads) -> str:

@@ -59,9 +59,10 @@ import numpy as np
 
 from ludolab.stdlib.beverbende import (CARD_NAMES, MAX_ROUNDS, SCORINGS, SLOTS, STANDARD_COMPOSITION, BeverbendeRules,
                                        RulesError, parse_composition)
-from ludolab.stdlib.errors import SituationError, ascii_whole
+from ludolab.stdlib.errors import SituationError
 
 from . import beverbende_kernels as K
+from .situation_common import check_keys, per_seat, seat_keyed, split_cards, whole
 
 __all__ = ["SituationError", "Position", "to_position", "from_obs", "action_label", "legal_actions", "load",
            "parse_card", "parse_cards", "situation_rules", "describe"]
@@ -125,10 +126,6 @@ def parse_card(value, what: str = "", unknown_ok: bool = False) -> int:
     raise SituationError(f"BVB-1: card {value!r}{_where(what)} does not exist: {CARD_TEXT}{extra}")
 
 
-def _split(text: str) -> list[str]:
-    return [t for t in str(text).replace(",", " ").split() if t]
-
-
 def parse_cards(value, what: str, unknown_ok: bool = False) -> list[int]:
     """A list of cards, or one string of them separated by spaces or commas (``"2 ? ? 9"``).
 
@@ -136,7 +133,7 @@ def parse_cards(value, what: str, unknown_ok: bool = False) -> list[int]:
         SituationError: not a list or string, or a card that does not exist.
     """
     if isinstance(value, str):
-        items = _split(value)
+        items = split_cards(value)
     elif isinstance(value, (list, tuple)):
         items = list(value)
     else:
@@ -145,27 +142,13 @@ def parse_cards(value, what: str, unknown_ok: bool = False) -> list[int]:
 
 
 def _whole(value, what: str, low: int, high: int | None = None) -> int:
-    ok = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-    if not ok and ascii_whole(value):
-        value, ok = int(value), True
-    if ok and int(value) >= low and (high is None or int(value) <= high):
-        return int(value)
-    rng = f"{low}..{high}" if high is not None else f">= {low}"
-    raise SituationError(f"{what} must be a whole number {rng}, not {value!r}")
+    return whole(value, what, low, high, digit_strings=True)
 
 
 def _flag(value, what: str) -> bool:
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     raise SituationError(f"{what} must be true or false, not {value!r}")
-
-
-def _check_keys(d, allowed, what: str):
-    if not isinstance(d, dict):
-        raise SituationError(f"{what} must be a JSON object (keys {', '.join(allowed)}), not {type(d).__name__}")
-    bad = [k for k in d if k not in allowed]
-    if bad:
-        raise SituationError(f"unknown key {bad[0]!r} in {what}: allowed are {', '.join(allowed)}")
 
 
 # ------------------------------------------------------------------ rules
@@ -183,7 +166,7 @@ def situation_rules(situation: dict, rules: BeverbendeRules | None = None) -> Be
     base = rules if rules is not None else BeverbendeRules()
     changes = {}
     if part is not None:
-        _check_keys(part, RULES_KEYS, "the situation's \"rules\"")
+        check_keys(part, RULES_KEYS, "the situation's \"rules\"")
         for k, v in part.items():
             if k == "deck":
                 if isinstance(v, str):
@@ -210,6 +193,145 @@ def situation_rules(situation: dict, rules: BeverbendeRules | None = None) -> Be
 
 
 # ------------------------------------------------------------------ situation -> observation
+def _read_turn(situation: dict, P: int) -> tuple[int, int, int, int]:
+    """The seat to move, the phase, the turns completed and the starting seat (BVB-5, BVB-9).
+
+    Returns:
+        (seat, phase index, turns, start).
+    """
+    if "seat" not in situation:
+        raise SituationError(f"the situation needs \"seat\": the seat to move, 0..{P - 1}")
+    seat = _whole(situation["seat"], "the seat to move", 0, P - 1)
+    phase_name = situation.get("phase", "action")
+    if phase_name not in PHASES:
+        raise SituationError(f"unknown phase {phase_name!r}: allowed are {', '.join(PHASES)}")
+    phase = PHASES.index(phase_name)
+    turns = _whole(situation.get("turns", 0), "turns (turns completed in the round)", 0)
+    # BVB-5: the seat to move; in phase knock the turn just played is counted
+    played = turns - 1 if phase == K.PH_KNOCK else turns
+    if played < 0:
+        raise SituationError("BVB-9: the knock decision follows a turn: phase knock needs turns >= 1 "
+                             "(turns counts the turn just played)")
+    start = situation.get("start")
+    if start is None:
+        start = (seat - played) % P
+    start = _whole(start, "the starting seat", 0, P - 1)
+    if (start + played) % P != seat:
+        raise SituationError(f"BVB-5: after {played} turns from starting seat {start} the seat to move is "
+                             f"{(start + played) % P}, not seat {seat}")
+    return seat, phase, turns, start
+
+
+def _read_hand(situation: dict, phase: int) -> tuple[int, bool]:
+    """The card in hand (-1 for none) and whether it is the first of a draw twice (BVB-7, BVB-8)."""
+    drawn = situation.get("drawn")
+    draw_twice = _flag(situation.get("draw_twice", False), "draw_twice")
+    if phase == K.PH_DRAWN:
+        if drawn is None:
+            raise SituationError("BVB-7: phase drawn needs \"drawn\", the card just drawn (" + CARD_TEXT + ")")
+        return parse_card(drawn, "the drawn card"), draw_twice
+    if drawn is not None:
+        raise SituationError(f"BVB-7: a drawn card is held only in phase drawn, not in phase {PHASES[phase]}")
+    if draw_twice:
+        raise SituationError(f"BVB-8: draw_twice applies only in phase drawn, not in phase {PHASES[phase]}")
+    return -1, False
+
+
+def _read_rows(situation: dict, P: int) -> list[int]:
+    """The rows as the seat remembers them, slot by slot in seat order, -1 unknown (BVB-3, BVB-13)."""
+    rows = situation.get("rows", [[UNKNOWN] * SLOTS for _ in range(P)])
+    if isinstance(rows, dict):
+        got = seat_keyed(rows, lambda k: _whole(k, "a seat of \"rows\"", 0, P - 1), "\"rows\"",
+                         twice="\"rows\" gives seat {seat} twice")
+        rows = [got.get(q, [UNKNOWN] * SLOTS) for q in range(P)]
+    rows = per_seat(rows, P, lambda v: "BVB-3: \"rows\" must give one row per seat "
+                    f"({P} players), not {(len(v) if isinstance(v, (list, tuple)) else v)!r}", (list, tuple))
+    know = []
+    for q, row in enumerate(rows):
+        cards = parse_cards(row, f"the row of seat {q}", unknown_ok=True)
+        if len(cards) != SLOTS:
+            raise SituationError(f"BVB-3: a row holds {SLOTS} cards (slots 0..3; ? for unknown), the row of seat "
+                                 f"{q} gives {len(cards)}")
+        know += cards
+    return know
+
+
+def _check_counts(comp: list[int], disc: list[int], know: list[int], card: int, P: int) -> int:
+    """No card seen more often than the deck holds it (BVB-1); returns the cards left in the pile."""
+    for kind in range(K.N_KINDS):
+        nd = disc.count(kind)
+        nr = know.count(kind)
+        nh = 1 if card == kind else 0
+        if nd + nr + nh > comp[kind]:
+            parts = [f"{n} {w}" for n, w in ((nd, "on the discard pile"), (nr, "in the rows"), (nh, "in hand"))
+                     if n]
+            raise SituationError(f"BVB-1: card {CARD_NAMES[kind]} is seen {nd + nr + nh} times ({', '.join(parts)}) "
+                                 f"but the deck holds {comp[kind]}")
+    n_cards = sum(comp)
+    pile = n_cards - len(disc) - SLOTS * P - (1 if card >= 0 else 0)
+    if pile < 0:
+        raise SituationError(f"BVB-1: {len(disc)} cards on the discard pile, {SLOTS * P} in the rows"
+                             f"{' and 1 in hand' if card >= 0 else ''} are more than the {n_cards} of the deck")
+    return pile
+
+
+def _read_knock(situation: dict, rs: BeverbendeRules, seat: int, phase: int, turns: int) -> tuple[int, int]:
+    """The knocker (-1 for none) and the turns left after the knock (-1 before one): BVB-9, BVB-12."""
+    P, cap = rs.players, rs.round_cap
+    knocker = situation.get("knocker")
+    if knocker is None:
+        if phase != K.PH_KNOCK and turns >= cap:
+            raise SituationError(f"BVB-12: after {turns} turns without a knock the round is over (round cap "
+                                 f"{cap}); turns must be below it")
+        if phase == K.PH_KNOCK and not P <= turns <= cap:
+            raise SituationError(f"BVB-9: a knock is offered once every player has had a turn: phase knock needs "
+                                 f"{P}..{cap} turns (counting the turn just played), not {turns}")
+        return -1, -1
+    knocker = _whole(knocker, "the knocker", 0, P - 1)
+    if phase == K.PH_KNOCK:
+        raise SituationError(f"BVB-9: there is one knock per round; seat {knocker} has knocked, so no knock "
+                             "decision remains")
+    if knocker == seat:
+        raise SituationError(f"BVB-9: the knocker (seat {seat}) does not play again after the knock")
+    after = (seat - knocker) % P - 1           # turns played since the knocking turn
+    at = turns - after                         # turns completed when the knock came
+    if not P <= at <= cap:
+        raise SituationError(f"BVB-9: seat {knocker} knocked {after} turns ago, after turn {at} of the round; a "
+                             f"knock needs every player to have had a turn ({P}..{cap} turns), so turns must "
+                             f"be {P + after}..{cap + after}, not {turns}")
+    return knocker, P - 1 - after
+
+
+def _check_first_turn(rs: BeverbendeRules, seat: int, phase: int, know: list[int], disc: list[int]) -> None:
+    """Before the first turn is complete nobody has acted (BVB-3, BVB-4, BVB-13)."""
+    for j, v in enumerate(know):
+        q, s = divmod(j, SLOTS)
+        if v >= 0 and q != seat:
+            raise SituationError(f"BVB-4: before the first turn is complete no player has seen another's cards; "
+                                 f"seat {seat} cannot know seat {q} slot {s}")
+        if v >= 0 and s in (1, 2):
+            raise SituationError(f"BVB-4: before the first turn is complete a player has seen only the outer "
+                                 f"cards (slots 0 and 3) of their row, not slot {s}")
+        if v < 0 and q == seat and s in (0, 3) and rs.memory_loss == 0.0:
+            raise SituationError(f"BVB-4, BVB-13: with perfect memory the starting player knows the outer cards "
+                                 f"of their row before the first turn is complete; slot {s} is unknown")
+    if phase == K.PH_ACTION and len(disc) != 1:
+        raise SituationError(f"BVB-3: before the first action the discard pile holds only the card turned up at "
+                             f"the deal, not {len(disc)}")
+
+
+def _check_game(game, P: int) -> None:
+    """The informational ``game`` part: round, rounds, capped rounds and one total per seat (BVB-14)."""
+    check_keys(game, GAME_KEYS, "the situation's \"game\"")
+    _whole(game.get("round", 0), "game.round (0-based)", 0, MAX_ROUNDS - 1)
+    _whole(game.get("rounds", 1), "game.rounds", 1, MAX_ROUNDS)
+    _whole(game.get("capped_rounds", 0), "game.capped_rounds", 0, MAX_ROUNDS)
+    tot = per_seat(game.get("totals", [0] * P), P, lambda v: f"game.totals must give one total per seat ({P} "
+                   f"players), not {v!r}", (list, tuple))
+    for t in tot:
+        _whole(t, "a game total", 0)
+
+
 def to_position(situation: dict, rules: BeverbendeRules | None = None) -> Position:
     """Check a situation (see the module docstring) and build the seat's observation.
 
@@ -231,154 +353,37 @@ def to_position(situation: dict, rules: BeverbendeRules | None = None) -> Positi
             or a knocker who would move again (BVB-9), turns past the round cap (BVB-12), knowledge
             the first turn cannot have (BVB-4, BVB-13), or a scoring the value is not about.
     """
-    _check_keys(situation, KEYS, "the situation")
+    check_keys(situation, KEYS, "the situation")
     rs = situation_rules(situation, rules)
     P = rs.players
     comp = list(rs.composition)
-    if "seat" not in situation:
-        raise SituationError(f"the situation needs \"seat\": the seat to move, 0..{P - 1}")
-    seat = _whole(situation["seat"], "the seat to move", 0, P - 1)
-    phase_name = situation.get("phase", "action")
-    if phase_name not in PHASES:
-        raise SituationError(f"unknown phase {phase_name!r}: allowed are {', '.join(PHASES)}")
-    phase = PHASES.index(phase_name)
-    turns = _whole(situation.get("turns", 0), "turns (turns completed in the round)", 0)
-    # BVB-5: the seat to move; in phase knock the turn just played is counted
-    played = turns - 1 if phase == K.PH_KNOCK else turns
-    if played < 0:
-        raise SituationError("BVB-9: the knock decision follows a turn: phase knock needs turns >= 1 "
-                             "(turns counts the turn just played)")
-    start = situation.get("start")
-    if start is None:
-        start = (seat - played) % P
-    start = _whole(start, "the starting seat", 0, P - 1)
-    if (start + played) % P != seat:
-        raise SituationError(f"BVB-5: after {played} turns from starting seat {start} the seat to move is "
-                             f"{(start + played) % P}, not seat {seat}")
-    # the card in hand (BVB-7, BVB-8)
-    drawn = situation.get("drawn")
-    draw_twice = _flag(situation.get("draw_twice", False), "draw_twice")
-    if phase == K.PH_DRAWN:
-        if drawn is None:
-            raise SituationError("BVB-7: phase drawn needs \"drawn\", the card just drawn (" + CARD_TEXT + ")")
-        card = parse_card(drawn, "the drawn card")
-    else:
-        if drawn is not None:
-            raise SituationError(f"BVB-7: a drawn card is held only in phase drawn, not in phase {phase_name}")
-        if draw_twice:
-            raise SituationError(f"BVB-8: draw_twice applies only in phase drawn, not in phase {phase_name}")
-        card = -1
-    # the rows as the seat remembers them (BVB-3, BVB-13)
-    rows = situation.get("rows", [[UNKNOWN] * SLOTS for _ in range(P)])
-    if isinstance(rows, dict):
-        got = {}
-        for k, v in rows.items():
-            q = _whole(k, "a seat of \"rows\"", 0, P - 1)
-            if q in got:
-                raise SituationError(f"\"rows\" gives seat {q} twice")
-            got[q] = v
-        rows = [got.get(q, [UNKNOWN] * SLOTS) for q in range(P)]
-    if not isinstance(rows, (list, tuple)) or len(rows) != P:
-        n = len(rows) if isinstance(rows, (list, tuple)) else rows
-        raise SituationError(f"BVB-3: \"rows\" must give one row per seat ({P} players), not {n!r}")
-    know = []
-    for q, row in enumerate(rows):
-        cards = parse_cards(row, f"the row of seat {q}", unknown_ok=True)
-        if len(cards) != SLOTS:
-            raise SituationError(f"BVB-3: a row holds {SLOTS} cards (slots 0..3; ? for unknown), the row of seat "
-                                 f"{q} gives {len(cards)}")
-        know += cards
+    seat, phase, turns, start = _read_turn(situation, P)
+    card, draw_twice = _read_hand(situation, phase)
+    know = _read_rows(situation, P)
     # the discard pile (BVB-3, BVB-11: it always holds at least its top card)
     disc = parse_cards(situation.get("discard", []), "the discard pile")
     if not disc:
         raise SituationError("BVB-3: the discard pile holds at least one card (its top, turned up at the deal and "
                              "kept at a reshuffle, BVB-11): give \"discard\" with the top card last")
     top = disc[-1]
-    # the card counts (BVB-1)
-    for kind in range(K.N_KINDS):
-        nd = disc.count(kind)
-        nr = know.count(kind)
-        nh = 1 if card == kind else 0
-        if nd + nr + nh > comp[kind]:
-            parts = [f"{n} {w}" for n, w in ((nd, "on the discard pile"), (nr, "in the rows"), (nh, "in hand"))
-                     if n]
-            raise SituationError(f"BVB-1: card {CARD_NAMES[kind]} is seen {nd + nr + nh} times ({', '.join(parts)}) "
-                                 f"but the deck holds {comp[kind]}")
-    n_cards = sum(comp)
-    pile = n_cards - len(disc) - SLOTS * P - (1 if card >= 0 else 0)
-    if pile < 0:
-        raise SituationError(f"BVB-1: {len(disc)} cards on the discard pile, {SLOTS * P} in the rows"
-                             f"{' and 1 in hand' if card >= 0 else ''} are more than the {n_cards} of the deck")
+    pile = _check_counts(comp, disc, know, card, P)
     # the phase's special card lies on the discard pile (BVB-7: it goes there as its effect starts)
     need = {K.PH_SWAP: K.SWAP, K.PH_PEEK: K.PEEK}.get(phase, K.DRAW2 if draw_twice else None)
     if need is not None and top != need:
-        what = f"phase {phase_name}" if phase != K.PH_DRAWN else "the first card of a draw twice"
+        what = f"phase {PHASES[phase]}" if phase != K.PH_DRAWN else "the first card of a draw twice"
         raise SituationError(f"BVB-7, BVB-8: in {what} the carried-out {CARD_NAMES[need]} is the top of the discard "
                              f"pile, not {CARD_NAMES[top]}")
-    # the knock (BVB-9) and the round cap (BVB-12)
-    knocker = situation.get("knocker")
-    left = -1
-    cap = rs.round_cap
-    if knocker is None:
-        if phase != K.PH_KNOCK and turns >= cap:
-            raise SituationError(f"BVB-12: after {turns} turns without a knock the round is over (round cap "
-                                 f"{cap}); turns must be below it")
-        if phase == K.PH_KNOCK and not P <= turns <= cap:
-            raise SituationError(f"BVB-9: a knock is offered once every player has had a turn: phase knock needs "
-                                 f"{P}..{cap} turns (counting the turn just played), not {turns}")
-    else:
-        knocker = _whole(knocker, "the knocker", 0, P - 1)
-        if phase == K.PH_KNOCK:
-            raise SituationError(f"BVB-9: there is one knock per round; seat {knocker} has knocked, so no knock "
-                                 "decision remains")
-        if knocker == seat:
-            raise SituationError(f"BVB-9: the knocker (seat {seat}) does not play again after the knock")
-        after = (seat - knocker) % P - 1           # turns played since the knocking turn
-        at = turns - after                         # turns completed when the knock came
-        if not P <= at <= cap:
-            raise SituationError(f"BVB-9: seat {knocker} knocked {after} turns ago, after turn {at} of the round; a "
-                                 f"knock needs every player to have had a turn ({P}..{cap} turns), so turns must "
-                                 f"be {P + after}..{cap + after}, not {turns}")
-        left = P - 1 - after
+    knocker, left = _read_knock(situation, rs, seat, phase, turns)
     reshuffles = _whole(situation.get("reshuffles", 0), "reshuffles (BVB-11)", 0, 10**6)
-    # the first turn: nobody has acted yet (BVB-3, BVB-4, BVB-13)
     if turns == 0:
-        for j, v in enumerate(know):
-            q, s = divmod(j, SLOTS)
-            if v >= 0 and q != seat:
-                raise SituationError(f"BVB-4: before the first turn is complete no player has seen another's cards; "
-                                     f"seat {seat} cannot know seat {q} slot {s}")
-            if v >= 0 and s in (1, 2):
-                raise SituationError(f"BVB-4: before the first turn is complete a player has seen only the outer "
-                                     f"cards (slots 0 and 3) of their row, not slot {s}")
-            if v < 0 and q == seat and s in (0, 3) and rs.memory_loss == 0.0:
-                raise SituationError(f"BVB-4, BVB-13: with perfect memory the starting player knows the outer cards "
-                                     f"of their row before the first turn is complete; slot {s} is unknown")
-        if phase == K.PH_ACTION and len(disc) != 1:
-            raise SituationError(f"BVB-3: before the first action the discard pile holds only the card turned up at "
-                                 f"the deal, not {len(disc)}")
-    game = situation.get("game")
-    if game is not None:
-        _check_keys(game, GAME_KEYS, "the situation's \"game\"")
-        _whole(game.get("round", 0), "game.round (0-based)", 0, MAX_ROUNDS - 1)
-        _whole(game.get("rounds", 1), "game.rounds", 1, MAX_ROUNDS)
-        _whole(game.get("capped_rounds", 0), "game.capped_rounds", 0, MAX_ROUNDS)
-        tot = game.get("totals", [0] * P)
-        if not isinstance(tot, (list, tuple)) or len(tot) != P:
-            raise SituationError(f"game.totals must give one total per seat ({P} players), not {tot!r}")
-        for t in tot:
-            _whole(t, "a game total", 0)
+        _check_first_turn(rs, seat, phase, know, disc)
+    if situation.get("game") is not None:
+        _check_game(situation["game"], P)
 
     obs = np.zeros(K.OBS_SIZE, dtype=np.int64)
-    obs[K.O_SEAT] = seat
-    obs[K.O_NP] = P
-    obs[K.O_PHASE] = phase
-    obs[K.O_CARD] = card
-    obs[K.O_TOP] = top
+    obs[K.O_SEAT], obs[K.O_NP], obs[K.O_PHASE], obs[K.O_CARD], obs[K.O_TOP] = seat, P, phase, card, top
     obs[K.O_CANKNOCK] = 1 if phase == K.PH_KNOCK else 0
-    obs[K.O_TURNS] = turns
-    obs[K.O_KNOCKER] = -1 if knocker is None else knocker
-    obs[K.O_PILE_N] = pile
+    obs[K.O_TURNS], obs[K.O_KNOCKER], obs[K.O_PILE_N] = turns, knocker, pile
     obs[K.O_MODE] = 1 if draw_twice else 0
     obs[K.O_XSPEC] = int(rs.exchange_specials)
     for kind in range(K.N_KINDS):
@@ -386,13 +391,8 @@ def to_position(situation: dict, rules: BeverbendeRules | None = None) -> Positi
         obs[K.O_COMP + kind] = comp[kind]
     obs[K.O_KNOW:K.O_KNOW + K.MAXP * SLOTS] = -1
     obs[K.O_KNOW:K.O_KNOW + SLOTS * P] = know
-    obs[K.O_TURN] = seat
-    obs[K.O_ROUND] = 0
-    obs[K.O_START] = start
-    obs[K.O_LEFT] = left
-    obs[K.O_OVER] = 0
-    obs[K.O_RESHUFFLES] = reshuffles
-    obs[K.O_CAPS] = 0
+    obs[K.O_TURN], obs[K.O_ROUND], obs[K.O_START], obs[K.O_LEFT] = seat, 0, start, left
+    obs[K.O_OVER], obs[K.O_RESHUFFLES], obs[K.O_CAPS] = 0, reshuffles, 0
     return Position(rs.rules_array(), P, seat, obs, rs)
 
 

@@ -614,6 +614,35 @@ def replay_hand(rules: BooksRules, record: dict, strict_close: bool = False) -> 
         RecordError: one line naming the trick (or field) and the clause broken.
     """
     P = rules.players
+    start, dealt = _record_deal(rules, record)
+    state = _record_forecast(rules, record, dealt, start)
+    tricks = record.get("tricks")
+    if not isinstance(tricks, list):
+        raise _rerr("tricks must be a list of tricks (STK-5)")
+    n_tricks = state[B.S_NTRICKS]
+    if len(tricks) != n_tricks:
+        raise _rerr(f"the record has {len(tricks)} tricks; with these predictions the hand lasts exactly "
+                    f"{n_tricks} tricks (STK-7)")
+    out_tricks = []
+    for t, tr in enumerate(tricks):
+        where = f"trick {t + 1}"
+        _record_trick_play(rules, state, t, tr, where)
+        w = state[B.T_WIN + t]
+        _record_trick_close(rules, state, t, tr.get("close"), where, strict_close)
+        out_tricks.append({"winner": int(w), "close": (card_name(state[B.T_CLOSE + t])
+                                                         if state[B.T_CLOSE + t] >= 0 else None)})
+    seats = []
+    for s in range(P):
+        off = REF.off_of(state, s)
+        seats.append({"seat": s, "tricks_won": int(state[B.NWON + s]), "predictions": int(state[B.NPRED + s]),
+                      "closed": int(state[B.NCLOSED + s]), "off": int(off),
+                      "score": int(REF.score_of(off, state[B.NWON + s], rules.scoring_id))})
+    return {"seats": seats, "tricks": out_tricks}
+
+
+def _record_deal(rules: BooksRules, record: dict) -> tuple[int, list[list[int]]]:
+    """A hand record's starting seat (STK-3) and the cards dealt to each seat, each card once (STK-1, STK-3)."""
+    P = rules.players
     start = record.get("start")
     if type(start) is not int or not 0 <= start < P:
         got = "it is missing" if start is None else f"not {start!r}"
@@ -630,12 +659,17 @@ def replay_hand(rules: BooksRules, record: dict, strict_close: bool = False) -> 
             if c in seen:
                 raise _rerr(f"hands[{s}]: card {card_name(c)} is also dealt to seat {seen[c]} (STK-1)")
             seen[c] = s
+    return start, dealt
+
+
+def _record_forecast(rules: BooksRules, record: dict, dealt: list[list[int]], start: int) -> list:
+    """The reference hand state after a record's deal and forecast (STK-4), in turn order from ``start``."""
+    P = rules.players
     preds = record.get("predictions")
     if not isinstance(preds, list) or len(preds) != P:
         raise _rerr(f"predictions must list the prediction cards of each of the {P} seats (STK-4)")
     pcards = [_cards(rules, p, f"predictions[{s}]") for s, p in enumerate(preds)]
-    rarr = rules.as_array()
-    state = REF.state_from_hands(rarr, dealt, start)
+    state = REF.state_from_hands(rules.as_array(), dealt, start)
     for i in range(P):
         s = (start + i) % P
         pc = pcards[s]
@@ -646,74 +680,65 @@ def replay_hand(rules: BooksRules, record: dict, strict_close: bool = False) -> 
             if c not in dealt[s]:
                 raise _rerr(f"predictions[{s}]: seat {s} was not dealt {card_name(c)} (STK-4)")
         REF.apply_forecast(state, s, sorted(pc))
-    tricks = record.get("tricks")
-    if not isinstance(tricks, list):
-        raise _rerr("tricks must be a list of tricks (STK-5)")
-    n_tricks = state[B.S_NTRICKS]
-    if len(tricks) != n_tricks:
-        raise _rerr(f"the record has {len(tricks)} tricks; with these predictions the hand lasts exactly "
-                    f"{n_tricks} tricks (STK-7)")
-    out_tricks = []
-    for t, tr in enumerate(tricks):
-        where = f"trick {t + 1}"
-        if not isinstance(tr, dict):
-            raise _rerr(f"{where}: expected an object with leader, cards and close (STK-5)")
-        extra = sorted(set(tr) - TRICK_KEYS)
-        if extra:
-            raise _rerr(f"{where}: unknown field {extra[0]!r}: a trick has leader, cards and close (STK-5)")
-        leader = tr.get("leader")
-        if type(leader) is not int or not 0 <= leader < P:
-            got = "it is missing" if leader is None else f"not {leader!r}"
-            raise _rerr(f"{where}: the leader must be a seat number 0..{P - 1}, {got} (STK-5)")
-        if leader != state[B.S_LEADER]:
-            who = "the starting player" if t == 0 else "the winner of the previous trick"
-            raise _rerr(f"{where}: the leader is seat {leader!r}, but {who}, seat {state[B.S_LEADER]}, "
-                        f"leads (STK-5)")
-        cards = _cards(rules, tr.get("cards"), where)
-        if len(cards) != P:
-            raise _rerr(f"{where}: {len(cards)} cards played; every one of the {P} players plays one (STK-5)")
-        for k, c in enumerate(cards):
-            s = (leader + k) % P
-            if state[B.LOC + c] != B.L_HAND + s:
-                raise _rerr(f"{where}: seat {s} plays {card_name(c)}, a card not in their hand (STK-5)")
-            legal = REF.legal_plays(state, s)
-            if c not in legal:
-                led = B.COLOUR_NAMES[REF.led_colour(state)]
-                raise _rerr(f"{where}: seat {s} plays {card_name(c)} but holds {led} and must follow suit (STK-5)")
-            REF.play_card(state, c)
-        w = state[B.T_WIN + t]
-        close = tr.get("close")
-        if state[B.S_PHASE] == B.PH_CLOSE:
-            options = REF.pending_matches(state)
-            if close is None:
-                raise _rerr(f"{where}: seat {w} wins and may close {' or '.join(card_name(o) for o in options)}; "
-                            f"the record must say which (close) (STK-6)")
-            cc = _cards(rules, [close], where)[0]
-            if cc not in options:
-                raise _rerr(f"{where}: seat {w} cannot close {card_name(cc)}: the winning card matches only the "
-                            f"open prediction cards {' '.join(card_name(o) for o in options)} (STK-6)")
-            REF.close_card(state, cc)
-        else:
-            done = state[B.T_CLOSE + t]
-            if close is not None:
-                cc = _cards(rules, [close], where)[0]
-                if done < 0:
-                    raise _rerr(f"{where}: seat {w} cannot close {card_name(cc)}: the winning card matches no open "
-                                f"prediction card of seat {w} (STK-6)")
-                if cc != done:
-                    raise _rerr(f"{where}: seat {w} cannot close {card_name(cc)}: only {card_name(done)} is open and "
-                                f"matches (STK-6)")
-            elif strict_close and done >= 0:
-                raise _rerr(f"{where}: close is missing")
-        out_tricks.append({"winner": int(w), "close": (card_name(state[B.T_CLOSE + t])
-                                                         if state[B.T_CLOSE + t] >= 0 else None)})
-    seats = []
-    for s in range(P):
-        off = REF.off_of(state, s)
-        seats.append({"seat": s, "tricks_won": int(state[B.NWON + s]), "predictions": int(state[B.NPRED + s]),
-                      "closed": int(state[B.NCLOSED + s]), "off": int(off),
-                      "score": int(REF.score_of(off, state[B.NWON + s], rules.scoring_id))})
-    return {"seats": seats, "tricks": out_tricks}
+    return state
+
+
+def _record_trick_play(rules: BooksRules, state: list, t: int, tr, where: str) -> None:
+    """Play trick ``t`` of a record on ``state``: its leader (STK-5), one card each, following suit (STK-5)."""
+    P = rules.players
+    if not isinstance(tr, dict):
+        raise _rerr(f"{where}: expected an object with leader, cards and close (STK-5)")
+    extra = sorted(set(tr) - TRICK_KEYS)
+    if extra:
+        raise _rerr(f"{where}: unknown field {extra[0]!r}: a trick has leader, cards and close (STK-5)")
+    leader = tr.get("leader")
+    if type(leader) is not int or not 0 <= leader < P:
+        got = "it is missing" if leader is None else f"not {leader!r}"
+        raise _rerr(f"{where}: the leader must be a seat number 0..{P - 1}, {got} (STK-5)")
+    if leader != state[B.S_LEADER]:
+        who = "the starting player" if t == 0 else "the winner of the previous trick"
+        raise _rerr(f"{where}: the leader is seat {leader!r}, but {who}, seat {state[B.S_LEADER]}, "
+                    f"leads (STK-5)")
+    cards = _cards(rules, tr.get("cards"), where)
+    if len(cards) != P:
+        raise _rerr(f"{where}: {len(cards)} cards played; every one of the {P} players plays one (STK-5)")
+    for k, c in enumerate(cards):
+        s = (leader + k) % P
+        if state[B.LOC + c] != B.L_HAND + s:
+            raise _rerr(f"{where}: seat {s} plays {card_name(c)}, a card not in their hand (STK-5)")
+        legal = REF.legal_plays(state, s)
+        if c not in legal:
+            led = B.COLOUR_NAMES[REF.led_colour(state)]
+            raise _rerr(f"{where}: seat {s} plays {card_name(c)} but holds {led} and must follow suit (STK-5)")
+        REF.play_card(state, c)
+
+
+def _record_trick_close(rules: BooksRules, state: list, t: int, close, where: str, strict_close: bool) -> None:
+    """Close the prediction card the record names for trick ``t`` when the winner has a choice, or check
+    the one the rules close (STK-6); ``strict_close`` requires it named whenever one is closed."""
+    w = state[B.T_WIN + t]
+    if state[B.S_PHASE] == B.PH_CLOSE:
+        options = REF.pending_matches(state)
+        if close is None:
+            raise _rerr(f"{where}: seat {w} wins and may close {' or '.join(card_name(o) for o in options)}; "
+                        f"the record must say which (close) (STK-6)")
+        cc = _cards(rules, [close], where)[0]
+        if cc not in options:
+            raise _rerr(f"{where}: seat {w} cannot close {card_name(cc)}: the winning card matches only the "
+                        f"open prediction cards {' '.join(card_name(o) for o in options)} (STK-6)")
+        REF.close_card(state, cc)
+        return
+    done = state[B.T_CLOSE + t]
+    if close is not None:
+        cc = _cards(rules, [close], where)[0]
+        if done < 0:
+            raise _rerr(f"{where}: seat {w} cannot close {card_name(cc)}: the winning card matches no open "
+                        f"prediction card of seat {w} (STK-6)")
+        if cc != done:
+            raise _rerr(f"{where}: seat {w} cannot close {card_name(cc)}: only {card_name(done)} is open and "
+                        f"matches (STK-6)")
+    elif strict_close and done >= 0:
+        raise _rerr(f"{where}: close is missing")
 
 
 def score_record(record, scoring: str = "rulebook", void_trump: str = "counts") -> dict:

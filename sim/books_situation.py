@@ -42,6 +42,7 @@ from ludolab.stdlib.books import (BooksRules, CardError, L_CLOSED, L_HAND, L_HID
 from ludolab.stdlib.errors import LudolabError, SituationError, whole_number
 
 from . import books_reference as REF
+from .situation_common import CardPlaces, check_keys, per_seat
 
 #: The keys a situation may have (the first group is what a player writes, the second what
 #: :func:`from_obs` adds for reading, checked when given).
@@ -171,9 +172,8 @@ def _game_block(value, rules: BooksRules) -> tuple[int, int, list[int]]:
                          hands - 1)
     except LudolabError as e:
         raise _err(f"{e} (a game has 1..{P} hands, STK-9)") from None
-    totals = value.get("totals", [0] * P)
-    if not isinstance(totals, list) or len(totals) != P:
-        raise _err(f"game totals: one whole number per seat ({P}), not {totals!r} (STK-9)")
+    totals = per_seat(value.get("totals", [0] * P), P,
+                      lambda v: f"game totals: one whole number per seat ({P}), not {v!r} (STK-9)")
     lo, hi = rules.score_bounds()
     out = []
     for s, t in enumerate(totals):
@@ -182,6 +182,207 @@ def _game_block(value, rules: BooksRules) -> tuple[int, int, list[int]]:
         except LudolabError as e:
             raise _err(f"{e}: the points of {h} finished hands (STK-8, STK-9)") from None
     return h, hands, out
+
+
+def _read_predictions(rules: BooksRules, preds) -> list[list[int]]:
+    """Every seat's prediction cards, sorted, once the forecast is complete (STK-4)."""
+    P = rules.players
+    if not isinstance(preds, list) or len(preds) < P or any(p is None for p in preds):
+        n = len(preds) if isinstance(preds, list) else 0
+        raise _err(f"the forecast is not complete ({n} of {P} seats' prediction cards given): that is a "
+                   "forecast decision (STK-4), advised by `ludolab books advise` without --play; for card play "
+                   f"give predictions as a list of {P} card lists, one per seat (\"\" for none)")
+    if len(preds) > P:
+        raise _err(f"predictions lists {len(preds)} seats; there are {P} players (STK-1, STK-4)")
+    pred_cards = []
+    for s, p in enumerate(preds):
+        cs = _card_list(rules, p, f"predictions[{s}]")
+        if len(cs) > MAX_PREDICTIONS:
+            raise _err(f"predictions[{s}]: seat {s} laid {len(cs)} prediction cards; at most {MAX_PREDICTIONS} "
+                       "(STK-4)")
+        pred_cards.append(sorted(cs))
+    return pred_cards
+
+
+def _read_play(rules: BooksRules, situation: dict) -> tuple[list[int], list[dict], list[int]]:
+    """The advised seat's hand, the closed tricks and the trick in progress, as written (STK-2, STK-5)."""
+    hand = _card_list(rules, situation.get("hand"), "hand")
+    if "hand" not in situation:
+        raise _err("hand is missing: give the advised seat's cards in hand, e.g. \"R15 R9 B10\" (STK-2)")
+    raw_tricks = situation.get("tricks", [])
+    if raw_tricks is None:
+        raw_tricks = []
+    if not isinstance(raw_tricks, list):
+        raise _err("tricks: a list of the closed tricks in order, each a card list from its leader (STK-5)")
+    tricks = [_read_trick(rules, t, _where_trick(i)) for i, t in enumerate(raw_tricks)]
+    return hand, tricks, _card_list(rules, situation.get("trick"), "trick")
+
+
+def _check_unique(hand, pred_cards, tricks, current) -> None:
+    """Every card of the situation is in one place (STK-1)."""
+    seen = CardPlaces(lambda card, first, second: f"card {card} is both in {first} and in {second}: every card is "
+                      "unique (STK-1)")
+    for c in hand:
+        seen.see(c, "hand", card_name(c))
+    for s, cs in enumerate(pred_cards):
+        for c in cs:
+            seen.see(c, f"predictions[{s}]", card_name(c))
+    for i, t in enumerate(tricks):
+        for c in t["cards"]:
+            seen.see(c, _where_trick(i), card_name(c))
+    for c in current:
+        seen.see(c, "trick", card_name(c))
+
+
+def _read_start(situation: dict, rules: BooksRules, tricks, current) -> tuple[int, int, int, list[int]]:
+    """The hand's starting player (STK-3) and where the hand stands in a game (STK-9).
+
+    Returns:
+        (start, hand number, hands in the game, totals so far per seat).
+    """
+    P = rules.players
+    if "start" in situation:
+        start = _seat_number(situation["start"], "start", P, "STK-3")
+    elif tricks and "leader" in tricks[0]:
+        start = tricks[0]["leader"]
+    elif not tricks and "seat" in situation:
+        start = (_seat_number(situation["seat"], "seat", P, "STK-5") - len(current)) % P
+    else:
+        raise _err(f"start is missing: give the seat 0..{P - 1} of the hand's starting player, who led the "
+                   "first trick (STK-3)")
+    game = situation.get("game")
+    if game is None:
+        return start, 0, 1, [0] * P
+    hand_no, n_hands, totals = _game_block(game, rules)
+    if start != hand_no % P:
+        raise _err(f"hand {hand_no + 1} of a game is started by seat {hand_no % P}, not {start}: seat 0 starts "
+                   "the first hand and the start moves one seat to the left each hand (STK-3, STK-9)")
+    return start, hand_no, n_hands, totals
+
+
+def _play_cards(st: list, void: list, cards, where: str, closed: bool, trick: dict | None) -> None:
+    """Play ``cards`` to the trick in ``st`` from its leader, refusing a wrong leader or card count and a
+    card of a colour its player has shown out of (STK-5); marks in ``void`` who shows out of what."""
+    P = st[S_PLAYERS]
+    leader = st[S_LEADER]
+    if trick is not None and "leader" in trick and trick["leader"] != leader:
+        who = "the starting player" if st[S_TRICK] == 0 else f"the winner of trick {st[S_TRICK]}"
+        raise _err(f"{where}: the leader is {who}, seat {leader}, not seat {trick['leader']} (STK-5)")
+    if len(cards) > P or (closed and len(cards) != P):
+        raise _err(f"{where}: {len(cards)} cards; every one of the {P} players plays one card to a trick (STK-5)")
+    led = None
+    for c in cards:
+        s = st[S_TURN]
+        col = B.colour_of(c)
+        if void[s][col]:
+            raise _err(f"{where}: seat {s} plays {card_name(c)}, a {B.COLOUR_NAMES[col]} card, after not "
+                       f"following {B.COLOUR_NAMES[col]} earlier: they held none (STK-5)")
+        if led is None:
+            led = col
+        elif col != led:
+            void[s][led] = True
+        REF.play_card(st, c)
+
+
+def _close_trick(st: list, t: dict, where: str, ti: int) -> None:
+    """Close the prediction card trick ``ti``'s winner chose, or check the one the rules close (STK-6)."""
+    w = st[T_WIN + ti]
+    cc = t.get("close")
+    if st[S_PHASE] == PH_CLOSE:
+        options = REF.pending_matches(st)
+        if cc is None:
+            raise _err(f"{where}: close is missing: seat {w} wins with {card_name(st[S_PENDING])}, which matches "
+                       f"{' and '.join(card_name(o) for o in options)}; name the one closed (STK-6)")
+        if cc not in options:
+            only = ", ".join(card_name(o) for o in options)
+            raise _err(f"{where}: seat {w} cannot close {card_name(cc)}: the winning card "
+                       f"{card_name(st[S_PENDING])} matches only {only} (STK-6)")
+        REF.close_card(st, cc)
+        return
+    done = st[T_CLOSE + ti]
+    if cc is not None and cc != done:
+        allowed = f"it closes {card_name(done)}" if done >= 0 else "it is an extra trick (close null)"
+        other = "no other" if done >= 0 else "no"
+        raise _err(f"{where}: seat {w} cannot close {card_name(cc)}: the winning card matches "
+                   f"{other} open prediction card of seat {w}, so {allowed} (STK-6)")
+
+
+def _replay(st: list, tricks: list[dict], current: list[int]) -> None:
+    """Play the closed tricks and the trick in progress on ``st`` (STK-5, STK-6)."""
+    void = [[False] * 4 for _ in range(st[S_PLAYERS])]
+    for i, t in enumerate(tricks):
+        where = _where_trick(i)
+        ti = st[S_TRICK]
+        _play_cards(st, void, t["cards"], where, True, t)
+        w = st[T_WIN + ti]
+        if "winner" in t and t["winner"] != w:
+            raise _err(f"{where}: the trick is won by seat {w}, not seat {t['winner']} (STK-5)")
+        _close_trick(st, t, where, ti)
+        if st[S_PHASE] == PH_DONE and i + 1 < len(tricks):  # pragma: no cover - the count check comes first
+            raise _err(f"{where}: the hand is over after trick {i + 1} (STK-7)")
+    _play_cards(st, void, current, "trick", False, None)
+    if st[S_NPLAYED] == 0 and current:
+        raise _err(f"trick: all {st[S_PLAYERS]} cards are played and the trick closes by itself (no choice of "
+                   "prediction card, STK-6): list it under tricks")
+
+
+def _seat_to_act(situation: dict, st: list, current) -> int:
+    """The seat to act; a ``seat`` given must be it (STK-5, STK-6)."""
+    seat = st[S_TURN]
+    if "seat" in situation:
+        given = _seat_number(situation["seat"], "seat", st[S_PLAYERS], "STK-5")
+        if given != seat:
+            why = ("the winner of the trick in progress chooses the prediction card to close (STK-6)"
+                   if st[S_PHASE] == PH_CLOSE else f"seat {st[S_LEADER]} leads the trick and "
+                   f"{len(current)} card(s) are played (STK-5)")
+            raise _err(f"seat {given} is not the one to act: seat {seat} is ({why}); a situation is advised for the "
+                       "seat to act")
+    return seat
+
+
+def _give_hand(st: list, seat: int, hand: list[int], n_pred: int, H: int) -> None:
+    """Put the advised seat's hand in ``st``: the size the tricks leave (STK-3, STK-7), and its own earlier
+    plays following suit given what it held then (STK-5)."""
+    if len(hand) != st[NHAND + seat]:
+        played = sum(1 for t in range(min(st[S_TRICK] + 1, B.MAX_TRICKS)) if st[T_CARDS + 4 * t + seat] >= 0)
+        raise _err(f"hand: seat {seat} holds {st[NHAND + seat]} cards ({H} dealt - {n_pred} prediction "
+                   f"cards - {played} played), not {len(hand)} (STK-3, STK-7)")
+    for c in hand:
+        st[LOC + c] = L_HAND + seat
+        REF.mask_add(st, B.HMASK + 4 * seat, c)
+    held = set(hand)
+    for t in range(st[S_TRICK], -1, -1):
+        c = st[T_CARDS + 4 * t + seat] if t < 16 else -1
+        if c < 0:
+            continue
+        led = B.colour_of(st[T_CARDS + 4 * t + st[T_LEAD + t]])
+        held.add(c)
+        if B.colour_of(c) != led:
+            own = sorted(x for x in held if B.colour_of(x) == led)
+            if own:
+                where = "trick" if t == st[S_TRICK] else _where_trick(t)
+                raise _err(f"{where}: seat {seat} plays {card_name(c)} but holds {card_name(own[0])} and must follow "
+                           f"{B.COLOUR_NAMES[led]} (STK-5)")
+
+
+def _observation(st: list, seat: int, hand_no: int, n_hands: int, totals: list[int]) -> np.ndarray:
+    """The seat's int64 observation of the hand state ``st`` in a game at hand ``hand_no`` of ``n_hands``;
+    refuses it when no deal of the unseen cards fits (hand sizes, colours shown out of: STK-5)."""
+    obs = np.zeros(B.GAME_STATE_SIZE, dtype=np.int64)
+    obs[:B.STATE_SIZE] = st
+    obs[S_VIEWER] = seat
+    obs[B.S_RNG] = 0
+    obs[B.S_HANDNO] = hand_no
+    obs[B.S_NHANDS] = n_hands
+    obs[B.S_TOTAL:B.S_TOTAL + len(totals)] = totals
+    world = [int(x) for x in obs[:B.STATE_SIZE]]
+    world[S_VIEWER] = -1
+    try:
+        REF.deal_hidden(world, seat, 1)
+    except ValueError:
+        raise _err("no deal of the unseen cards fits: the other hands' sizes and the colours their players have "
+                   "shown out of leave no place for some card (STK-5)") from None
+    return obs
 
 
 def to_position(situation: dict) -> Position:
@@ -204,77 +405,14 @@ def to_position(situation: dict) -> Position:
             size the tricks leave (STK-3, STK-7); a ``seat`` that is not the one to act; no deal of the
             unseen cards fits the hand sizes and the colours shown out of (STK-5).
     """
-    if not isinstance(situation, dict):
-        raise _err("a situation is a JSON object with " + ", ".join(SITUATION_KEYS))
-    extra = [k for k in situation if k not in SITUATION_KEYS + DERIVED_KEYS]
-    if extra:
-        raise _err(f"unknown field {extra[0]!r} in the situation: allowed are "
-                   f"{', '.join(SITUATION_KEYS + DERIVED_KEYS)}")
+    check_keys(situation, SITUATION_KEYS + DERIVED_KEYS, "the situation", word="field",
+               not_object="a situation is a JSON object with " + ", ".join(SITUATION_KEYS))
     rules = _rules_of_situation(situation)
     P, H = rules.players, rules.hand_size
-
-    preds = situation.get("predictions")
-    if not isinstance(preds, list) or len(preds) < P or any(p is None for p in preds):
-        n = len(preds) if isinstance(preds, list) else 0
-        raise _err(f"the forecast is not complete ({n} of {P} seats' prediction cards given): that is a "
-                   "forecast decision (STK-4), advised by `ludolab books advise` without --play; for card play "
-                   f"give predictions as a list of {P} card lists, one per seat (\"\" for none)")
-    if len(preds) > P:
-        raise _err(f"predictions lists {len(preds)} seats; there are {P} players (STK-1, STK-4)")
-    pred_cards = []
-    for s, p in enumerate(preds):
-        cs = _card_list(rules, p, f"predictions[{s}]")
-        if len(cs) > MAX_PREDICTIONS:
-            raise _err(f"predictions[{s}]: seat {s} laid {len(cs)} prediction cards; at most {MAX_PREDICTIONS} "
-                       "(STK-4)")
-        pred_cards.append(sorted(cs))
-    hand = _card_list(rules, situation.get("hand"), "hand")
-    if "hand" not in situation:
-        raise _err("hand is missing: give the advised seat's cards in hand, e.g. \"R15 R9 B10\" (STK-2)")
-    raw_tricks = situation.get("tricks", [])
-    if raw_tricks is None:
-        raw_tricks = []
-    if not isinstance(raw_tricks, list):
-        raise _err("tricks: a list of the closed tricks in order, each a card list from its leader (STK-5)")
-    tricks = [_read_trick(rules, t, _where_trick(i)) for i, t in enumerate(raw_tricks)]
-    current = _card_list(rules, situation.get("trick"), "trick")
-
-    # every card is unique (STK-1)
-    seen: dict[int, str] = {}
-
-    def see(c, where):
-        if c in seen:
-            raise _err(f"card {card_name(c)} is both in {seen[c]} and in {where}: every card is unique (STK-1)")
-        seen[c] = where
-
-    for c in hand:
-        see(c, "hand")
-    for s, cs in enumerate(pred_cards):
-        for c in cs:
-            see(c, f"predictions[{s}]")
-    for i, t in enumerate(tricks):
-        for c in t["cards"]:
-            see(c, _where_trick(i))
-    for c in current:
-        see(c, "trick")
-
-    # the starting player (STK-3), from the key, the first trick's leader or the seat to act
-    game = situation.get("game")
-    if "start" in situation:
-        start = _seat_number(situation["start"], "start", P, "STK-3")
-    elif tricks and "leader" in tricks[0]:
-        start = tricks[0]["leader"]
-    elif not tricks and "seat" in situation:
-        start = (_seat_number(situation["seat"], "seat", P, "STK-5") - len(current)) % P
-    else:
-        raise _err(f"start is missing: give the seat 0..{P - 1} of the hand's starting player, who led the "
-                   "first trick (STK-3)")
-    hand_no, n_hands, totals = 0, 1, [0] * P
-    if game is not None:
-        hand_no, n_hands, totals = _game_block(game, rules)
-        if start != hand_no % P:
-            raise _err(f"hand {hand_no + 1} of a game is started by seat {hand_no % P}, not {start}: seat 0 starts "
-                       "the first hand and the start moves one seat to the left each hand (STK-3, STK-9)")
+    pred_cards = _read_predictions(rules, situation.get("predictions"))
+    hand, tricks, current = _read_play(rules, situation)
+    _check_unique(hand, pred_cards, tricks, current)
+    start, hand_no, n_hands, totals = _read_start(situation, rules, tricks, current)
 
     # the forecast (STK-4), in order from the starting player
     st = _fresh_hand_state(rules, start)
@@ -285,111 +423,10 @@ def to_position(situation: dict) -> Position:
     if len(tricks) >= n_tricks:
         raise _err(f"the situation has {len(tricks)} closed tricks, but with these prediction cards the hand "
                    f"lasts {n_tricks} ({H} cards - the most prediction cards laid, STK-7): nothing is left to play")
-    void = [[False] * 4 for _ in range(P)]
-
-    def play(cards, where, closed: bool, trick: dict | None):
-        leader = st[S_LEADER]
-        if trick is not None and "leader" in trick and trick["leader"] != leader:
-            who = "the starting player" if st[S_TRICK] == 0 else f"the winner of trick {st[S_TRICK]}"
-            raise _err(f"{where}: the leader is {who}, seat {leader}, not seat {trick['leader']} (STK-5)")
-        if len(cards) > P or (closed and len(cards) != P):
-            raise _err(f"{where}: {len(cards)} cards; every one of the {P} players plays one card to a trick (STK-5)")
-        led = None
-        for c in cards:
-            s = st[S_TURN]
-            col = B.colour_of(c)
-            if void[s][col]:
-                raise _err(f"{where}: seat {s} plays {card_name(c)}, a {B.COLOUR_NAMES[col]} card, after not "
-                           f"following {B.COLOUR_NAMES[col]} earlier: they held none (STK-5)")
-            if led is None:
-                led = col
-            elif col != led:
-                void[s][led] = True
-            REF.play_card(st, c)
-
-    for i, t in enumerate(tricks):
-        where = _where_trick(i)
-        ti = st[S_TRICK]
-        play(t["cards"], where, True, t)
-        w = st[T_WIN + ti]
-        if "winner" in t and t["winner"] != w:
-            raise _err(f"{where}: the trick is won by seat {w}, not seat {t['winner']} (STK-5)")
-        if st[S_PHASE] == PH_CLOSE:
-            options = REF.pending_matches(st)
-            cc = t.get("close")
-            if cc is None:
-                raise _err(f"{where}: close is missing: seat {w} wins with {card_name(st[S_PENDING])}, which matches "
-                           f"{' and '.join(card_name(o) for o in options)}; name the one closed (STK-6)")
-            if cc not in options:
-                only = ", ".join(card_name(o) for o in options)
-                raise _err(f"{where}: seat {w} cannot close {card_name(cc)}: the winning card "
-                           f"{card_name(st[S_PENDING])} matches only {only} (STK-6)")
-            REF.close_card(st, cc)
-        else:
-            done = st[T_CLOSE + ti]
-            cc = t.get("close")
-            if cc is not None and cc != done:
-                allowed = f"it closes {card_name(done)}" if done >= 0 else "it is an extra trick (close null)"
-                other = "no other" if done >= 0 else "no"
-                raise _err(f"{where}: seat {w} cannot close {card_name(cc)}: the winning card matches "
-                           f"{other} open prediction card of seat {w}, so {allowed} (STK-6)")
-        if st[S_PHASE] == PH_DONE and i + 1 < len(tricks):  # pragma: no cover - the count check comes first
-            raise _err(f"{where}: the hand is over after trick {i + 1} (STK-7)")
-
-    play(current, "trick", False, None)
-    if st[S_NPLAYED] == 0 and current:
-        raise _err(f"trick: all {P} cards are played and the trick closes by itself (no choice of prediction card, "
-                   "STK-6): list it under tricks")
-    seat = st[S_TURN]
-    if "seat" in situation:
-        given = _seat_number(situation["seat"], "seat", P, "STK-5")
-        if given != seat:
-            why = ("the winner of the trick in progress chooses the prediction card to close (STK-6)"
-                   if st[S_PHASE] == PH_CLOSE else f"seat {st[S_LEADER]} leads the trick and "
-                   f"{len(current)} card(s) are played (STK-5)")
-            raise _err(f"seat {given} is not the one to act: seat {seat} is ({why}); a situation is advised for the "
-                       "seat to act")
-
-    # the advised seat's hand (STK-3, STK-7)
-    if len(hand) != st[NHAND + seat]:
-        played = sum(1 for t in range(min(st[S_TRICK] + 1, B.MAX_TRICKS)) if st[T_CARDS + 4 * t + seat] >= 0)
-        raise _err(f"hand: seat {seat} holds {st[NHAND + seat]} cards ({H} dealt - {len(pred_cards[seat])} prediction "
-                   f"cards - {played} played), not {len(hand)} (STK-3, STK-7)")
-    for c in hand:
-        st[LOC + c] = L_HAND + seat
-        REF.mask_add(st, B.HMASK + 4 * seat, c)
-    # the seat's own earlier plays follow suit given what it held then (STK-5)
-    held = set(hand)
-    for t in range(st[S_TRICK], -1, -1):
-        c = st[T_CARDS + 4 * t + seat] if t < 16 else -1
-        if c < 0:
-            continue
-        lead_card = st[T_CARDS + 4 * t + st[T_LEAD + t]]
-        led = B.colour_of(lead_card)
-        held.add(c)
-        if B.colour_of(c) != led:
-            own = sorted(x for x in held if B.colour_of(x) == led)
-            if own:
-                where = "trick" if t == st[S_TRICK] else _where_trick(t)
-                raise _err(f"{where}: seat {seat} plays {card_name(c)} but holds {card_name(own[0])} and must follow "
-                           f"{B.COLOUR_NAMES[led]} (STK-5)")
-
-    obs = np.zeros(B.GAME_STATE_SIZE, dtype=np.int64)
-    obs[:B.STATE_SIZE] = st
-    obs[S_VIEWER] = seat
-    obs[B.S_RNG] = 0
-    obs[B.S_HANDNO] = hand_no
-    obs[B.S_NHANDS] = n_hands
-    obs[B.S_TOTAL:B.S_TOTAL + P] = totals
-
-    # a deal of the unseen cards must exist (hand sizes, colours shown out of: STK-5)
-    world = [int(x) for x in obs[:B.STATE_SIZE]]
-    world[S_VIEWER] = -1
-    try:
-        REF.deal_hidden(world, seat, 1)
-    except ValueError:
-        raise _err("no deal of the unseen cards fits: the other hands' sizes and the colours their players have "
-                   "shown out of leave no place for some card (STK-5)") from None
+    _replay(st, tricks, current)
+    seat = _seat_to_act(situation, st, current)
+    _give_hand(st, seat, hand, len(pred_cards[seat]), H)
+    obs = _observation(st, seat, hand_no, n_hands, totals)
     _check_derived(situation, from_obs(rules.game_array(n_hands), obs))
     return Position(rules.game_array(n_hands), P, seat, obs, rules)
 

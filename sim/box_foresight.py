@@ -96,102 +96,128 @@ def foresight(rules: BoxRules, exact: bool = False, max_sets: int = MAX_SETS) ->
     """
     import sys
 
-    n_dice, sides = _dice_shape(rules)
-    oc = rules.outcomes
-    allowed = [int(x) for x in rules.dice_allowed]
-    scores = [int(x) for x in rules.scores]
-    thai = rules.moves == "thai"
-    draw1 = [int(x) for x in oc.draw_map1]
-    draw2 = [int(x) for x in oc.draw_map2]
-    by_total = {int(oc.total[o]): o for o in range(oc.n) if int(oc.dice[o]) == DICE_TWO}
-    starts = oc.cand_start
-    cands = [int(m) for m in oc.cand_masks]
-    succ_cache: dict = {}
+    search = _Search(rules, exact, max_sets)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 100 + 4 * rules.n_tiles * (search.n_dice + 1)))
+    try:
+        mean, shut = search.value(frozenset({(rules.full, 0, 0)}), None)
+    finally:
+        sys.setrecursionlimit(limit)
+    if not exact:
+        mean, shut = float(mean), float(shut)
+    return Foresight(rules, shut, mean, len(search.memo))
 
-    def successors(s: int, o: int) -> tuple[int, ...]:
-        key = s * oc.n + o
-        got = succ_cache.get(key)
+
+class _Search:
+    """The memoised recursion ``F(set, best)`` of the module docstring for one ruleset.
+
+    A knowledge set holds positions ``(open tiles, faces thrown of the roll so far, their code)``:
+    the code is the faces' total, or for thai moves the draw index of the faces thrown (STB-2,
+    STB-6).  Probabilities are Fractions when ``exact``, else floats.
+    """
+
+    def __init__(self, rules: BoxRules, exact: bool, max_sets: int):
+        self.rules, self.max_sets = rules, max_sets
+        self.n_dice, self.sides = _dice_shape(rules)
+        oc = self.oc = rules.outcomes
+        self.allowed = [int(x) for x in rules.dice_allowed]
+        self.scores = [int(x) for x in rules.scores]
+        self.thai = rules.moves == "thai"
+        self.draw1 = [int(x) for x in oc.draw_map1]
+        self.draw2 = [int(x) for x in oc.draw_map2]
+        self.by_total = {int(oc.total[o]): o for o in range(oc.n) if int(oc.dice[o]) == DICE_TWO}
+        self.starts = oc.cand_start
+        self.cands = [int(m) for m in oc.cand_masks]
+        self.succ_cache: dict = {}
+        self.one = Fraction(1, self.sides) if exact else 1.0 / self.sides
+        self.memo: dict = {}
+
+    def successors(self, s: int, o: int) -> tuple[int, ...]:
+        """The positions open tiles ``s`` can move to on roll outcome ``o`` (STB-4, STB-7)."""
+        key = s * self.oc.n + o
+        got = self.succ_cache.get(key)
         if got is None:
-            got = tuple(s ^ m for m in cands[starts[o]:starts[o + 1]] if m & s == m)
-            succ_cache[key] = got
+            got = tuple(s ^ m for m in self.cands[self.starts[o]:self.starts[o + 1]] if m & s == m)
+            self.succ_cache[key] = got
         return got
 
-    def full_outcome(code: int, face: int) -> int:
+    def full_outcome(self, code: int, face: int) -> int:
         """Outcome of a full roll whose earlier faces are ``code`` (their total, or the draw index for thai)."""
-        if thai:
-            return draw2[code * sides + face - 1]
-        return by_total[code + face]
+        if self.thai:
+            return self.draw2[code * self.sides + face - 1]
+        return self.by_total[code + face]
 
-    one = Fraction(1, sides) if exact else 1.0 / sides
-    memo: dict = {}
+    def after_face(self, knowledge: frozenset, face: int, best):
+        """The knowledge set after the next face is ``face``, and the lowest score of the paths that stop on it.
 
-    def step(knowledge: frozenset, best):
+        Returns:
+            (set of positions, lowest score so far or None).
+        """
+        allowed, draw1, draw2, scores, successors = self.allowed, self.draw1, self.draw2, self.scores, self.successors
+        n_dice, sides, thai, full_outcome = self.n_dice, self.sides, self.thai, self.full_outcome
+        nxt = set()
+        b = best
+        for (s, j, code) in knowledge:
+            if j == 0:  # between rolls: the player picks the dice this face starts
+                a = allowed[s]
+                if a & DICE_ONE:
+                    succ = successors(s, draw1[face - 1])
+                    if succ:
+                        nxt.update((x, 0, 0) for x in succ)
+                    elif b is None or scores[s] < b:
+                        b = scores[s]
+                if not a & DICE_TWO:
+                    continue
+                if n_dice != 1:
+                    nxt.add((s, 1, face - 1 if thai else face))
+                    continue
+                o = draw2[face - 1]
+            elif j + 1 < n_dice:  # a roll of several dice, not complete yet
+                nxt.add((s, j + 1, code * sides + face - 1 if thai else code + face))
+                continue
+            else:
+                o = full_outcome(code, face)
+            succ = successors(s, o)
+            if succ:
+                nxt.update((x, 0, 0) for x in succ)
+            elif b is None or scores[s] < b:
+                b = scores[s]
+        return nxt, b
+
+    def value(self, knowledge: frozenset, best):
+        """``F(knowledge, best)``: the mean final score and the chance to shut from here.
+
+        Raises:
+            ForesightError: the memo would outgrow ``max_sets``.
+        """
         key = (knowledge, best)
-        got = memo.get(key)
+        got = self.memo.get(key)
         if got is not None:
             return got
-        if len(memo) >= max_sets:
+        if len(self.memo) >= self.max_sets:
             raise ForesightError(
-                f"foresight for {rules.label()} needs more than {max_sets:,} knowledge sets: it is computed "
+                f"foresight for {self.rules.label()} needs more than {self.max_sets:,} knowledge sets: it is computed "
                 "exactly where the paths stay in step on the dice sequence (subset moves with the full roll, or "
                 "one die only near the end): up to 12 tiles with the one-die rule never, 789-optional or "
                 "sum-lt-6-forced, but only 8 with always-optional")
+        one = self.one
         mean = 0 * one
         shut = 0 * one
-        for face in range(1, sides + 1):
-            nxt = set()
-            b = best
-            for (s, j, code) in knowledge:
-                if j == 0:  # between rolls: the player picks the dice this face starts
-                    a = allowed[s]
-                    if a & DICE_ONE:
-                        o = draw1[face - 1]
-                        succ = successors(s, o)
-                        if succ:
-                            nxt.update((x, 0, 0) for x in succ)
-                        elif b is None or scores[s] < b:
-                            b = scores[s]
-                    if a & DICE_TWO:
-                        if n_dice == 1:
-                            o = draw2[face - 1]
-                        else:
-                            nxt.add((s, 1, face - 1 if thai else face))
-                            continue
-                    else:
-                        continue
-                elif j + 1 < n_dice:  # a roll of several dice, not complete yet
-                    nxt.add((s, j + 1, code * sides + face - 1 if thai else code + face))
-                    continue
-                else:
-                    o = full_outcome(code, face)
-                succ = successors(s, o)
-                if succ:
-                    nxt.update((x, 0, 0) for x in succ)
-                elif b is None or scores[s] < b:
-                    b = scores[s]
+        for face in range(1, self.sides + 1):
+            nxt, b = self.after_face(knowledge, face, best)
             if (0, 0, 0) in nxt:  # some path shuts the box: score 0
                 shut += one
                 continue
             if not nxt:
                 mean += one * b
                 continue
-            if b is not None and b >= max(scores[s] for s, _, _ in nxt):
+            if b is not None and b >= max(self.scores[s] for s, _, _ in nxt):
                 b = None  # every remaining path ends at or below b: b no longer matters
-            m, p = step(frozenset(nxt), b)
+            m, p = self.value(frozenset(nxt), b)
             mean += one * m
             shut += one * p
-        memo[key] = (mean, shut)
+        self.memo[key] = (mean, shut)
         return mean, shut
-
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 100 + 4 * rules.n_tiles * (n_dice + 1)))
-    try:
-        mean, shut = step(frozenset({(rules.full, 0, 0)}), None)
-    finally:
-        sys.setrecursionlimit(limit)
-    if not exact:
-        mean, shut = float(mean), float(shut)
-    return Foresight(rules, shut, mean, len(memo))
 
 
 def foresight_table(rules: BoxRules, thumb: bool = True, tie_break: str = "high",

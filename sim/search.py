@@ -165,6 +165,96 @@ def _reward(ret, p, fcfg, lower):
 
 
 @njit(inline="always")
+def _count_untried(tree, node, legal, n):
+    """How many of the ``n`` legal actions have no child of ``node`` yet; counts the others as available."""
+    untried = 0
+    for i in range(n):
+        c = _child_with(tree, node, legal[i])
+        if c < 0:
+            untried += 1
+        else:
+            tree[c, T_AVAIL] += 1.0
+    return untried
+
+
+@njit(inline="always")
+def _expand(tree, node, legal, n, untried, size, rs, p):
+    """Add one of the ``untried`` legal actions of ``node``, drawn uniformly, as child ``size`` of seat ``p``.
+
+    Returns:
+        (the action, the tree stream after the draw).
+    """
+    j, rs = next_below(rs, untried)
+    a = np.int64(-1)
+    for i in range(n):
+        if _child_with(tree, node, legal[i]) < 0:
+            if j == 0:
+                a = legal[i]
+                break
+            j -= 1
+    c = size
+    tree[c, T_ACTION] = a
+    tree[c, T_PARENT] = node
+    tree[c, T_CHILD] = -1
+    tree[c, T_SIBLING] = tree[node, T_CHILD]
+    tree[node, T_CHILD] = c
+    tree[c, T_PLAYER] = p
+    tree[c, T_VISITS] = 0.0
+    tree[c, T_REWARD] = 0.0
+    tree[c, T_AVAIL] = 1.0
+    return a, rs
+
+
+@njit(inline="always")
+def _select(tree, node, legal, n, uct):
+    """The child of ``node`` among the ``n`` legal actions with the highest UCB1 (availability counts)."""
+    best = -1
+    bv = -1.0
+    for i in range(n):
+        c = _child_with(tree, node, legal[i])
+        v = tree[c, T_REWARD] / tree[c, T_VISITS] + uct * np.sqrt(np.log(tree[c, T_AVAIL]) / tree[c, T_VISITS])
+        if v > bv:
+            bv = v
+            best = c
+    return best
+
+
+@njit(inline="always")
+def _descend(current_player, legal_actions, apply_action, rules, sim, grow, uct, size, rs):
+    """Play ``sim`` down the tree from the root by UCB1, expanding one untried action where the tree has
+    room.  ``grow`` is ``(tree, path, legal)`` of :func:`ismcts`'s work arrays; ``path[1..depth]`` gets
+    the nodes passed.
+
+    Returns:
+        (depth, the tree's size, the tree stream).
+    """
+    tree, path, legal = grow
+    node = 0
+    depth = 0
+    path[0] = 0
+    while True:
+        p = current_player(sim)
+        if p < 0:
+            break
+        n = legal_actions(rules, sim, legal)
+        untried = _count_untried(tree, node, legal, n)
+        if untried > 0 and size < tree.shape[0]:
+            a, rs = _expand(tree, node, legal, n, untried, size, rs, p)
+            apply_action(rules, sim, a)
+            depth += 1
+            path[depth] = size
+            size += 1
+            break
+        if untried > 0:  # the tree is full: play on without growing it
+            break
+        node = _select(tree, node, legal, n, uct)
+        apply_action(rules, sim, np.int64(tree[node, T_ACTION]))
+        depth += 1
+        path[depth] = node
+    return depth, size, rs
+
+
+@njit(inline="always")
 def ismcts(current_player, legal_actions, apply_action, observe, determinize, returns, act, rules, inp, work):
     """Single-observer information-set MCTS (Cowling, Powley and Whitehouse 2012) at one decision.
 
@@ -203,60 +293,8 @@ def ismcts(current_player, legal_actions, apply_action, observe, determinize, re
         if it == 0:
             n_root = legal_actions(rules, world, actions)
         sim[:] = world
-        node = 0
-        depth = 0
-        path[0] = 0
-        while True:
-            p = current_player(sim)
-            if p < 0:
-                break
-            n = legal_actions(rules, sim, legal)
-            untried = 0
-            a = np.int64(-1)
-            for i in range(n):
-                c = _child_with(tree, node, legal[i])
-                if c < 0:
-                    untried += 1
-                else:
-                    tree[c, T_AVAIL] += 1.0
-            if untried > 0 and size < tree.shape[0]:
-                j, rs = next_below(rs, untried)
-                for i in range(n):
-                    if _child_with(tree, node, legal[i]) < 0:
-                        if j == 0:
-                            a = legal[i]
-                            break
-                        j -= 1
-                c = size
-                size += 1
-                tree[c, T_ACTION] = a
-                tree[c, T_PARENT] = node
-                tree[c, T_CHILD] = -1
-                tree[c, T_SIBLING] = tree[node, T_CHILD]
-                tree[node, T_CHILD] = c
-                tree[c, T_PLAYER] = p
-                tree[c, T_VISITS] = 0.0
-                tree[c, T_REWARD] = 0.0
-                tree[c, T_AVAIL] = 1.0
-                apply_action(rules, sim, a)
-                depth += 1
-                path[depth] = c
-                break
-            if untried > 0:  # the tree is full: play on without growing it
-                break
-            best = -1
-            bv = -1.0
-            for i in range(n):
-                c = _child_with(tree, node, legal[i])
-                v = tree[c, T_REWARD] / tree[c, T_VISITS] + fcfg[F_UCT] * np.sqrt(
-                    np.log(tree[c, T_AVAIL]) / tree[c, T_VISITS])
-                if v > bv:
-                    bv = v
-                    best = c
-            apply_action(rules, sim, np.int64(tree[best, T_ACTION]))
-            node = best
-            depth += 1
-            path[depth] = node
+        depth, size, rs = _descend(current_player, legal_actions, apply_action, rules, sim, (tree, path, legal),
+                                   fcfg[F_UCT], size, rs)
         playout(current_player, legal_actions, apply_action, observe, act, rules, sim, cfg, params, obs2)
         returns(rules, sim, ret)
         for d in range(1, depth + 1):

@@ -79,6 +79,7 @@ from ludolab.stdlib.errors import SituationError, ascii_whole
 from ludolab.stdlib.shelf import TIEBREAKS, VARIANTS, Deck, DeckError, ShelfRules, assumed_deck
 
 from . import shelf_kernels as K
+from .situation_common import CardPlaces, check_keys, fail, per_seat, seat_keyed, split_cards, whole
 
 KEYS = ("players", "seat", "to_move", "decision", "variant", "tiebreak", "tableaus", "first_placed", "starts",
         "hand", "source", "offer_place", "taken", "drawn", "offer", "pile", "draw_two", "put_back_by", "pile_top",
@@ -113,8 +114,7 @@ class Position:
 
 
 # ------------------------------------------------------------------ reading
-def _fail(msg: str):
-    raise SituationError(msg)
+_fail = fail
 
 
 def _seat_no(v, what: str, n: int) -> int:
@@ -127,9 +127,7 @@ def _seat_no(v, what: str, n: int) -> int:
 
 
 def _whole(v, what: str, low: int, high: int) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or v != int(v) or not low <= v <= high:
-        _fail(f"{what} must be a whole number {low}..{high}, not {v!r}")
-    return int(v)
+    return whole(v, what, low, high, integral_floats=True)
 
 
 class _Cards:
@@ -137,7 +135,9 @@ class _Cards:
 
     def __init__(self, deck: Deck):
         self.deck = deck
-        self.where: dict[int, str] = {}
+        self.places = CardPlaces(lambda card, first, second: f"card {card} is seen twice: {first} and {second} "
+                                 "(every card is in one place, SHB-1)")
+        self.where = self.places.where
 
     def card(self, v, where: str) -> int:
         if not isinstance(v, str) or not v.strip():
@@ -147,10 +147,7 @@ class _Cards:
         except DeckError:
             _fail(f"{where}: unknown card {v.strip()!r}, not in deck {self.deck.name} (a card is written by its "
                   f"deck id, e.g. {self.deck.ids[0]}, SHB-15)")
-        if i in self.where:
-            _fail(f"card {v.strip()} is seen twice: {self.where[i]} and {where} (every card is in one place, SHB-1)")
-        self.where[i] = where
-        return i
+        return self.places.see(i, where, v.strip())
 
 
 def _shelves(v, who: str) -> list[list]:
@@ -163,7 +160,7 @@ def _shelves(v, who: str) -> list[list]:
     rows = []
     for r, shelf in enumerate(v, start=1):
         if isinstance(shelf, str):
-            toks = shelf.replace(",", " ").split()
+            toks = split_cards(shelf)
         elif isinstance(shelf, list):
             toks = [EMPTY if t is None else t for t in shelf]
         else:
@@ -203,6 +200,316 @@ def _connected(cells: set) -> bool:
     return len(seen) == len(cells)
 
 
+@dataclass(eq=False)
+class _Reading:
+    """What :func:`to_position` has read of a situation so far (seats 0-based, cards as deck indices)."""
+
+    n: int
+    deck: Deck
+    seat: int
+    over: bool
+    mover: int
+    decision: str
+    cards: _Cards
+    grids: list = None      # per seat {(row, col): card} in frame coordinates
+    first_of: dict = None   # seat -> the first_placed card as written
+    placed: list = None     # cards in each tableau
+    turn: int = 0           # cards placed in all
+    first: int = 0          # the seat that started
+    offer: list = None
+    pile: int = 0
+    nh: int = 0             # cards the mover holds at a place decision (2 or 3), else 0
+    src: int = -1           # offer place taken from, or K.DRAW
+    held: list = None
+    hands: list = None
+    own: int = -1
+    known: list = None
+    ret: int = -1           # the seat that put the pile's top card back
+    top: int = -1           # that card, when this seat knows it
+
+    @property
+    def n_deck(self) -> int:
+        return len(self.deck)
+
+
+def _check_keys(sit) -> None:
+    """The situation is an object with known keys and every required one (module docstring)."""
+    check_keys(sit, KEYS, "the situation", not_object=f"a situation is a JSON object with the keys {', '.join(KEYS)}")
+    missing = [k for k in REQUIRED if k not in sit]
+    if missing:
+        _fail(f"the situation needs the key {missing[0]!r} (required: {', '.join(REQUIRED)})")
+
+
+def _read_rules(sit: dict, deck: Deck) -> ShelfRules:
+    """Players (SHB-2), variant (SHB-11) and tiebreak (SHB-12) as a :class:`ShelfRules`."""
+    n = sit["players"]
+    if isinstance(n, bool) or not isinstance(n, int) or not 2 <= n <= 5:
+        _fail(f"players must be 2..5 (SHB-2), not {n!r}")
+    variant = sit.get("variant", "standard")
+    tiebreak = sit.get("tiebreak", "shared")
+    if not isinstance(variant, str) or variant not in VARIANTS:
+        _fail(f"unknown variant {variant!r}: allowed are {', '.join(VARIANTS)} (SHB-11)")
+    if not isinstance(tiebreak, str) or tiebreak not in TIEBREAKS:
+        _fail(f"unknown tiebreak {tiebreak!r}: allowed are {', '.join(TIEBREAKS)} (SHB-12)")
+    return ShelfRules(players=n, variant=variant, tiebreak=tiebreak, deck=deck)
+
+
+def _read_turn(sit: dict, n: int, deck: Deck) -> _Reading:
+    """The seat, the seat to move and the decision (SHB-9: over exactly when to_move is null)."""
+    seat = _seat_no(sit["seat"], "seat", n)
+    over = "to_move" in sit and sit["to_move"] is None
+    mover = -1 if over else _seat_no(sit.get("to_move", sit["seat"]), "to_move", n)
+    decision = sit.get("decision")
+    if decision is None:
+        decision = "over" if over else ("place" if sit.get("source") is not None else "source")
+    if not isinstance(decision, str) or decision not in DECISIONS:
+        _fail(f"unknown decision {decision!r}: allowed are {', '.join(DECISIONS)}")
+    if (decision == "over") != over:
+        _fail("the game is over exactly when to_move is null and the decision is 'over' (SHB-9)")
+    return _Reading(n=n, deck=deck, seat=seat, over=over, mover=mover, decision=decision, cards=_Cards(deck))
+
+
+def _read_tableaus(sit: dict, t: _Reading) -> None:
+    """The tableaus (SHB-8): each one connected block within 3 x 5; first_placed in its tableau."""
+    n = t.n
+    tabs = per_seat(sit["tableaus"], n, lambda v: "tableaus must list one tableau per seat, "
+                    f"{n} for {n} players (seat order), not "
+                    + (f"{len(v)} tableaus" if isinstance(v, list) else repr(v)))
+    t.first_of = seat_keyed(sit.get("first_placed") or {}, lambda k: _seat_no(k, "a first_placed seat", n),
+                            "first_placed")
+    t.grids = []
+    for s, tab in enumerate(tabs):
+        who = f"seat {s + 1}'s tableau"
+        grid = {}
+        for r, row in enumerate(_shelves(tab, who)):
+            for c, tok in enumerate(row):
+                if tok is not None:
+                    grid[(r, c)] = t.cards.card(tok, f"{who} shelf {r + 1} place {c + 1}")
+        if not _connected(set(grid)):
+            _fail(f"{who} is not one block: every card after the first is placed next to a placed card (SHB-8)")
+        if s in t.first_of:
+            fv = t.first_of[s]
+            if not any(isinstance(fv, str) and t.deck.ids[x] == fv.strip() for x in grid.values()):
+                _fail(f"first_placed for seat {s + 1}: {fv!r} is not in that seat's tableau (SHB-8)")
+        t.grids.append(grid)
+    t.placed = [len(g) for g in t.grids]
+    t.turn = sum(t.placed)
+
+
+def _read_start(sit: dict, t: _Reading) -> None:
+    """The starting seat (SHB-3) and the cards in each tableau it implies (SHB-4: one per turn, clockwise)."""
+    n, turn = t.n, t.turn
+    if t.over:
+        if any(p != 15 for p in t.placed):
+            _fail(f"the game is over only when every tableau holds 15 cards (SHB-9), not {t.placed}")
+        if "starts" not in sit:
+            _fail("once the game is over the situation needs 'starts', the seat that started (SHB-3)")
+        t.first = _seat_no(sit["starts"], "starts", n)
+    else:
+        t.first = (t.mover - turn) % n
+        if "starts" in sit and _seat_no(sit["starts"], "starts", n) != t.first:
+            _fail(f"starts: with {turn} cards placed and seat {t.mover + 1} to move, seat {t.first + 1} started "
+                  "(SHB-4: one card per turn, clockwise)")
+    for s in range(n):
+        want = turn // n + (1 if (s - t.first) % n < turn % n else 0)
+        if t.placed[s] != want:
+            _fail(f"seat {s + 1}'s tableau holds {t.placed[s]} cards, but with {turn} cards placed, seat "
+                  f"{t.first + 1} starting and seat {t.mover + 1 if not t.over else t.first + 1} to move it holds "
+                  f"{want} (SHB-4: every turn places one card, clockwise)")
+
+
+def _read_offer(sit: dict, t: _Reading) -> None:
+    """The offer and the pile (SHB-3, SHB-5, SHB-7): a full offer while the pile lasts."""
+    n = t.n
+    offer_v = sit["offer"]
+    if isinstance(offer_v, str):
+        offer_v = split_cards(offer_v)
+    if not isinstance(offer_v, list):
+        _fail(f"offer is a list of cards, not {offer_v!r}")
+    if len(offer_v) > n + 1:
+        _fail(f"the offer holds at most players + 1 = {n + 1} cards (SHB-3), not {len(offer_v)}")
+    t.offer = [t.cards.card(v, f"offer place {j + 1}") for j, v in enumerate(offer_v)]
+    t.pile = _whole(sit["pile"], "pile (cards left in the pile)", 0, t.n_deck)
+    if t.pile > 0 and len(t.offer) != n + 1:
+        _fail(f"the offer holds {len(t.offer)} cards while the pile is not empty; it is refilled to players + 1 = "
+              f"{n + 1} until the pile runs out (SHB-5, SHB-7)")
+
+
+def _read_source(sit: dict, t: _Reading) -> None:
+    """How the mover took cards at a place decision (SHB-5 offer, SHB-6 draw two), and nothing else."""
+    n, decision, src_v = t.n, t.decision, sit.get("source")
+    if decision == "place":
+        if src_v not in ("offer", "draw"):
+            _fail(f"at a place decision 'source' is 'offer' or 'draw' (how the cards were taken, SHB-5, SHB-6), "
+                  f"not {src_v!r}")
+        t.nh = 2 if src_v == "offer" else 3
+    else:
+        for k in ("source", "offer_place", "taken", "drawn"):
+            if sit.get(k) is not None:
+                _fail(f"{k!r} describes a place decision; at a {decision} decision leave it out (SHB-5, SHB-6)")
+    if src_v == "offer":
+        # a full offer was refilled from the pile; a shorter one lost the card taken (SHB-5, SHB-7)
+        size_before = n + 1 if len(t.offer) == n + 1 else len(t.offer) + 1
+        t.src = _whole(sit.get("offer_place", 1), "offer_place (the offer place taken from, SHB-5)", 1,
+                       size_before) - 1
+    elif src_v == "draw":
+        t.src = K.DRAW
+        if len(t.offer) != n + 1:
+            _fail(f"drawing two needs two cards in the pile, so the offer was full: {n + 1} cards, not "
+                  f"{len(t.offer)} (SHB-6, SHB-7)")
+        if sit.get("offer_place") is not None:
+            _fail("offer_place names the offer card taken; after drawing two leave it out (SHB-6)")
+    for k in ("taken", "drawn"):
+        if sit.get(k) is not None and src_v != ("offer" if k == "taken" else "draw"):
+            _fail(f"{k!r} goes with source {'offer' if k == 'taken' else 'draw'} (SHB-5, SHB-6)")
+    if src_v == "draw" and t.mover != t.seat and sit.get("drawn") is not None:
+        _fail("the cards another seat drew are hidden (SHB-14): leave 'drawn' out")
+
+
+def _read_hands(sit: dict, t: _Reading) -> None:
+    """The seat's own hand card and the cards the mover holds that this seat has seen (SHB-5, SHB-6)."""
+    t.held = [-1, -1, -1]
+    t.hands = [-1] * K.MAXP
+    own = sit.get("hand")
+    if own is None:
+        _fail("the situation needs the seat's own hand card 'hand' (every seat holds one, SHB-3, SHB-5, SHB-6)")
+    t.own = t.cards.card(own, "your hand")
+    if t.decision == "place" and t.mover == t.seat:
+        t.held[0] = t.own
+        if t.nh == 2:
+            if sit.get("taken") is None:
+                _fail("after taking from the offer give the card taken: 'taken' (SHB-5)")
+            t.held[1] = t.cards.card(sit["taken"], "the card taken")
+        else:
+            d = sit.get("drawn")
+            if isinstance(d, str):
+                d = split_cards(d)
+            if not isinstance(d, list) or len(d) != 2:
+                _fail(f"after drawing two give the two cards drawn, pile's top first: 'drawn' (SHB-6), not {d!r}")
+            t.held[1] = t.cards.card(d[0], "the first card drawn")
+            t.held[2] = t.cards.card(d[1], "the second card drawn")
+    else:
+        t.hands[t.seat] = t.own
+        if t.decision == "place" and t.nh == 2:
+            if sit.get("taken") is None:
+                _fail("another seat took from the offer: give the card it took face up, 'taken' (SHB-5, SHB-14)")
+            t.held[1] = t.cards.card(sit["taken"], f"the card seat {t.mover + 1} took")
+
+
+def _read_known(sit: dict, t: _Reading) -> None:
+    """The hand cards the whole table knows (SHB-14: a card taken from the offer and kept)."""
+    t.known = [-1] * K.MAXP
+    kh = seat_keyed(sit.get("known_hands") or {}, lambda k: _seat_no(k, "a known_hands seat", t.n), "known_hands")
+    for s, v in kh.items():
+        if t.placed[s] == 0:
+            _fail(f"known_hands: seat {s + 1} has had no turn, so its hand is hidden (only a card taken from the "
+                  "offer and kept is known, SHB-14)")
+        if s == t.seat:
+            if not isinstance(v, str) or v.strip() != t.deck.ids[t.own]:
+                _fail(f"known_hands for your own seat must be your hand card {t.deck.ids[t.own]}, not {v!r} "
+                      "(SHB-14)")
+            t.known[s] = t.own
+            continue
+        c = t.cards.card(v, f"seat {s + 1}'s known hand")
+        t.known[s] = c
+        if s == t.mover and t.decision == "place":
+            t.held[0] = c
+        else:
+            t.hands[s] = c
+
+
+def _read_put_back(sit: dict, t: _Reading) -> None:
+    """The seat that put the pile's top card back, and that card if it is this seat (SHB-6, SHB-7)."""
+    ret = sit.get("put_back_by")
+    pile_top = sit.get("pile_top")
+    if ret is not None:
+        t.ret = _seat_no(ret, "put_back_by", t.n)
+        prev = (t.first + t.turn - 1) % t.n
+        if t.decision == "place" or t.turn == 0 or t.ret != prev or t.pile == 0:
+            _fail("put_back_by: only the seat that moved last can have put the pile's top card back, and only "
+                  "until someone takes from the pile; the mover's own take does (SHB-6, SHB-7)")
+        if t.known[t.ret] >= 0:
+            _fail(f"seat {t.ret + 1} drew two in its last turn, so its hand is not known (SHB-6, SHB-14)")
+    if pile_top is not None:
+        if t.ret != t.seat:
+            _fail("pile_top: a seat knows the pile's top card only if it put that card back itself and nobody "
+                  "has drawn since (put_back_by must be your seat, SHB-6)")
+        t.top = t.cards.card(pile_top, "the pile's top card")
+    elif t.ret == t.seat and t.ret >= 0:
+        _fail("you put the pile's top card back: give it as pile_top (SHB-6)")
+
+
+def _check_counts(sit: dict, t: _Reading) -> None:
+    """Every card is in a tableau, the offer, a hand, the mover's hands or the pile (SHB-2, SHB-3);
+    draw_two, if given, agrees with the pile (SHB-6, SHB-7)."""
+    extra = {0: 0, 2: 1, 3: 2}[t.nh]
+    need = t.n_deck - t.turn - len(t.offer) - t.n - extra
+    if t.pile != need:
+        _fail(f"pile: {t.pile} cards left does not add up: {t.n_deck} in the deck - {t.turn} placed - "
+              f"{len(t.offer)} in the offer - {t.n + extra} in hands = {need} (SHB-2, SHB-3)")
+    dt = sit.get("draw_two")
+    if dt is not None:
+        if not isinstance(dt, bool):
+            _fail(f"draw_two is true or false, not {dt!r}")
+        allowed = t.decision == "source" and t.pile >= 2
+        if dt != allowed:
+            _fail(f"draw_two is {'allowed' if allowed else 'not allowed'} here: drawing two needs a source "
+                  f"decision and two or more cards in the pile, which holds {t.pile} (SHB-6, SHB-7)")
+
+
+def _place_tableaus(state: np.ndarray, t: _Reading) -> None:
+    """Write each tableau on the step interface's grid, its first card at the centre (SHB-8)."""
+    state[K.GRID0:K.GRID0 + K.MAXP * K.NCELL] = -1
+    for s, grid in enumerate(t.grids):
+        if not grid:
+            continue
+        if s in t.first_of:
+            anchor = next(p for p, x in grid.items() if t.deck.ids[x] == t.first_of[s].strip())
+        else:
+            anchor = _default_first(grid)
+        r0, c0 = K.CENTRE // K.GW - anchor[0], K.CENTRE % K.GW - anchor[1]
+        for (r, c), x in grid.items():
+            state[K.GRID0 + s * K.NCELL + (r0 + r) * K.GW + c0 + c] = x
+        h = 1 + max(r for r, _ in grid)
+        w = 1 + max(c for _, c in grid)
+        state[K.NPL0 + s] = len(grid)
+        state[K.BB0 + 4 * s:K.BB0 + 4 * s + 4] = (r0, r0 + h - 1, c0, c0 + w - 1)
+
+
+def _state_of(t: _Reading) -> np.ndarray:
+    """A full int64 (STATE_SIZE,) state the reading describes, the cards no seat has seen anywhere hidden."""
+    n, pile, decision = t.n, t.pile, t.decision
+    state = np.zeros(K.STATE_SIZE, dtype=np.int64)
+    state[K.S_NP], state[K.S_SEAT], state[K.S_TURN] = n, t.first if t.over else t.mover, t.turn
+    state[K.S_PILE], state[K.S_OFFER], state[K.S_RET], state[K.S_FIRST] = pile, len(t.offer), t.ret, t.first
+    state[K.S_NDECK], state[K.S_NHELD], state[K.S_SRC] = t.n_deck, t.nh, t.src
+    fill = iter([x for x in range(t.n_deck) if x not in t.cards.where])
+    state[K.PILE0:K.PILE0 + K.MAXD] = -1
+    for j in range(pile):
+        state[K.PILE0 + j] = t.top if (j == pile - 1 and t.top >= 0) else next(fill)
+    state[K.OFFER0:K.OFFER0 + K.OFFER_MAX] = -1
+    state[K.OFFER0:K.OFFER0 + len(t.offer)] = t.offer
+    hands, held = list(t.hands), list(t.held)
+    for s in range(n):
+        if decision == "place" and s == t.mover:
+            continue
+        if hands[s] < 0:
+            hands[s] = next(fill)
+    if decision == "place":
+        hands[t.mover] = -1
+        for j in range(t.nh):
+            if held[j] < 0:
+                held[j] = next(fill)
+    state[K.HAND0:K.HAND0 + K.MAXP] = hands
+    state[K.HELD0:K.HELD0 + 3] = held
+    _place_tableaus(state, t)
+    state[K.S_KNOWN0:K.S_KNOWN0 + K.MAXP] = t.known
+    leftover = list(fill)
+    if leftover:  # pragma: no cover - the count check rules it out
+        _fail("the situation leaves cards nowhere")
+    return state
+
+
 def to_position(situation: dict, deck: Deck | None = None) -> Position:
     """Check a situation (see the module docstring) and give its step-interface observation.
 
@@ -223,265 +530,25 @@ def to_position(situation: dict, deck: Deck | None = None) -> Position:
         RulesError / UnknownNameError: players, variant or tiebreak out of range.
     """
     from . import shelf as S
-
-    if not isinstance(situation, dict):
-        _fail(f"a situation is a JSON object with the keys {', '.join(KEYS)}")
-    bad = [k for k in situation if k not in KEYS]
-    if bad:
-        _fail(f"unknown key {bad[0]!r} in the situation: allowed are {', '.join(KEYS)}")
-    missing = [k for k in REQUIRED if k not in situation]
-    if missing:
-        _fail(f"the situation needs the key {missing[0]!r} (required: {', '.join(REQUIRED)})")
-    sit = situation
-    deck = deck if deck is not None else assumed_deck()
-    n = sit["players"]
-    if isinstance(n, bool) or not isinstance(n, int) or not 2 <= n <= 5:
-        _fail(f"players must be 2..5 (SHB-2), not {n!r}")
-    variant = sit.get("variant", "standard")
-    tiebreak = sit.get("tiebreak", "shared")
-    if not isinstance(variant, str) or variant not in VARIANTS:
-        _fail(f"unknown variant {variant!r}: allowed are {', '.join(VARIANTS)} (SHB-11)")
-    if not isinstance(tiebreak, str) or tiebreak not in TIEBREAKS:
-        _fail(f"unknown tiebreak {tiebreak!r}: allowed are {', '.join(TIEBREAKS)} (SHB-12)")
-    srules = ShelfRules(players=n, variant=variant, tiebreak=tiebreak, deck=deck)
-    rules = S.step_rules(srules)
-    n_deck = len(deck)
-    seat = _seat_no(sit["seat"], "seat", n)
-    over = "to_move" in sit and sit["to_move"] is None
-    mover = -1 if over else _seat_no(sit.get("to_move", sit["seat"]), "to_move", n)
-    decision = sit.get("decision")
-    if decision is None:
-        decision = "over" if over else ("place" if sit.get("source") is not None else "source")
-    if not isinstance(decision, str) or decision not in DECISIONS:
-        _fail(f"unknown decision {decision!r}: allowed are {', '.join(DECISIONS)}")
-    if (decision == "over") != over:
-        _fail("the game is over exactly when to_move is null and the decision is 'over' (SHB-9)")
-    cards = _Cards(deck)
-
-    # tableaus (SHB-8): one connected block within 3 x 5, placed in turn order (SHB-4)
-    tabs = sit["tableaus"]
-    if not isinstance(tabs, list) or len(tabs) != n:
-        got = f"{len(tabs)} tableaus" if isinstance(tabs, list) else repr(tabs)
-        _fail(f"tableaus must list one tableau per seat, {n} for {n} players (seat order), not {got}")
-    firsts = sit.get("first_placed") or {}
-    if not isinstance(firsts, dict):
-        _fail(f'first_placed is an object {{"seat": card}}, not {firsts!r}')
-    first_of = {}
-    for k, v in firsts.items():
-        first_of[_seat_no(k, "a first_placed seat", n)] = v
-    grids = []  # per seat {(row, col): card} in frame coordinates
-    for s, tab in enumerate(tabs):
-        who = f"seat {s + 1}'s tableau"
-        rows = _shelves(tab, who)
-        grid = {}
-        for r, row in enumerate(rows):
-            for c, tok in enumerate(row):
-                if tok is not None:
-                    grid[(r, c)] = cards.card(tok, f"{who} shelf {r + 1} place {c + 1}")
-        if not _connected(set(grid)):
-            _fail(f"{who} is not one block: every card after the first is placed next to a placed card (SHB-8)")
-        if s in first_of:
-            fv = first_of[s]
-            hit = [p for p, x in grid.items() if isinstance(fv, str) and deck.ids[x] == fv.strip()]
-            if not hit:
-                _fail(f"first_placed for seat {s + 1}: {fv!r} is not in that seat's tableau (SHB-8)")
-        grids.append(grid)
-    placed = [len(g) for g in grids]
-    turn = sum(placed)
-    if over:
-        if any(p != 15 for p in placed):
-            _fail(f"the game is over only when every tableau holds 15 cards (SHB-9), not {placed}")
-        if "starts" not in sit:
-            _fail("once the game is over the situation needs 'starts', the seat that started (SHB-3)")
-        first = _seat_no(sit["starts"], "starts", n)
-    else:
-        first = (mover - turn) % n
-        if "starts" in sit and _seat_no(sit["starts"], "starts", n) != first:
-            _fail(f"starts: with {turn} cards placed and seat {mover + 1} to move, seat {first + 1} started "
-                  "(SHB-4: one card per turn, clockwise)")
-    for s in range(n):
-        want = turn // n + (1 if (s - first) % n < turn % n else 0)
-        if placed[s] != want:
-            _fail(f"seat {s + 1}'s tableau holds {placed[s]} cards, but with {turn} cards placed, seat "
-                  f"{first + 1} starting and seat {mover + 1 if not over else first + 1} to move it holds {want} "
-                  "(SHB-4: every turn places one card, clockwise)")
-
-    # the offer and the pile (SHB-3, SHB-5, SHB-7)
-    offer_v = sit["offer"]
-    if isinstance(offer_v, str):
-        offer_v = offer_v.replace(",", " ").split()
-    if not isinstance(offer_v, list):
-        _fail(f"offer is a list of cards, not {offer_v!r}")
-    if len(offer_v) > n + 1:
-        _fail(f"the offer holds at most players + 1 = {n + 1} cards (SHB-3), not {len(offer_v)}")
-    offer = [cards.card(v, f"offer place {j + 1}") for j, v in enumerate(offer_v)]
-    pile = _whole(sit["pile"], "pile (cards left in the pile)", 0, n_deck)
-    if pile > 0 and len(offer) != n + 1:
-        _fail(f"the offer holds {len(offer)} cards while the pile is not empty; it is refilled to players + 1 = "
-              f"{n + 1} until the pile runs out (SHB-5, SHB-7)")
-
-    # hands and the turn in progress (SHB-5, SHB-6)
-    src_v = sit.get("source")
-    nh, src = 0, -1
-    held = [-1, -1, -1]
-    if decision == "place":
-        if src_v not in ("offer", "draw"):
-            _fail(f"at a place decision 'source' is 'offer' or 'draw' (how the cards were taken, SHB-5, SHB-6), "
-                  f"not {src_v!r}")
-        nh = 2 if src_v == "offer" else 3
-    else:
-        for k in ("source", "offer_place", "taken", "drawn"):
-            if sit.get(k) is not None:
-                _fail(f"{k!r} describes a place decision; at a {decision} decision leave it out (SHB-5, SHB-6)")
-    if src_v == "offer":
-        # a full offer was refilled from the pile; a shorter one lost the card taken (SHB-5, SHB-7)
-        size_before = n + 1 if len(offer) == n + 1 else len(offer) + 1
-        src = _whole(sit.get("offer_place", 1), "offer_place (the offer place taken from, SHB-5)", 1,
-                     size_before) - 1
-    elif src_v == "draw":
-        src = K.DRAW
-        if len(offer) != n + 1:
-            _fail(f"drawing two needs two cards in the pile, so the offer was full: {n + 1} cards, not "
-                  f"{len(offer)} (SHB-6, SHB-7)")
-        if sit.get("offer_place") is not None:
-            _fail("offer_place names the offer card taken; after drawing two leave it out (SHB-6)")
-    for k in ("taken", "drawn"):
-        if sit.get(k) is not None and src_v != ("offer" if k == "taken" else "draw"):
-            _fail(f"{k!r} goes with source {'offer' if k == 'taken' else 'draw'} (SHB-5, SHB-6)")
-    if src_v == "draw" and mover != seat and sit.get("drawn") is not None:
-        _fail("the cards another seat drew are hidden (SHB-14): leave 'drawn' out")
-
-    hands = [-1] * K.MAXP
-    own = sit.get("hand")
-    if own is None:
-        _fail("the situation needs the seat's own hand card 'hand' (every seat holds one, SHB-3, SHB-5, SHB-6)")
-    own_i = cards.card(own, "your hand")
-    if decision == "place" and mover == seat:
-        held[0] = own_i
-        if nh == 2:
-            if sit.get("taken") is None:
-                _fail("after taking from the offer give the card taken: 'taken' (SHB-5)")
-            held[1] = cards.card(sit["taken"], "the card taken")
-        else:
-            d = sit.get("drawn")
-            if isinstance(d, str):
-                d = d.replace(",", " ").split()
-            if not isinstance(d, list) or len(d) != 2:
-                _fail(f"after drawing two give the two cards drawn, pile's top first: 'drawn' (SHB-6), not {d!r}")
-            held[1] = cards.card(d[0], "the first card drawn")
-            held[2] = cards.card(d[1], "the second card drawn")
-    else:
-        hands[seat] = own_i
-        if decision == "place" and nh == 2:
-            if sit.get("taken") is None:
-                _fail("another seat took from the offer: give the card it took face up, 'taken' (SHB-5, SHB-14)")
-            held[1] = cards.card(sit["taken"], f"the card seat {mover + 1} took")
-
-    # what the whole table knows (SHB-14)
-    known = [-1] * K.MAXP
-    kh = sit.get("known_hands") or {}
-    if not isinstance(kh, dict):
-        _fail(f'known_hands is an object {{"seat": card}}, not {kh!r}')
-    for k, v in kh.items():
-        s = _seat_no(k, "a known_hands seat", n)
-        if placed[s] == 0:
-            _fail(f"known_hands: seat {s + 1} has had no turn, so its hand is hidden (only a card taken from the "
-                  "offer and kept is known, SHB-14)")
-        if s == seat:
-            if not isinstance(v, str) or v.strip() != deck.ids[own_i]:
-                _fail(f"known_hands for your own seat must be your hand card {deck.ids[own_i]}, not {v!r} (SHB-14)")
-            known[s] = own_i
-            continue
-        c = cards.card(v, f"seat {s + 1}'s known hand")
-        known[s] = c
-        if s == mover and decision == "place":
-            held[0] = c
-        else:
-            hands[s] = c
-
-    ret = sit.get("put_back_by")
-    pile_top = sit.get("pile_top")
-    ret_s = -1
-    if ret is not None:
-        ret_s = _seat_no(ret, "put_back_by", n)
-        prev = (first + turn - 1) % n
-        if decision == "place" or turn == 0 or ret_s != prev or pile == 0:
-            _fail("put_back_by: only the seat that moved last can have put the pile's top card back, and only "
-                  "until someone takes from the pile; the mover's own take does (SHB-6, SHB-7)")
-        if known[ret_s] >= 0:
-            _fail(f"seat {ret_s + 1} drew two in its last turn, so its hand is not known (SHB-6, SHB-14)")
-    top = -1
-    if pile_top is not None:
-        if ret_s != seat:
-            _fail("pile_top: a seat knows the pile's top card only if it put that card back itself and nobody "
-                  "has drawn since (put_back_by must be your seat, SHB-6)")
-        top = cards.card(pile_top, "the pile's top card")
-    elif ret_s == seat and ret_s >= 0:
-        _fail("you put the pile's top card back: give it as pile_top (SHB-6)")
-
-    # counts (SHB-2, SHB-3): every card is in a tableau, the offer, a hand, a mover's hands or the pile
-    extra = {0: 0, 2: 1, 3: 2}[nh]
-    need = n_deck - turn - len(offer) - n - extra
-    if pile != need:
-        _fail(f"pile: {pile} cards left does not add up: {n_deck} in the deck - {turn} placed - {len(offer)} in "
-              f"the offer - {n + extra} in hands = {need} (SHB-2, SHB-3)")
-    dt = sit.get("draw_two")
-    if dt is not None:
-        if not isinstance(dt, bool):
-            _fail(f"draw_two is true or false, not {dt!r}")
-        allowed = decision == "source" and pile >= 2
-        if dt != allowed:
-            _fail(f"draw_two is {'allowed' if allowed else 'not allowed'} here: drawing two needs a source "
-                  f"decision and two or more cards in the pile, which holds {pile} (SHB-6, SHB-7)")
-
-    # a full state with the unseen cards anywhere hidden, then the seat's observation of it
-    state = np.zeros(K.STATE_SIZE, dtype=np.int64)
-    state[K.S_NP], state[K.S_SEAT], state[K.S_TURN] = n, first if over else mover, turn
-    state[K.S_PILE], state[K.S_OFFER], state[K.S_RET], state[K.S_FIRST] = pile, len(offer), ret_s, first
-    state[K.S_NDECK], state[K.S_NHELD], state[K.S_SRC] = n_deck, nh, src
-    unseen = [x for x in range(n_deck) if x not in cards.where]
-    state[K.PILE0:K.PILE0 + K.MAXD] = -1
-    fill = iter(unseen)
-    for j in range(pile):
-        state[K.PILE0 + j] = top if (j == pile - 1 and top >= 0) else next(fill)
-    state[K.OFFER0:K.OFFER0 + K.OFFER_MAX] = -1
-    state[K.OFFER0:K.OFFER0 + len(offer)] = offer
-    for s in range(n):
-        if decision == "place" and s == mover:
-            continue
-        if hands[s] < 0:
-            hands[s] = next(fill)
-    if decision == "place":
-        hands[mover] = -1
-        for j in range(nh):
-            if held[j] < 0:
-                held[j] = next(fill)
-    state[K.HAND0:K.HAND0 + K.MAXP] = hands
-    state[K.HELD0:K.HELD0 + 3] = held
-    state[K.GRID0:K.GRID0 + K.MAXP * K.NCELL] = -1
-    for s, grid in enumerate(grids):
-        if not grid:
-            continue
-        if s in first_of:
-            anchor = next(p for p, x in grid.items() if deck.ids[x] == first_of[s].strip())
-        else:
-            anchor = _default_first(grid)
-        r0, c0 = K.CENTRE // K.GW - anchor[0], K.CENTRE % K.GW - anchor[1]
-        for (r, c), x in grid.items():
-            state[K.GRID0 + s * K.NCELL + (r0 + r) * K.GW + c0 + c] = x
-        h = 1 + max(r for r, _ in grid)
-        w = 1 + max(c for _, c in grid)
-        state[K.NPL0 + s] = len(grid)
-        state[K.BB0 + 4 * s:K.BB0 + 4 * s + 4] = (r0, r0 + h - 1, c0, c0 + w - 1)
-    state[K.S_KNOWN0:K.S_KNOWN0 + K.MAXP] = known
-    leftover = list(fill)
-    if leftover:  # pragma: no cover - the count check above rules it out
-        _fail("the situation leaves cards nowhere")
-    obs = np.zeros(K.OBS_SIZE, dtype=np.int64)
     from . import shelf_reference as R
 
-    R.observe(rules, state, seat, obs)
-    return Position(rules=rules, n_players=n, seat=seat, obs=obs, shelf_rules=srules, to_move=mover)
+    _check_keys(situation)
+    sit = situation
+    deck = deck if deck is not None else assumed_deck()
+    srules = _read_rules(sit, deck)
+    rules = S.step_rules(srules)
+    t = _read_turn(sit, srules.players, deck)
+    _read_tableaus(sit, t)
+    _read_start(sit, t)
+    _read_offer(sit, t)
+    _read_source(sit, t)
+    _read_hands(sit, t)
+    _read_known(sit, t)
+    _read_put_back(sit, t)
+    _check_counts(sit, t)
+    obs = np.zeros(K.OBS_SIZE, dtype=np.int64)
+    R.observe(rules, _state_of(t), t.seat, obs)
+    return Position(rules=rules, n_players=t.n, seat=t.seat, obs=obs, shelf_rules=srules, to_move=t.mover)
 
 
 def _default_first(grid: dict) -> tuple:
