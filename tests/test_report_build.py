@@ -23,7 +23,7 @@ def _stub_section(ctx) -> str:
 
 def _stub_registry(monkeypatch):
     game = types.SimpleNamespace(id="box", title="Stub", load=lambda layer: types.SimpleNamespace(
-        report_section=_stub_section), entry=lambda name: _stub_section if name == "report_section" else (lambda: None))
+        report_section=_stub_section), entry=lambda name: _stub_section)
     monkeypatch.setattr(registry, "GAMES", [game])
 
 
