@@ -176,8 +176,8 @@ def knock_finding(knock_rows, default_k: float, bv: pd.DataFrame, var: pd.DataFr
                 "threshold differs with the player count ("
                 + "; ".join(f"{P} players: {a:g} to {b:g}" for P, _, a, b in knock_rows) + ")")
     text = rule + f" (the field knocking at {knock_rows[0][1].field_knock:g}; the tables below give each count)."
-    quotes = {"low": Quote(lo, "beverbende_best_knock", "best_knock"), "high": Quote(hi, "beverbende_best_knock",
-                                                                                     "best_knock")}
+    sweep = "beverbende_knock_sweep"  # the sweep the chart beverbende_knock draws (own threshold against field)
+    quotes = {"low": Quote(lo, sweep, "knock"), "high": Quote(hi, sweep, "knock")}
     kp = bv[bv.scoring == "knocker-penalty"]
     lowest = float(var.knock.min())
     at_floor = kp[kp.best_knock == lowest]
@@ -608,6 +608,89 @@ def _near_best(part: pd.DataFrame, best_margin_ci_high: float) -> tuple[float, f
     return float(ok.min()), float(ok.max())
 
 
+def _first_player_finding(first, last):
+    """Whether starting pays (4 players): seat 0's and the last seat's mean round score, rows of
+    :func:`first_player` (table ``beverbende_first_player``)."""
+    from .findings import Finding, Quote
+
+    adv4 = last.mean_score_ci_low > first.mean_score_ci_high
+    text = (("Starting is an advantage" if adv4 else "Starting makes no clear difference")
+            + f": with 4 players seat 0 (which starts) scores {first.mean_score:.2f} points a round "
+            f"({_ci(first.mean_score_ci_low, first.mean_score_ci_high, '.2f')}) and the last seat "
+            f"{last.mean_score:.2f} ({_ci(last.mean_score_ci_low, last.mean_score_ci_high, '.2f')}).")
+    t = "beverbende_first_player"
+    return Finding("estimate", "", text, {"first": Quote(first.mean_score, t, "mean_score", "seat 0"),
+                                          "last": Quote(last.mean_score, t, "mean_score", "last seat")})
+
+
+def _memory_finding(m0, m1):
+    """What forgetting costs seat 0 (4 players): the rows of perfect memory and of the most forgetting of
+    :func:`memory_curve` (who = one, indexed by memory_loss; table ``beverbende_memory``)."""
+    from .findings import Finding, Quote
+
+    mem_clear = m1.mean_score_ci_low > m0.mean_score_ci_high
+    text = (("Memory pays" if mem_clear else "Memory makes no clear difference")
+            + ": with 4 players, a seat 0 that forgets "
+            + ("every remembered card each turn " if m1.name == 1 else
+               f"each remembered card with chance {m1.name:g} per turn ")
+            + f"scores {m1.mean_score:.2f} points a round "
+            f"({_ci(m1.mean_score_ci_low, m1.mean_score_ci_high, '.2f')}) against {m0.mean_score:.2f} "
+            f"({_ci(m0.mean_score_ci_low, m0.mean_score_ci_high, '.2f')}) with perfect memory.")
+    t = "beverbende_memory"
+    return Finding("estimate", "", text, {"forgetful": Quote(m1.mean_score, t, "mean_score", f"one, {m1.name:g}"),
+                                          "perfect": Quote(m0.mean_score, t, "mean_score", f"one, {m0.name:g}"),
+                                          "memory_loss": Quote(m1.name, t, "memory_loss")})
+
+
+def _special_use_finding(use):
+    """What never playing each special type costs seat 0: the rows of :func:`special_use` but the first,
+    costliest first (table ``beverbende_special_use``)."""
+    from .findings import Finding, Quote
+
+    all_pay = bool((use.diff_vs_first_ci_low > 0).all())
+    text = (("Play every special card: " if all_pay else "Specials: ") + "never playing "
+            + ", ".join(f"{r.ignores} costs {r.diff_vs_first:+.2f} points a round "
+                        f"({_ci(r.diff_vs_first_ci_low, r.diff_vs_first_ci_high)})" for r in use.itertuples())
+            + ".")
+    return Finding("estimate", "", text, {f"cost_{r.ignores}": Quote(r.diff_vs_first, "beverbende_special_use",
+                                                                     "diff_vs_first", r.ignores)
+                                          for r in use.itertuples()})
+
+
+def _game_wins_finding(gbest):
+    """Whole games: per player count, the policy of :func:`game_wins` winning most often alone, against an
+    even share (table ``beverbende_game_wins``)."""
+    from .findings import Finding, Quote
+
+    def _fair(r):
+        inside = r.p_win_alone_ci_low <= r.fair_share <= r.p_win_alone_ci_high
+        return "not distinguishable from" if inside else ("above" if r.p_win_alone > r.fair_share else "below")
+
+    text = "Whole games: " + "; ".join(
+        f"with {int(r.players)} players the policy winning most often against the threshold field, {r.policy}, "
+        f"wins {r.p_win_alone:.0%} of games alone ({_ci(r.p_win_alone_ci_low, r.p_win_alone_ci_high, '.0%')}), "
+        f"{_fair(r)} an even share of {r.fair_share:.0%}" for r in gbest.itertuples()) + "."
+    t = "beverbende_game_wins"
+    quotes = {}
+    for r in gbest.itertuples():
+        quotes[f"p_win_{int(r.players)}"] = Quote(r.p_win_alone, t, "p_win_alone", f"{int(r.players)}, {r.policy}")
+        quotes[f"fair_{int(r.players)}"] = Quote(r.fair_share, t, "fair_share", f"{int(r.players)}, {r.policy}")
+    return Finding("estimate", "", text, quotes)
+
+
+def _specials_finding(sv_big):
+    """For a designer: the largest change of the table's mean round score when a special type is removed, a
+    row of :func:`special_values` at factor 0 (table ``beverbende_specials``)."""
+    from .findings import Finding, Quote
+
+    text = (f"For a designer: removing a special type changes the table's mean round score by "
+            f"{sv_big.change:+.2f} points at most ({sv_big.special}, "
+            f"{_ci(sv_big.change_ci_low, sv_big.change_ci_high)}); a special drawn is a number card not drawn, "
+            "so fewer specials need not mean higher scores.")
+    return Finding("estimate", "", text, {"change": Quote(sv_big.change, "beverbende_specials", "change",
+                                                          f"{sv_big.special}, factor 0")})
+
+
 def section_findings(*, pt: pd.DataFrame, pairs: pd.DataFrame, knock_rows, default_k: float, bv: pd.DataFrame,
                      var: pd.DataFrame, fp: pd.DataFrame, mc: pd.DataFrame, su: pd.DataFrame, sv: pd.DataFrame,
                      chk: pd.DataFrame, tuned_params: dict, gw: pd.DataFrame) -> list:
@@ -641,70 +724,21 @@ def section_findings(*, pt: pd.DataFrame, pairs: pd.DataFrame, knock_rows, defau
                                                                     "4 players, random")},
                         verdict=pol_find.verdict))
     find.append(knock_finding(knock_rows, default_k, bv, var))
-    adv4 = last.mean_score_ci_low > first.mean_score_ci_high
-    find.append(("Starting is an advantage" if adv4 else "Starting makes no clear difference")
-                + f": with 4 players seat 0 (which starts) scores {first.mean_score:.2f} points a round "
-                f"({_ci(first.mean_score_ci_low, first.mean_score_ci_high, '.2f')}) and the last seat "
-                f"{last.mean_score:.2f} ({_ci(last.mean_score_ci_low, last.mean_score_ci_high, '.2f')}).")
-    mem_clear = m1.mean_score_ci_low > m0.mean_score_ci_high
-    find.append(("Memory pays" if mem_clear else "Memory makes no clear difference")
-                + ": with 4 players, a seat 0 that forgets "
-                + ("every remembered card each turn " if m1.name == 1 else
-                   f"each remembered card with chance {m1.name:g} per turn ")
-                + f"scores {m1.mean_score:.2f} points a round "
-                f"({_ci(m1.mean_score_ci_low, m1.mean_score_ci_high, '.2f')}) against {m0.mean_score:.2f} "
-                f"({_ci(m0.mean_score_ci_low, m0.mean_score_ci_high, '.2f')}) with perfect memory.")
-    all_pay = bool((use.diff_vs_first_ci_low > 0).all())
-    find.append(("Play every special card: " if all_pay else "Specials: ") + "never playing "
-                + ", ".join(f"{r.ignores} costs {r.diff_vs_first:+.2f} points a round "
-                            f"({_ci(r.diff_vs_first_ci_low, r.diff_vs_first_ci_high)})" for r in use.itertuples())
-                + ".")
+    find.append(_first_player_finding(first, last))
+    find.append(_memory_finding(m0, m1))
+    find.append(_special_use_finding(use))
     find.append(tuned_finding(chk, tuned_params["knock"], default_k, tuned_params.get("unknown"),
                               float(bev.POLICY_PARAMS["threshold"]["unknown"])))
-
-    def _fair(r):
-        inside = r.p_win_alone_ci_low <= r.fair_share <= r.p_win_alone_ci_high
-        return "not distinguishable from" if inside else ("above" if r.p_win_alone > r.fair_share else "below")
-
-    find.append("Whole games: " + "; ".join(
-        f"with {int(r.players)} players the policy winning most often against the threshold field, {r.policy}, "
-        f"wins {r.p_win_alone:.0%} of games alone ({_ci(r.p_win_alone_ci_low, r.p_win_alone_ci_high, '.0%')}), "
-        f"{_fair(r)} an even share of {r.fair_share:.0%}" for r in gbest.itertuples()) + ".")
-    find.append(f"For a designer: removing a special type changes the table's mean round score by "
-                f"{sv_big.change:+.2f} points at most ({sv_big.special}, "
-                f"{_ci(sv_big.change_ci_low, sv_big.change_ci_high)}); a special drawn is a number card not drawn, "
-                "so fewer specials need not mean higher scores.")
+    find.append(_game_wins_finding(gbest))
+    find.append(_specials_finding(sv_big))
     return find
 
 
-def report_section(ctx) -> str:
-    """Beverbende: findings first, then one sub-section per question: which policy, when to knock, the first
-    player, what memory and each special card are worth, the scoring variants, a tuned heuristic, whole games."""
-    from ludolab.analysis.results import provenance
+def _study_policies(ctx, s) -> list[str]:
+    """Which policy to play: each policy in seat 0 by player count, then the two best paired on fresh deals.
 
-    from .findings import render_markdown
-
-    quick = ctx.quick
-    n = 2_000 if quick else 16_000
-    rules = BeverbendeRules()
-    meta = provenance(GAME, rules=rules.as_dict(), seed=ctx.seed)
-    default_k = float(bev.POLICY_PARAMS["threshold"]["knock"])
-    cap = f"rounds ended by the round cap of {rules.round_cap} turns without a knock (BVB-12)"
-    base_defs = {
-        "players": "number of players at the table",
-        "policy": "seat 0's policy",
-        "mean_score": "seat 0's mean round score (points, lower is better)",
-        "margin": "seat 0's round score minus the mean of the other seats' (points, lower is better: this is "
-                  "what decides a game scored by sums)",
-        "p_lowest_alone": "chance seat 0's row is strictly the lowest of the round",
-        "knock_rate": "share of rounds in which seat 0 knocked",
-        "capped_rounds": cap,
-        "mean_turns": "mean number of turns per round",
-        "field_knock": "knock threshold of every other seat (the field)",
-        "p_win": "chance seat 0 has the lowest row, a shared lowest counted as half",
-    }
-
-    body = []  # the sub-sections, each rendered right after its study (so provenance follows the runs)
+    Reads the study so far from ``s`` (:func:`study`), adds ``pt, pairs`` to it; returns the Markdown blocks."""
+    n, meta, base_defs = s.n, s.meta, s.base_defs
     ctx.say("beverbende: policies by player count ...")
     pt = policy_table((2, 3, 4, 5, 6), rounds=n, seed=ctx.seed)
     pairs = policy_pairs(pt, rounds=n, seed=ctx.seed + 2000)
@@ -715,7 +749,7 @@ def report_section(ctx) -> str:
     pcols = pt[["players", "policy", "mean_score", "mean_score_ci_low", "mean_score_ci_high", "margin",
                 "margin_ci_low", "margin_ci_high", "p_lowest_alone", "knock_rate", "diff_vs_first",
                 "diff_vs_first_ci_low", "diff_vs_first_ci_high", "capped_rounds"]]
-    body += ["## Which policy to play\n",
+    body = ["## Which policy to play\n",
            "Seat 0 plays each policy, every other seat the default threshold heuristic; judged by `margin`. "
            + "The two best by margin at each player count are then compared again on fresh deals, paired (the "
            "second table): " + pol_find.text
@@ -734,6 +768,15 @@ def report_section(ctx) -> str:
                                    "rounds": "paired rounds played"}),
            ctx.table(pairs, "beverbende_policy_pairs", {**meta, "rounds": n, "seed": ctx.seed + 2000})]
 
+    s.pt, s.pairs = pt, pairs
+    return body
+
+
+def _study_first_player(ctx, s) -> list[str]:
+    """Does the first player have an advantage: every seat on the threshold heuristic, score by seat.
+
+    Reads the study so far from ``s`` (:func:`study`), adds ``fp`` to it; returns the Markdown blocks."""
+    n, meta, base_defs = s.n, s.meta, s.base_defs
     ctx.say("beverbende: score distributions and first-player advantage ...")
     fp = first_player((2, 3, 4, 5, 6), rounds=n, seed=ctx.seed)
     fig_sc = fig_scores(BeverbendeRules(), rounds=n, seed=ctx.seed)
@@ -741,7 +784,7 @@ def report_section(ctx) -> str:
            for P, d in fp.groupby("players")]
     fcols = fp[["players", "seat", "mean_score", "mean_score_ci_low", "mean_score_ci_high", "p_lowest_alone",
                 "p_lowest_alone_ci_low", "p_lowest_alone_ci_high", "knock_rate"]]
-    body += ["\n## Does the first player have an advantage?\n",
+    body = ["\n## Does the first player have an advantage?\n",
            "Every seat plays the default threshold heuristic; seat 0 starts. Mean round score per seat "
            "(" + "; ".join(adv) + "). The chart shows the round score distributions of each policy.\n",
            ctx.figure(fig_sc, "beverbende_scores", "Round score distribution of each policy"),
@@ -751,6 +794,15 @@ def report_section(ctx) -> str:
                             "knock_rate": "share of rounds in which this seat knocked"}),
            ctx.table(fcols, "beverbende_first_player", {**meta, "rounds": n})]
 
+    s.fp = fp
+    return body
+
+
+def _study_knock(ctx, s) -> list[str]:
+    """When to knock: seat 0's threshold against the field's; the best own threshold per player count.
+
+    Reads the study so far from ``s`` (:func:`study`), adds ``knock_rows`` to it; returns the Markdown blocks."""
+    quick, n, meta, base_defs, default_k = s.quick, s.n, s.meta, s.base_defs, s.default_k
     ctx.say("beverbende: knock thresholds ...")
     ks = range(4, 21, 4) if quick else range(2, 21, 2)
     sw_rounds = max(500, n // 8)
@@ -767,7 +819,7 @@ def report_section(ctx) -> str:
              + "; ".join(f"{P} players {r.best_knock:g} ({lo:g} to {hi:g}; margin {r.margin:+.2f}, "
                          f"{_ci(r.margin_ci_low, r.margin_ci_high)})" for P, r, lo, hi in knock_rows)
              + ". The table shows that field only; the CSV has every field."]
-    body += ["\n## When to knock\n",
+    body = ["\n## When to knock\n",
            "Seat 0's knock threshold (own: knock when the believed row total is at most this) against the "
            f"threshold of every other seat (field), {sw_rounds:,} rounds per pair. " + " ".join(lines)
            + " The chart draws seat 0's margin against its own threshold for that field, one line per player "
@@ -785,6 +837,15 @@ def report_section(ctx) -> str:
            ctx.table(bk, "beverbende_best_knock", {**meta, "rounds": sw_rounds},
                      shown=bk[bk.field_knock == knock_rows[0][1].field_knock])]
 
+    s.knock_rows = knock_rows
+    return body
+
+
+def _study_memory(ctx, s) -> list[str]:
+    """What a good memory is worth: seat 0 alone or every seat forgetting with chance q per turn.
+
+    Reads the study so far from ``s`` (:func:`study`), adds ``mc`` to it; returns the Markdown blocks."""
+    n, meta, base_defs = s.n, s.meta, s.base_defs
     ctx.say("beverbende: memory ...")
     mc = memory_curve((0.0, 0.1, 0.3, 0.6, 1.0), 4, rounds=n, seed=ctx.seed)
     one = mc[mc.who == "one"].set_index("memory_loss")
@@ -792,7 +853,7 @@ def report_section(ctx) -> str:
     m0, m1 = one.iloc[0], one.iloc[-1]
     mcols = mc[["memory_loss", "who", "mean_score", "mean_score_ci_low", "mean_score_ci_high",
                 "table_mean_score", "mean_turns", "capped_rounds"]]
-    body += ["\n## What a good memory is worth\n",
+    body = ["\n## What a good memory is worth\n",
            f"Four players. Forgetting each remembered card with chance q per turn, seat 0 alone scores "
            f"{m1.mean_score - m0.mean_score:+.2f} points a round at q = 1 compared with perfect "
            "memory. When everybody forgets alike the rounds get longer (`mean_turns` "
@@ -808,12 +869,21 @@ def report_section(ctx) -> str:
                             "table_mean_score": "mean round score over all seats of the table (points)"}),
            ctx.table(mcols, "beverbende_memory", {**meta, "rounds": n})]
 
+    s.mc = mc
+    return body
+
+
+def _study_specials(ctx, s) -> list[str]:
+    """What each special card does to the game, and what playing each is worth to seat 0.
+
+    Reads the study so far from ``s`` (:func:`study`), adds ``sv, su`` to it; returns the Markdown blocks."""
+    n, meta, base_defs = s.n, s.meta, s.base_defs
     ctx.say("beverbende: special cards ...")
     sv = special_values(4, rounds=n, seed=ctx.seed)
     su = special_use(4, rounds=n, seed=ctx.seed)
     svcols = sv[["special", "factor", "copies", "mean_score", "change", "change_ci_low", "change_ci_high",
                  "mean_turns"]]
-    body += ["\n## What each special card does to the game\n",
+    body = ["\n## What each special card does to the game\n",
            "Four players, every seat on the threshold heuristic, with the deck without a special type "
            "(factor 0), as printed (1) or with it doubled (2). A special drawn is a number card not drawn, and a "
            "special dealt into a row is replaced by a random number at the end, so fewer specials can mean lower "
@@ -841,6 +911,15 @@ def report_section(ctx) -> str:
                                               "(points, positive means ignoring the type costs points)"}),
            ctx.table(sucols, "beverbende_special_use", {**meta, "rounds": n})]
 
+    s.sv, s.su = sv, su
+    return body
+
+
+def _study_variants(ctx, s) -> list[str]:
+    """Scoring variants and the best knock, held against "When to knock".
+
+    Reads the study so far from ``s`` (:func:`study`), adds ``var, bv`` to it; returns the Markdown blocks."""
+    quick, n, meta, base_defs, default_k, knock_rows = s.quick, s.n, s.meta, s.base_defs, s.default_k, s.knock_rows
     ctx.say("beverbende: scoring variants ...")
     var_rounds = max(500, n // 4)
     var = variants((2, 4), range(4, 21, 4) if quick else range(2, 21, 2), rounds=var_rounds, seed=ctx.seed)
@@ -863,7 +942,7 @@ def report_section(ctx) -> str:
         else:
             txt += "."
         agree.append(txt)
-    body += ["\n## Scoring variants and the best knock\n",
+    body = ["\n## Scoring variants and the best knock\n",
            "`sum` is the rulebook; `knocker-penalty` adds 5 to a knocker who is not strictly lowest; `win-count` "
            f"gives a point per round won. Seat 0's best own knock threshold against the default field (knocking "
            f"at {default_k:g}), {var_rounds:,} rounds per threshold. " + " ".join(agree) + "\n",
@@ -879,6 +958,15 @@ def report_section(ctx) -> str:
                                   "half"}),
            ctx.table(bv, "beverbende_variants", {**meta, "rounds": var_rounds})]
 
+    s.var, s.bv = var, bv
+    return body
+
+
+def _study_tuned(ctx, s) -> list[str]:
+    """Can the threshold heuristic be improved: a coordinate search, checked on fresh rounds.
+
+    Reads the study so far from ``s`` (:func:`study`), adds ``tuned_params, chk`` to it; returns the Markdown blocks."""
+    quick, n, meta, base_defs = s.quick, s.n, s.meta, s.base_defs
     ctx.say("beverbende: tuning the threshold heuristic ...")
     r4 = BeverbendeRules(players=4)
     tn = max(500, n // 6)
@@ -889,7 +977,7 @@ def report_section(ctx) -> str:
     tcols = chk[["policy", "mean_score", "mean_score_ci_low", "mean_score_ci_high", "margin", "margin_ci_low",
                  "margin_ci_high", "margin_diff_vs_first", "margin_diff_vs_first_ci_low",
                  "margin_diff_vs_first_ci_high", "diff_vs_first", "diff_vs_first_ci_low", "diff_vs_first_ci_high"]]
-    body += ["\n## Can the threshold heuristic be improved?\n",
+    body = ["\n## Can the threshold heuristic be improved?\n",
            f"Coordinate search (four players, seat 0 against the default heuristic, {tn:,} rounds per step on "
            f"common random numbers, lowest margin) found {text}. Checked on {n:,} fresh rounds (seed "
            f"{ctx.seed + 1000}): margin {chk.margin[1]:+.2f} against {chk.margin[0]:+.2f} for the default, "
@@ -905,11 +993,20 @@ def report_section(ctx) -> str:
                                                     "heuristic (points, negative is better: this decides)"}),
            ctx.table(tcols, "beverbende_tuned", {**meta, "rounds": n, "tune_rounds": tn})]
 
+    s.tuned_params, s.chk = tuned_params, chk
+    return body
+
+
+def _study_games(ctx, s) -> list[str]:
+    """Whole games: seat 0's chance to win a game against the threshold field.
+
+    Reads the study so far from ``s`` (:func:`study`), adds ``gw`` to it; returns the Markdown blocks."""
+    n, meta, base_defs, rules = s.n, s.meta, s.base_defs, s.rules
     ctx.say("beverbende: whole games ...")
     games = max(500, n // 4)
     gw = game_wins((2, 4), games=games, seed=ctx.seed)
 
-    body += ["\n## Whole games\n",
+    body = ["\n## Whole games\n",
            "Chance of winning a whole game (as many rounds as players, four with two) for seat 0's policy "
            "against the threshold field.\n",
            _columns(gw, {**base_defs, "field": "the policy of every other seat",
@@ -922,25 +1019,77 @@ def report_section(ctx) -> str:
                                           f"{rules.round_cap} turns (BVB-12)"}),
            ctx.table(gw, "beverbende_game_wins", {**meta, "games": games})]
 
-    find = section_findings(pt=pt, pairs=pairs, knock_rows=knock_rows, default_k=default_k, bv=bv, var=var,
-                            fp=fp, mc=mc, su=su, sv=sv, chk=chk, tuned_params=tuned_params, gw=gw)
+    s.gw = gw
+    return body
 
-    md = ["# Beverbende\n",
-          "## What a player should know\n",
-          render_markdown(find) + "\n",
-          "## How these numbers were made\n",
-          "Rulebook deck (66 cards), sum scoring, perfect memory unless said otherwise (clauses in "
-          "`seeds/beverbende.md`). Seat 0 starts every round. Policies: `random` (uniform legal moves), "
-          "`threshold` (knock when the believed row total is at most *knock*, default "
-          f"{default_k:g}; unknown cards count 4.5) and "
-          "`expected-value` (unknown cards valued at the mean of the unseen number cards). Every comparison "
-          f"uses common random numbers (the same deals) with root seed {ctx.seed}; intervals are 95% CIs. "
-          "Which measure decides: a game is scored by sums and the lowest total wins, so a policy is judged by its "
-          "`margin` (own round score minus the mean of the other seats'), not by its own mean score: a policy "
-          "that knocks early ends rounds while every row is still high, which raises its own score without "
-          "hurting its standing.\n"]
 
-    return "\n".join(md + body)
+def study(ctx) -> tuple[dict, list[str]]:
+    """The Beverbende study: every run and table of the report section, in the order they are made (each
+    table's provenance lists the runs since the previous one).
+
+    Args:
+        ctx: the :class:`~ludolab.analysis.report.ReportContext` (``ctx.quick``: 2,000 rounds per table instead
+            of 16,000; seeds from ``ctx.seed``).
+
+    Returns:
+        ``(tables, body)``: the tables :func:`section_findings` reads, by its argument names, and the
+        sub-sections as Markdown blocks (sub-heading, prose, columns line, table, chart).
+    """
+    from types import SimpleNamespace
+
+    from ludolab.analysis.results import provenance
+
+    quick = ctx.quick
+    n = 2_000 if quick else 16_000
+    rules = BeverbendeRules()
+    meta = provenance(GAME, rules=rules.as_dict(), seed=ctx.seed)
+    default_k = float(bev.POLICY_PARAMS["threshold"]["knock"])
+    cap = f"rounds ended by the round cap of {rules.round_cap} turns without a knock (BVB-12)"
+    base_defs = {
+        "players": "number of players at the table",
+        "policy": "seat 0's policy",
+        "mean_score": "seat 0's mean round score (points, lower is better)",
+        "margin": "seat 0's round score minus the mean of the other seats' (points, lower is better: this is "
+                  "what decides a game scored by sums)",
+        "p_lowest_alone": "chance seat 0's row is strictly the lowest of the round",
+        "knock_rate": "share of rounds in which seat 0 knocked",
+        "capped_rounds": cap,
+        "mean_turns": "mean number of turns per round",
+        "field_knock": "knock threshold of every other seat (the field)",
+        "p_win": "chance seat 0 has the lowest row, a shared lowest counted as half",
+    }
+    s = SimpleNamespace(quick=quick, n=n, rules=rules, meta=meta, default_k=default_k, base_defs=base_defs)
+    body = []
+    for part in (_study_policies, _study_first_player, _study_knock, _study_memory, _study_specials,
+                 _study_variants, _study_tuned, _study_games):
+        body += part(ctx, s)
+    tables = {k: getattr(s, k) for k in ("pt", "pairs", "knock_rows", "default_k", "bv", "var", "fp", "mc", "su",
+                                          "sv", "chk", "tuned_params", "gw")}
+    return tables, body
+
+
+def report_section(ctx) -> str:
+    """Beverbende: findings first, then one sub-section per question: which policy, when to knock, the first
+    player, what memory and each special card are worth, the scoring variants, a tuned heuristic, whole games.
+
+    The study (:func:`study`) makes the tables, :func:`section_findings` reads them, and
+    :func:`~ludolab.analysis.findings.render_section` puts the section together."""
+    from .findings import render_section
+
+    tables, body = study(ctx)
+    find = section_findings(**tables)
+    default_k = tables["default_k"]
+    how = ("Rulebook deck (66 cards), sum scoring, perfect memory unless said otherwise (clauses in "
+           "`seeds/beverbende.md`). Seat 0 starts every round. Policies: `random` (uniform legal moves), "
+           "`threshold` (knock when the believed row total is at most *knock*, default "
+           f"{default_k:g}; unknown cards count 4.5) and "
+           "`expected-value` (unknown cards valued at the mean of the unseen number cards). Every comparison "
+           f"uses common random numbers (the same deals) with root seed {ctx.seed}; intervals are 95% CIs. "
+           "Which measure decides: a game is scored by sums and the lowest total wins, so a policy is judged by its "
+           "`margin` (own round score minus the mean of the other seats'), not by its own mean score: a policy "
+           "that knocks early ends rounds while every row is still high, which raises its own score without "
+           "hurting its standing.\n")
+    return render_section("Beverbende", find, body, after=("## How these numbers were made\n", how))
 
 
 # ------------------------------------------------------------------ bench

@@ -425,111 +425,18 @@ def hand_strength_finding(params=None, n_max: int = 15, tuned_bias=None):
                                   "tuned_bias" if tuned_bias is not None else "bias")})
 
 
-def report_section(ctx) -> str:
-    """The Shut The Books section of ``ludolab report``: what a player or designer should know first,
-    then one sub-heading per question (forecast accuracy, the cost of forecasting first, the rollout
-    forecaster and its calibration, which scoring variant rewards skill most); numbers with 95% CIs,
-    every table's columns defined right before it, and charts."""
-    from ludolab.analysis.results import provenance
+def _rollout_finding(rollout: pd.DataFrame, rollout_paired: pd.DataFrame, variants: pd.DataFrame, deals: int):
+    """How many cards to lay: the rollout forecaster against the hand-strength heuristic on the same deals
+    (``books_rollout_accuracy``; ``books_rollout_paired`` is the rollout study's paired frame, quoted in the
+    text, not shown as a table) and the biases re-tuning finds (``books_variants``). The means over the
+    scorings it quotes are not in a table (no CI on them either)."""
+    from .findings import Finding, Quote
 
-    hands = 4_000 if ctx.quick else 40_000
-    rules = BooksRules(4)
-    ctx.say(f"books: accuracy study, {hands:,} deals x {len(STANDARD_CONFIGS)} policy pairs ...")
-    acc = S.accuracy(rules, list(STANDARD_CONFIGS), hands, ctx.seed)
-    t = accuracy_tables(acc)
-    meta = provenance(GAME, **acc.provenance, configs=[list(c) for c in STANDARD_CONFIGS])
-    ov, fc = t["overall"], t["first_cost"]
-    best = ov.loc[ov["mean_score"].astype(float).idxmax()]
-    h0 = fc.iloc[0]
-    cols = ["forecast", "play", "player_hands", "exact", "exact_ci_low", "exact_ci_high", "off_by_1", "mean_score",
-            "mean_score_ci_low", "mean_score_ci_high", "mae", "mean_predictions"]
-    acc_figs = [ctx.figure(fig_by_seat(t["by_seat"], rules), "books_accuracy_by_seat",
-                           "Exact share and mean score by forecast position"),
-                ctx.figure(fig_by_predictions(t["by_predictions"], rules), "books_accuracy_by_predictions",
-                           "Exact share and mean score by number of prediction cards"),
-                ctx.figure(fig_off_distribution(t["off_distribution"], rules), "books_off_distribution",
-                           "How far forecasts miss (off) for each policy pair")]
-    ctx.table(t["by_seat"], "books_accuracy_by_seat", meta)
-    ctx.table(t["by_predictions"], "books_accuracy_by_predictions", meta)
-    ctx.table(t["first_cost"], "books_first_cost", meta)
-    ctx.table(t["off_distribution"], "books_off_distribution", meta)
-
-    rh = 60 if ctx.quick else 300
-    ctx.say(f"books: rollout forecaster and its calibration, {rh:,} deals ...")
-    rpol = S.forecast_policy("rollout", pool=5, worlds=2)
-    mixed = ([rpol] + ["heuristic"] * (rules.players - 1), "heuristic",
-             (f"{rpol.label} at position 1, heuristic after", "heuristic"))
-    racc = S.accuracy(rules, [(rpol, "heuristic"), ("heuristic", "heuristic"), mixed], rh, ctx.seed)
-    rov, rpair = racc.overall(), racc.paired()
-    bins, summ = racc.calibration()
-    rmeta = provenance(GAME, **racc.provenance, configs=[list(c) for c in racc.configs])
-    r0, rh0 = rov.iloc[0], rov.iloc[1]
-    # the main accuracy table includes the strongest player the project has, on the deals it can afford
-    main = pd.concat([rov.iloc[[0]][cols], ov[cols]], ignore_index=True)
-    acc_table = _shown(ctx, main, "books_accuracy_overall",
-                       {**meta, "rollout_row": {"deals": rh, "seed": ctx.seed, "configs": [list(racc.configs[0])]}})
-    d = rpair.iloc[1]
-    sm = summ.iloc[0]
-    cal_table = _shown(ctx, summ, "books_calibration", rmeta)
-    cal_fig = ctx.figure(fig_reliability(bins, summ, rules), "books_reliability",
-                         "Calibration of the rollout forecaster's P(exact)")
-    ctx.table(bins, "books_reliability", rmeta)
-    ctx.table(rov, "books_rollout_accuracy", rmeta)
-
-    vh = 2_000 if ctx.quick else 20_000
-    ctx.say(f"books: scoring variants, {vh:,} deals each ...")
-    var = variants(4, vh, ctx.seed, rollout_hands=30 if ctx.quick else 120)
-    vcols = ["scoring", "tuned_bias", "tuned_keep_low", "mean_predictions", "exact", "skilled_mean_score", "random_mean_score",
-             "skill_spread", "skill_spread_sd", "skill_spread_sd_ci_low", "skill_spread_sd_ci_high",
-             "first_minus_others", "first_minus_others_ci_low", "first_minus_others_ci_high",
-             "rollout_mean_predictions", "rollout_exact", "rollout_exact_ci_low", "rollout_exact_ci_high",
-             "rollout_mean_score"]
-    var_table = _shown(ctx, var[vcols], "books_variants", provenance(GAME, hands=vh, seed=ctx.seed, players=4))
-    var_fig = ctx.figure(fig_variants(var, 4), "books_variants",
-                         "What skill pays and what forecasting first costs under each scoring, in standard "
-                         "deviations of the hand score")
-
-    # ---- numbers the findings and the sub-sections share
-    vsd = var["skill_spread_sd"].astype(float)
-    order = vsd.sort_values(ascending=False).index
-    top, second = var.loc[order[0]], var.loc[order[1]]
-    top_clear = differs(*(top[f"skill_spread_sd{x}"] for x in ("", "_ci_low", "_ci_high")),
-                        *(second[f"skill_spread_sd{x}"] for x in ("", "_ci_low", "_ci_high")))
-    rb = var[var["scoring"] == "rulebook"]
-    rbv = rb.iloc[0] if len(rb) else var.iloc[0]
+    r0, rh0 = rollout.iloc[0], rollout.iloc[1]
+    d = rollout_paired.iloc[1]
     gain, glo, ghi = -d["diff_vs_first_config"], -d["diff_vs_first_config_ci_high"], -d["diff_vs_first_config_ci_low"]
-    hh = ov[(ov["forecast"] == "heuristic") & (ov["play"] == "heuristic")].iloc[0]
-    hr = ov[(ov["forecast"] == "heuristic") & (ov["play"] == "random")].iloc[0]
-    zh = ov[(ov["forecast"] == "zero") & (ov["play"] == "heuristic")].iloc[0]
-    bp = t["by_predictions"]
-    bp = bp[(bp["forecast"] == "heuristic") & (bp["play"] == "heuristic")].set_index("predictions")
-    k_few = 1 if 1 in bp.index else int(bp.index.min())
-    k_many = int(bp["share_of_hands"].astype(float).idxmax())
-    if k_many <= k_few:
-        k_many = int(bp.index.max())
-    keep_low = set(bool(x) for x in var["tuned_keep_low"])
-    tb = var["tuned_bias"].astype(float)
-    vfc = rbv
-    seat_agree = not differs(*(h0[f"first_minus_others{x}"] for x in ("", "_ci_low", "_ci_high")),
-                             *(vfc[f"first_minus_others{x}"] for x in ("", "_ci_low", "_ci_high")))
-    rdeals = int(var["rollout_hands"].iloc[0])
-    rexact_agree = not differs(r0["exact"], r0["exact_ci_low"], r0["exact_ci_high"], rbv["rollout_exact"],
-                               rbv["rollout_exact_ci_low"], rbv["rollout_exact_ci_high"])
-    rollout_variants_agree = all_agree((r["scoring"], r["rollout_exact"], r["rollout_exact_ci_low"],
-                                        r["rollout_exact_ci_high"]) for _, r in var.iterrows())
-
-    out = ["# Shut The Books", ""]
-    out.append(
-        f"Four players, rulebook scoring unless said otherwise (rules: `seeds/shut_the_books.md`), {hands:,} deals "
-        "for the main study, every policy pair playing the same deals. A player's **off** is how far their "
-        "forecast missed: the prediction cards they laid that were never closed, plus the tricks they won that "
-        "closed none (extra tricks). Off 0 means the forecast came out exactly; rulebook scoring pays 4 points "
-        "for off 0, 2 for off 1 and -off for anything worse. A *player-hand* is one player's result in one deal.")
-    out.append("")
-    out.append("## What a player should know")
-    out.append("")
-    tb_one = float(tb.iloc[0]) if tb.min() == tb.max() else None
-    out.append("- " + hand_strength_finding(tuned_bias=tb_one).markdown())
+    tb = variants["tuned_bias"].astype(float)
+    rdeals = int(variants["rollout_hands"].iloc[0])
     fewer = float(r0["mean_predictions"]) < float(rh0["mean_predictions"])
     if tb.min() == tb.max():
         bias_txt = f"a bias of {tb.min():+.1f} tricks under every scoring"
@@ -537,147 +444,379 @@ def report_section(ctx) -> str:
         bias_txt = f"a bias of {tb.min():+.1f} to {tb.max():+.1f} tricks"
     bias_txt += (", i.e. it too does best laying fewer cards than its raw estimate" if tb.max() < 0 else
                  ", i.e. it does best laying more cards than its raw estimate" if tb.min() > 0 else "")
-    out.append(
-        ("- **Lay fewer cards than your hand's strength suggests.**" if fewer else
-         "- **Lay at least as many cards as your hand's strength suggests.**")
-        + " The rollout forecaster (which plays "
-        f"candidate forecasts out before choosing) lays {r0['mean_predictions']:.2f} prediction cards per hand "
-        f"against {rh0['mean_predictions']:.2f} for the hand-strength heuristic on the same {rh:,} deals, and "
-        f"scores {gain:+.2f} points per hand against it ({_ci(glo, ghi, '{:+.2f}')}: "
-        f"{_paired_words(gain, glo, ghi)}). Re-tuning the heuristic to each scoring gives it "
-        f"{bias_txt} (the last step of the count above); it then lays {var['mean_predictions'].astype(float).mean():.2f} cards on average, the "
-        f"rollout forecaster {var['rollout_mean_predictions'].astype(float).mean():.2f} "
-        f"(over {rdeals} deals per scoring; no CI on these means).")
+    title = ("Lay fewer cards than your hand's strength suggests." if fewer else
+             "Lay at least as many cards as your hand's strength suggests.")
+    text = ("The rollout forecaster (which plays "
+            f"candidate forecasts out before choosing) lays {r0['mean_predictions']:.2f} prediction cards per hand "
+            f"against {rh0['mean_predictions']:.2f} for the hand-strength heuristic on the same {deals:,} deals, and "
+            f"scores {gain:+.2f} points per hand against it ({_ci(glo, ghi, '{:+.2f}')}: "
+            f"{_paired_words(gain, glo, ghi)}). Re-tuning the heuristic to each scoring gives it "
+            f"{bias_txt} (the last step of the count above); it then lays "
+            f"{variants['mean_predictions'].astype(float).mean():.2f} cards on average, the "
+            f"rollout forecaster {variants['rollout_mean_predictions'].astype(float).mean():.2f} "
+            f"(over {rdeals} deals per scoring; no CI on these means).")
+    t = "books_rollout_accuracy"
+    return Finding("estimate", title, text,
+                   {"rollout_cards": Quote(r0["mean_predictions"], t, "mean_predictions", str(r0["forecast"])),
+                    "heuristic_cards": Quote(rh0["mean_predictions"], t, "mean_predictions", str(rh0["forecast"])),
+                    "minus_gain": Quote(d["diff_vs_first_config"], "books_rollout_paired", "diff_vs_first_config"),
+                    "bias_low": Quote(tb.min(), "books_variants", "tuned_bias"),
+                    "bias_high": Quote(tb.max(), "books_variants", "tuned_bias")})
+
+
+def _predictions_finding(by_predictions: pd.DataFrame):
+    """Whether more prediction cards make an exact forecast rarer, heuristic forecasts and play, from
+    ``books_accuracy_by_predictions`` (the hands with one card against the most common count)."""
+    from .findings import Finding, Quote
+
+    bp = by_predictions
+    bp = bp[(bp["forecast"] == "heuristic") & (bp["play"] == "heuristic")].set_index("predictions")
+    k_few = 1 if 1 in bp.index else int(bp.index.min())
+    k_many = int(bp["share_of_hands"].astype(float).idxmax())
+    if k_many <= k_few:
+        k_many = int(bp.index.max())
     rarer = float(bp.loc[k_many, "exact"]) < float(bp.loc[k_few, "exact"])
-    out.append(
-        ("- **More prediction cards make an exact forecast rarer.**" if rarer else
-         "- **More prediction cards do not make an exact forecast rarer.**")
-        + f" With heuristic forecasts and play, "
-        f"hands with {k_few} prediction card{'s' if k_few != 1 else ''} come out exact in "
-        f"{_pct(bp.loc[k_few, 'exact'])} of cases ({_ci(bp.loc[k_few, 'exact_ci_low'], bp.loc[k_few, 'exact_ci_high'], '{:.1%}')}), "
-        f"hands with {k_many} in {_pct(bp.loc[k_many, 'exact'])} "
-        f"({_ci(bp.loc[k_many, 'exact_ci_low'], bp.loc[k_many, 'exact_ci_high'], '{:.1%}')}), and score "
-        f"{bp.loc[k_few, 'mean_score']:.2f} against {bp.loc[k_many, 'mean_score']:.2f} points per hand (the "
-        "heuristic lays more cards with stronger hands, so this compares hands as dealt, not a rule "
-        "for one hand).")
-    out.append(
-        f"- **Do lay cards.** Never forecasting (laying no card) scores {zh['mean_score']:.2f} points per hand "
-        f"({_ci(zh['mean_score_ci_low'], zh['mean_score_ci_high'])}) against {hh['mean_score']:.2f} "
-        f"({_ci(hh['mean_score_ci_low'], hh['mean_score_ci_high'])}) for heuristic forecasts, with the "
-        "same heuristic play.")
-    out.append(
-        f"- **Careful play matters.** The same heuristic forecasts score {hh['mean_score']:.2f} "
-        f"points per hand with heuristic play and {hr['mean_score']:.2f} "
-        f"({_ci(hr['mean_score_ci_low'], hr['mean_score_ci_high'])}) with random play: win a trick with a card "
-        "that closes one of your open prediction cards, and lose it on purpose when winning would only add an "
-        "extra trick.")
-    out.append(
-        f"- **Forecasting first costs points.** With heuristic forecasts and play, the first forecaster scores "
-        f"{h0['first_minus_others']:.2f} points per hand against the mean of the other three in the same hand "
-        f"({_ci(h0['first_minus_others_ci_low'], h0['first_minus_others_ci_high'])}); later forecasters see the "
-        "earlier prediction cards. Over a game every player forecasts first once, so it evens out.")
-    out.append(
-        f"- **For designers: {top['scoring']} scoring rewards skill most.** Skilled play beats random play by "
-        f"{top['skill_spread_sd']:.2f} standard deviations of the hand score "
-        f"({_ci(top['skill_spread_sd_ci_low'], top['skill_spread_sd_ci_high'])}) against "
-        f"{second['skill_spread_sd']:.2f} ({_ci(second['skill_spread_sd_ci_low'], second['skill_spread_sd_ci_high'])}) "
-        f"under {second['scoring']}"
-        + (f"; {NOISE}." if top_clear else
-           "; the 95% CI of their difference includes 0, so the two reward skill about equally."))
-    out.append(
-        f"- **The rollout forecaster's confidence is only as good as its assumptions.** Among heuristic players "
-        f"it states a {summ.iloc[1]['mean_stated_p_exact']:.2f} chance of an exact forecast and gets "
-        f"{summ.iloc[1]['observed_exact']:.2f} ({_ci(summ.iloc[1]['observed_exact_ci_low'], summ.iloc[1]['observed_exact_ci_high'])}); "
-        f"when every player uses it, it states {sm['mean_stated_p_exact']:.2f} and gets "
-        f"{sm['observed_exact']:.2f} ({_ci(sm['observed_exact_ci_low'], sm['observed_exact_ci_high'])}).")
-    out.append("")
+    title = ("More prediction cards make an exact forecast rarer." if rarer else
+             "More prediction cards do not make an exact forecast rarer.")
+    text = (f"With heuristic forecasts and play, "
+            f"hands with {k_few} prediction card{'s' if k_few != 1 else ''} come out exact in "
+            f"{_pct(bp.loc[k_few, 'exact'])} of cases "
+            f"({_ci(bp.loc[k_few, 'exact_ci_low'], bp.loc[k_few, 'exact_ci_high'], '{:.1%}')}), "
+            f"hands with {k_many} in {_pct(bp.loc[k_many, 'exact'])} "
+            f"({_ci(bp.loc[k_many, 'exact_ci_low'], bp.loc[k_many, 'exact_ci_high'], '{:.1%}')}), and score "
+            f"{bp.loc[k_few, 'mean_score']:.2f} against {bp.loc[k_many, 'mean_score']:.2f} points per hand (the "
+            "heuristic lays more cards with stronger hands, so this compares hands as dealt, not a rule "
+            "for one hand).")
+    t = "books_accuracy_by_predictions"
+    return Finding("estimate", title, text,
+                   {f"{c}_{k}": Quote(bp.loc[k, c], t, c, str(k)) for k in (k_few, k_many)
+                    for c in ("exact", "mean_score")})
 
-    out.append("## How often do forecasts come out exact?")
-    out.append("")
-    out.append(
-        f"The best pair, {label(best['forecast'], best['play'])}, forecasts exactly (off 0) in "
-        f"{_pct(best['exact'])} of player-hands (95% CI {_pct(best['exact_ci_low'])} to "
-        f"{_pct(best['exact_ci_high'])}), misses by one in {_pct(best['off_by_1'])}, and scores "
-        f"{best['mean_score']:.2f} points per hand ({_ci(best['mean_score_ci_low'], best['mean_score_ci_high'])}); "
-        f"its forecasts are off by {best['mae']:.2f} tricks on average in absolute terms (`mae`).")
-    out.append(
-        f"The first row is the strongest player the project has, the rollout forecaster with heuristic play "
-        f"(see \"Does searching ahead forecast better?\"), on its own {rh:,} deals: it is slow, so its "
-        f"`player_hands` are fewer and its CIs wider.")
-    out.append("")
-    out.append(acc_table)
-    out.extend(acc_figs[1:])
-    out.append("The same figures by forecast position and by number of prediction cards, and the distribution "
-               "of off, are in `tables/books_accuracy_by_seat.csv`, `tables/books_accuracy_by_predictions.csv` "
-               "and `tables/books_off_distribution.csv`.")
-    out.append("")
 
-    out.append("## What does forecasting first cost?")
-    out.append("")
-    out.append(
-        f"Seat order costs: with heuristic forecasts and play, the first forecaster scores "
-        f"{h0['first_minus_others']:.2f} points per hand against the mean of the other three in the same hand "
-        f"({_ci(h0['first_minus_others_ci_low'], h0['first_minus_others_ci_high'])}); the paired costs for every "
-        "policy pair are in `tables/books_first_cost.csv`. The variants table below gives "
-        f"{vfc['first_minus_others']:.2f} ({_ci(vfc['first_minus_others_ci_low'], vfc['first_minus_others_ci_high'])}) "
-        f"under {vfc['scoring']} scoring for the re-tuned heuristic on other deals; "
-        + ("the 95% CI of the difference includes 0." if seat_agree else
-           f"{NOISE}: the re-tuned heuristic pays "
-           f"{'less' if vfc['first_minus_others'] > h0['first_minus_others'] else 'more'} for forecasting first."))
-    out.append("")
-    out.append(acc_figs[0])
+def _pair_rows(overall: pd.DataFrame):
+    """The rows of ``books_accuracy_overall`` for heuristic forecasts with heuristic and with random play, and
+    for no forecast (zero) with heuristic play."""
+    def row(f, p):
+        return overall[(overall["forecast"] == f) & (overall["play"] == p)].iloc[0]
 
-    out.append("## Does searching ahead forecast better?")
-    out.append("")
-    verdict = _calibration_verdict(sm)
-    sm2 = summ.iloc[1]
-    out.append(
-        f"A rollout forecaster (it samples the hidden hands consistent with what it knows and plays candidate "
-        f"prediction sets out under heuristic play; {rpol.label}), with every player using it, is exact in "
-        f"{_pct(r0['exact'])} of player-hands (95% CI {_pct(r0['exact_ci_low'])} to {_pct(r0['exact_ci_high'])}) "
-        f"and scores {r0['mean_score']:.2f} points per hand, {gain:+.2f} points per hand against the "
-        f"hand-strength heuristic on the same {rh:,} deals ({_ci(glo, ghi, '{:+.2f}')}). "
-        f"Its own stated P(exact) averages {sm['mean_stated_p_exact']:.2f} against {sm['observed_exact']:.2f} "
-        f"observed ({verdict}): Brier score {sm['brier']:.3f} ({_ci(sm['brier_ci_low'], sm['brier_ci_high'], '{:.3f}')}). "
-        "Its rollouts assume that the later players forecast, and everyone plays, by the heuristic; when that "
-        f"holds (it forecasts first among heuristic players) it states {sm2['mean_stated_p_exact']:.2f} against "
-        f"{sm2['observed_exact']:.2f} observed ({_calibration_verdict(sm2)}), Brier score {sm2['brier']:.3f} "
-        f"({_ci(sm2['brier_ci_low'], sm2['brier_ci_high'], '{:.3f}')}).")
-    out.append("")
-    out.append(cal_table)
-    out.append(cal_fig)
-    out.append("The reliability bins and the rollout forecaster's accuracy next to the heuristic's are in "
-               "`tables/books_reliability.csv` and `tables/books_rollout_accuracy.csv`.")
-    out.append("")
+    return row("heuristic", "heuristic"), row("heuristic", "random"), row("zero", "heuristic")
 
-    out.append("## Which scoring rewards skill most?")
-    out.append("")
-    out.append(
-        "Each scoring variant is played with the heuristic forecaster and player re-tuned to it (a coordinate "
-        f"search on the same deals); skill pays most under **{top['scoring']}** scoring, where skilled play beats "
-        f"random play by {top['skill_spread']:.2f} points per hand, {top['skill_spread_sd']:.2f} standard "
-        f"deviations of the hand score ({_ci(top['skill_spread_sd_ci_low'], top['skill_spread_sd_ci_high'])}); "
-        f"next is {second['scoring']} with {second['skill_spread_sd']:.2f} "
-        f"({_ci(second['skill_spread_sd_ci_low'], second['skill_spread_sd_ci_high'])})"
-        + (", clearly less." if top_clear else ", a difference within the noise (its 95% CI includes 0)."))
-    out.append("")
+
+def _lay_and_play_findings(overall: pd.DataFrame) -> list:
+    """Do lay cards, and careful play matters: policy pairs of ``books_accuracy_overall`` on the same deals."""
+    from .findings import Finding, Quote
+
+    hh, hr, zh = _pair_rows(overall)
+    t = "books_accuracy_overall"
+    lay = (f"Never forecasting (laying no card) scores {zh['mean_score']:.2f} points per hand "
+           f"({_ci(zh['mean_score_ci_low'], zh['mean_score_ci_high'])}) against {hh['mean_score']:.2f} "
+           f"({_ci(hh['mean_score_ci_low'], hh['mean_score_ci_high'])}) for heuristic forecasts, with the "
+           "same heuristic play.")
+    play = (f"The same heuristic forecasts score {hh['mean_score']:.2f} "
+            f"points per hand with heuristic play and {hr['mean_score']:.2f} "
+            f"({_ci(hr['mean_score_ci_low'], hr['mean_score_ci_high'])}) with random play: win a trick with a card "
+            "that closes one of your open prediction cards, and lose it on purpose when winning would only add an "
+            "extra trick.")
+    hq = Quote(hh["mean_score"], t, "mean_score", "heuristic / heuristic")
+    return [Finding("estimate", "Do lay cards.", lay,
+                    {"zero": Quote(zh["mean_score"], t, "mean_score", "zero / heuristic"), "heuristic": hq}),
+            Finding("estimate", "Careful play matters.", play,
+                    {"heuristic": hq, "random_play": Quote(hr["mean_score"], t, "mean_score", "heuristic / random")})]
+
+
+def _first_cost_finding(first_cost: pd.DataFrame):
+    """What forecasting first costs, heuristic forecasts and play (the first row of ``books_first_cost``)."""
+    from .findings import Finding, Quote
+
+    h0 = first_cost.iloc[0]
+    text = (f"With heuristic forecasts and play, the first forecaster scores "
+            f"{h0['first_minus_others']:.2f} points per hand against the mean of the other three in the same hand "
+            f"({_ci(h0['first_minus_others_ci_low'], h0['first_minus_others_ci_high'])}); later forecasters see the "
+            "earlier prediction cards. Over a game every player forecasts first once, so it evens out.")
+    return Finding("estimate", "Forecasting first costs points.", text,
+                   {"cost": Quote(h0["first_minus_others"], "books_first_cost", "first_minus_others")})
+
+
+def _top_variants(variants: pd.DataFrame):
+    """The two scorings of ``books_variants`` where skill pays most (in standard deviations), and whether the
+    first is clearly ahead (the 95% CI of their difference excludes 0)."""
+    order = variants["skill_spread_sd"].astype(float).sort_values(ascending=False).index
+    top, second = variants.loc[order[0]], variants.loc[order[1]]
+    clear = differs(*(top[f"skill_spread_sd{x}"] for x in ("", "_ci_low", "_ci_high")),
+                    *(second[f"skill_spread_sd{x}"] for x in ("", "_ci_low", "_ci_high")))
+    return top, second, clear
+
+
+def _designer_finding(variants: pd.DataFrame):
+    """For designers: which scoring rewards skill most (``books_variants``)."""
+    from .findings import Finding, Quote
+
+    top, second, top_clear = _top_variants(variants)
+    text = (f"Skilled play beats random play by "
+            f"{top['skill_spread_sd']:.2f} standard deviations of the hand score "
+            f"({_ci(top['skill_spread_sd_ci_low'], top['skill_spread_sd_ci_high'])}) against "
+            f"{second['skill_spread_sd']:.2f} "
+            f"({_ci(second['skill_spread_sd_ci_low'], second['skill_spread_sd_ci_high'])}) "
+            f"under {second['scoring']}"
+            + (f"; {NOISE}." if top_clear else
+               "; the 95% CI of their difference includes 0, so the two reward skill about equally."))
+    t = "books_variants"
+    return Finding("estimate", f"For designers: {top['scoring']} scoring rewards skill most.", text,
+                   {"top": Quote(top["skill_spread_sd"], t, "skill_spread_sd", str(top["scoring"])),
+                    "second": Quote(second["skill_spread_sd"], t, "skill_spread_sd", str(second["scoring"]))})
+
+
+def _confidence_finding(calibration: pd.DataFrame):
+    """The rollout forecaster's stated chance of an exact forecast against what it gets, among heuristic
+    players (second row of ``books_calibration``) and when every player uses it (first row)."""
+    from .findings import Finding, Quote
+
+    sm, s1 = calibration.iloc[0], calibration.iloc[1]
+    text = (f"Among heuristic players "
+            f"it states a {s1['mean_stated_p_exact']:.2f} chance of an exact forecast and gets "
+            f"{s1['observed_exact']:.2f} ({_ci(s1['observed_exact_ci_low'], s1['observed_exact_ci_high'])}); "
+            f"when every player uses it, it states {sm['mean_stated_p_exact']:.2f} and gets "
+            f"{sm['observed_exact']:.2f} ({_ci(sm['observed_exact_ci_low'], sm['observed_exact_ci_high'])}).")
+    t = "books_calibration"
+    return Finding("estimate", "The rollout forecaster's confidence is only as good as its assumptions.", text,
+                   {f"{c}_{i}": Quote(r[c], t, c, str(i)) for i, r in ((0, sm), (1, s1))
+                    for c in ("mean_stated_p_exact", "observed_exact")})
+
+
+def section_findings(*, overall: pd.DataFrame, by_predictions: pd.DataFrame, first_cost: pd.DataFrame,
+                     rollout: pd.DataFrame, rollout_paired: pd.DataFrame, calibration: pd.DataFrame,
+                     variants: pd.DataFrame, rollout_deals: int) -> list:
+    """The findings of the Shut The Books section, a pure function of its tables, most useful first.
+
+    Args:
+        overall, by_predictions, first_cost: :func:`accuracy_tables` of the main study (``overall``: rows for
+            heuristic forecasts with heuristic and random play and for zero forecasts with heuristic play).
+        rollout, rollout_paired, calibration: the rollout study (:meth:`~ludolab.sim.books.Accuracy.overall`,
+            ``paired`` and the calibration summary; the rollout forecaster everywhere first, the heuristic
+            second), played on ``rollout_deals`` deals.
+        variants: :func:`variants` (one row per scoring, with the re-tuned heuristic and the rollout columns).
+
+    Returns:
+        :class:`~ludolab.analysis.findings.Finding` objects quoting the tables ``books_accuracy_overall``,
+        ``books_accuracy_by_predictions``, ``books_first_cost``, ``books_rollout_accuracy``,
+        ``books_rollout_paired``, ``books_calibration`` and ``books_variants`` (the count itself quotes
+        the forecaster's parameters).
+    """
+    tb = variants["tuned_bias"].astype(float)
+    return [hand_strength_finding(tuned_bias=float(tb.iloc[0]) if tb.min() == tb.max() else None),
+            _rollout_finding(rollout, rollout_paired, variants, rollout_deals),
+            _predictions_finding(by_predictions), *_lay_and_play_findings(overall),
+            _first_cost_finding(first_cost), _designer_finding(variants), _confidence_finding(calibration)]
+
+
+STUDY_COLUMNS = ["forecast", "play", "player_hands", "exact", "exact_ci_low", "exact_ci_high", "off_by_1",
+                 "mean_score", "mean_score_ci_low", "mean_score_ci_high", "mae", "mean_predictions"]
+
+
+def _study_accuracy(ctx, s) -> None:
+    """The main accuracy study: every standard policy pair on the same deals; its charts and CSV-only tables."""
+    from ludolab.analysis.results import provenance
+
+    ctx.say(f"books: accuracy study, {s.hands:,} deals x {len(STANDARD_CONFIGS)} policy pairs ...")
+    acc = S.accuracy(s.rules, list(STANDARD_CONFIGS), s.hands, ctx.seed)
+    t = accuracy_tables(acc)
+    s.meta = provenance(GAME, **acc.provenance, configs=[list(c) for c in STANDARD_CONFIGS])
+    s.tables.update(overall=t["overall"], by_predictions=t["by_predictions"], first_cost=t["first_cost"])
+    s.acc_figs = [ctx.figure(fig_by_seat(t["by_seat"], s.rules), "books_accuracy_by_seat",
+                             "Exact share and mean score by forecast position"),
+                  ctx.figure(fig_by_predictions(t["by_predictions"], s.rules), "books_accuracy_by_predictions",
+                             "Exact share and mean score by number of prediction cards"),
+                  ctx.figure(fig_off_distribution(t["off_distribution"], s.rules), "books_off_distribution",
+                             "How far forecasts miss (off) for each policy pair")]
+    for name, table in (("by_seat", "books_accuracy_by_seat"), ("by_predictions", "books_accuracy_by_predictions"),
+                        ("first_cost", "books_first_cost"), ("off_distribution", "books_off_distribution")):
+        ctx.table(t[name], table, s.meta)
+
+
+def _study_rollout(ctx, s) -> None:
+    """The rollout forecaster against the heuristic on the same deals, and its calibration."""
+    from ludolab.analysis.results import provenance
+
+    rh = s.tables["rollout_deals"] = 60 if ctx.quick else 300
+    ctx.say(f"books: rollout forecaster and its calibration, {rh:,} deals ...")
+    s.rpol = rpol = S.forecast_policy("rollout", pool=5, worlds=2)
+    mixed = ([rpol] + ["heuristic"] * (s.rules.players - 1), "heuristic",
+             (f"{rpol.label} at position 1, heuristic after", "heuristic"))
+    racc = S.accuracy(s.rules, [(rpol, "heuristic"), ("heuristic", "heuristic"), mixed], rh, ctx.seed)
+    rov, rpair = racc.overall(), racc.paired()
+    bins, summ = racc.calibration()
+    s.tables.update(rollout=rov, rollout_paired=rpair, calibration=summ)
+    rmeta = provenance(GAME, **racc.provenance, configs=[list(c) for c in racc.configs])
+    # the main accuracy table includes the strongest player the project has, on the deals it can afford
+    main = pd.concat([rov.iloc[[0]][STUDY_COLUMNS], s.tables["overall"][STUDY_COLUMNS]], ignore_index=True)
+    s.acc_table = _shown(ctx, main, "books_accuracy_overall",
+                         {**s.meta, "rollout_row": {"deals": rh, "seed": ctx.seed, "configs": [list(racc.configs[0])]}})
+    s.cal_table = _shown(ctx, summ, "books_calibration", rmeta)
+    s.cal_fig = ctx.figure(fig_reliability(bins, summ, s.rules), "books_reliability",
+                           "Calibration of the rollout forecaster's P(exact)")
+    ctx.table(bins, "books_reliability", rmeta)
+    ctx.table(rov, "books_rollout_accuracy", rmeta)
+
+
+def _study_variants(ctx, s) -> None:
+    """Every scoring variant with the heuristic re-tuned to it, and the rollout forecaster under each."""
+    from ludolab.analysis.results import provenance
+
+    vh = 2_000 if ctx.quick else 20_000
+    ctx.say(f"books: scoring variants, {vh:,} deals each ...")
+    var = s.tables["variants"] = variants(4, vh, ctx.seed, rollout_hands=30 if ctx.quick else 120)
+    vcols = ["scoring", "tuned_bias", "tuned_keep_low", "mean_predictions", "exact", "skilled_mean_score",
+             "random_mean_score", "skill_spread", "skill_spread_sd", "skill_spread_sd_ci_low",
+             "skill_spread_sd_ci_high", "first_minus_others", "first_minus_others_ci_low",
+             "first_minus_others_ci_high", "rollout_mean_predictions", "rollout_exact", "rollout_exact_ci_low",
+             "rollout_exact_ci_high", "rollout_mean_score"]
+    s.var_table = _shown(ctx, var[vcols], "books_variants", provenance(GAME, hands=vh, seed=ctx.seed, players=4))
+    s.var_fig = ctx.figure(fig_variants(var, 4), "books_variants",
+                           "What skill pays and what forecasting first costs under each scoring, in standard "
+                           "deviations of the hand score")
+
+
+def _body_accuracy(s) -> list[str]:
+    """How often do forecasts come out exact: the best pair, the accuracy table and its chart."""
+    ov = s.tables["overall"]
+    best = ov.loc[ov["mean_score"].astype(float).idxmax()]
+    return ["## How often do forecasts come out exact?", "",
+            f"The best pair, {label(best['forecast'], best['play'])}, forecasts exactly (off 0) in "
+            f"{_pct(best['exact'])} of player-hands (95% CI {_pct(best['exact_ci_low'])} to "
+            f"{_pct(best['exact_ci_high'])}), misses by one in {_pct(best['off_by_1'])}, and scores "
+            f"{best['mean_score']:.2f} points per hand ({_ci(best['mean_score_ci_low'], best['mean_score_ci_high'])}); "
+            f"its forecasts are off by {best['mae']:.2f} tricks on average in absolute terms (`mae`).",
+            f"The first row is the strongest player the project has, the rollout forecaster with heuristic play "
+            f"(see \"Does searching ahead forecast better?\"), on its own {s.tables['rollout_deals']:,} deals: it is "
+            f"slow, so its `player_hands` are fewer and its CIs wider.", "",
+            s.acc_table, *s.acc_figs[1:],
+            "The same figures by forecast position and by number of prediction cards, and the distribution "
+            "of off, are in `tables/books_accuracy_by_seat.csv`, `tables/books_accuracy_by_predictions.csv` "
+            "and `tables/books_off_distribution.csv`.", ""]
+
+
+def _body_first_cost(s) -> list[str]:
+    """What forecasting first costs, in the main study and in the variants table on other deals."""
+    h0 = s.tables["first_cost"].iloc[0]
+    vfc = _rulebook_row(s.tables["variants"])
+    seat_agree = not differs(*(h0[f"first_minus_others{x}"] for x in ("", "_ci_low", "_ci_high")),
+                             *(vfc[f"first_minus_others{x}"] for x in ("", "_ci_low", "_ci_high")))
+    return ["## What does forecasting first cost?", "",
+            f"Seat order costs: with heuristic forecasts and play, the first forecaster scores "
+            f"{h0['first_minus_others']:.2f} points per hand against the mean of the other three in the same hand "
+            f"({_ci(h0['first_minus_others_ci_low'], h0['first_minus_others_ci_high'])}); the paired costs for every "
+            "policy pair are in `tables/books_first_cost.csv`. The variants table below gives "
+            f"{vfc['first_minus_others']:.2f} ({_ci(vfc['first_minus_others_ci_low'], vfc['first_minus_others_ci_high'])}) "
+            f"under {vfc['scoring']} scoring for the re-tuned heuristic on other deals; "
+            + ("the 95% CI of the difference includes 0." if seat_agree else
+               f"{NOISE}: the re-tuned heuristic pays "
+               f"{'less' if vfc['first_minus_others'] > h0['first_minus_others'] else 'more'} for forecasting first."),
+            "", s.acc_figs[0]]
+
+
+def _body_search(s) -> list[str]:
+    """Does searching ahead forecast better: the rollout forecaster's accuracy and calibration."""
+    r0 = s.tables["rollout"].iloc[0]
+    d = s.tables["rollout_paired"].iloc[1]
+    gain, glo, ghi = -d["diff_vs_first_config"], -d["diff_vs_first_config_ci_high"], -d["diff_vs_first_config_ci_low"]
+    summ = s.tables["calibration"]
+    sm, sm2 = summ.iloc[0], summ.iloc[1]
+    return ["## Does searching ahead forecast better?", "",
+            f"A rollout forecaster (it samples the hidden hands consistent with what it knows and plays candidate "
+            f"prediction sets out under heuristic play; {s.rpol.label}), with every player using it, is exact in "
+            f"{_pct(r0['exact'])} of player-hands (95% CI {_pct(r0['exact_ci_low'])} to {_pct(r0['exact_ci_high'])}) "
+            f"and scores {r0['mean_score']:.2f} points per hand, {gain:+.2f} points per hand against the "
+            f"hand-strength heuristic on the same {s.tables['rollout_deals']:,} deals ({_ci(glo, ghi, '{:+.2f}')}). "
+            f"Its own stated P(exact) averages {sm['mean_stated_p_exact']:.2f} against {sm['observed_exact']:.2f} "
+            f"observed ({_calibration_verdict(sm)}): Brier score {sm['brier']:.3f} "
+            f"({_ci(sm['brier_ci_low'], sm['brier_ci_high'], '{:.3f}')}). "
+            "Its rollouts assume that the later players forecast, and everyone plays, by the heuristic; when that "
+            f"holds (it forecasts first among heuristic players) it states {sm2['mean_stated_p_exact']:.2f} against "
+            f"{sm2['observed_exact']:.2f} observed ({_calibration_verdict(sm2)}), Brier score {sm2['brier']:.3f} "
+            f"({_ci(sm2['brier_ci_low'], sm2['brier_ci_high'], '{:.3f}')}).", "",
+            s.cal_table, s.cal_fig,
+            "The reliability bins and the rollout forecaster's accuracy next to the heuristic's are in "
+            "`tables/books_reliability.csv` and `tables/books_rollout_accuracy.csv`.", ""]
+
+
+def _rulebook_row(var: pd.DataFrame):
+    rb = var[var["scoring"] == "rulebook"]
+    return rb.iloc[0] if len(rb) else var.iloc[0]
+
+
+def _body_variants(s) -> list[str]:
+    """Which scoring rewards skill most, and the rollout forecaster under each scoring."""
+    var, r0 = s.tables["variants"], s.tables["rollout"].iloc[0]
+    top, second, top_clear = _top_variants(var)
+    rbv = _rulebook_row(var)
+    rdeals = int(var["rollout_hands"].iloc[0])
+    rexact_agree = not differs(r0["exact"], r0["exact_ci_low"], r0["exact_ci_high"], rbv["rollout_exact"],
+                               rbv["rollout_exact_ci_low"], rbv["rollout_exact_ci_high"])
+    rollout_variants_agree = all_agree((r["scoring"], r["rollout_exact"], r["rollout_exact_ci_low"],
+                                        r["rollout_exact_ci_high"]) for _, r in var.iterrows())
     fewest = var.loc[var["rollout_mean_predictions"].astype(float).idxmin()]
     most = var.loc[var["rollout_mean_predictions"].astype(float).idxmax()]
-    out.append(
-        f"The rollout forecaster, judging prediction sets under each variant's own scoring, lays between "
-        f"{fewest['rollout_mean_predictions']:.2f} ({fewest['scoring']}) and {most['rollout_mean_predictions']:.2f} "
-        f"({most['scoring']}) prediction cards on average over {rdeals} deals per scoring"
-        + ("; no two of its exact shares under the variants differ beyond noise (each pair's 95% CI of the "
-           "difference includes 0)." if rollout_variants_agree else "; at least two of its exact shares under the "
-           "variants differ beyond noise.")
-        + f" Its rulebook row ({_pct(rbv['rollout_exact'])} exact, "
-        f"{_ci(rbv['rollout_exact_ci_low'], rbv['rollout_exact_ci_high'], '{:.1%}')}) comes from other, fewer "
-        f"deals than the {_pct(r0['exact'])} above; "
-        + ("the 95% CI of the difference includes 0." if rexact_agree else f"{NOISE}."))
-    out.append("")
-    out.append(var_table)
-    out.append(var_fig)
-    return "\n".join(out) + "\n"
+    return ["## Which scoring rewards skill most?", "",
+            "Each scoring variant is played with the heuristic forecaster and player re-tuned to it (a coordinate "
+            f"search on the same deals); skill pays most under **{top['scoring']}** scoring, where skilled play beats "
+            f"random play by {top['skill_spread']:.2f} points per hand, {top['skill_spread_sd']:.2f} standard "
+            f"deviations of the hand score ({_ci(top['skill_spread_sd_ci_low'], top['skill_spread_sd_ci_high'])}); "
+            f"next is {second['scoring']} with {second['skill_spread_sd']:.2f} "
+            f"({_ci(second['skill_spread_sd_ci_low'], second['skill_spread_sd_ci_high'])})"
+            + (", clearly less." if top_clear else ", a difference within the noise (its 95% CI includes 0)."), "",
+            f"The rollout forecaster, judging prediction sets under each variant's own scoring, lays between "
+            f"{fewest['rollout_mean_predictions']:.2f} ({fewest['scoring']}) and {most['rollout_mean_predictions']:.2f} "
+            f"({most['scoring']}) prediction cards on average over {rdeals} deals per scoring"
+            + ("; no two of its exact shares under the variants differ beyond noise (each pair's 95% CI of the "
+               "difference includes 0)." if rollout_variants_agree else "; at least two of its exact shares under the "
+               "variants differ beyond noise.")
+            + f" Its rulebook row ({_pct(rbv['rollout_exact'])} exact, "
+            f"{_ci(rbv['rollout_exact_ci_low'], rbv['rollout_exact_ci_high'], '{:.1%}')}) comes from other, fewer "
+            f"deals than the {_pct(r0['exact'])} above; "
+            + ("the 95% CI of the difference includes 0." if rexact_agree else f"{NOISE}."), "",
+            s.var_table, s.var_fig]
+
+
+def study(ctx) -> tuple[dict, list[str]]:
+    """The Shut The Books study: the accuracy study, the rollout forecaster and the scoring variants, each
+    table and chart written as it is made (its provenance lists the runs since the previous one).
+
+    Args:
+        ctx: the :class:`~ludolab.analysis.report.ReportContext` (``ctx.quick``: 4,000 deals for the main
+            study, 60 for the rollout forecaster and 2,000 per scoring variant, instead of 40,000, 300 and
+            20,000; seed ``ctx.seed``).
+
+    Returns:
+        ``(tables, body)``: the arguments of :func:`section_findings` by name, and the sub-sections after the
+        findings as one Markdown block.
+    """
+    from types import SimpleNamespace
+
+    s = SimpleNamespace(hands=4_000 if ctx.quick else 40_000, rules=BooksRules(4), tables={})
+    for part in (_study_accuracy, _study_rollout, _study_variants):
+        part(ctx, s)
+    lines = _body_accuracy(s) + _body_first_cost(s) + _body_search(s) + _body_variants(s)
+    return s.tables, ["\n".join(lines) + "\n"]
+
+
+def report_section(ctx) -> str:
+    """The Shut The Books section of ``ludolab report``: what a player or designer should know first,
+    then one sub-heading per question (forecast accuracy, the cost of forecasting first, the rollout
+    forecaster and its calibration, which scoring variant rewards skill most); numbers with 95% CIs,
+    every table's columns defined right before it, and charts.
+
+    The study (:func:`study`) makes the tables, :func:`section_findings` reads them, and
+    :func:`~ludolab.analysis.findings.render_section` puts the section together."""
+    from .findings import render_section
+
+    tables, body = study(ctx)
+    off = (f"Four players, rulebook scoring unless said otherwise (rules: `seeds/shut_the_books.md`), "
+           f"{4_000 if ctx.quick else 40_000:,} deals "
+           "for the main study, every policy pair playing the same deals. A player's **off** is how far their "
+           "forecast missed: the prediction cards they laid that were never closed, plus the tricks they won that "
+           "closed none (extra tricks). Off 0 means the forecast came out exactly; rulebook scoring pays 4 points "
+           "for off 0, 2 for off 1 and -off for anything worse. A *player-hand* is one player's result in one deal.\n")
+    return render_section("Shut The Books", section_findings(**tables), body, before=(off,))
 
 
 def _calibration_verdict(row) -> str:

@@ -194,3 +194,64 @@ def render_markdown(findings: list) -> str:
 def fmt_ci(value: float, low: float, high: float, spec: str = ".2f") -> str:
     """A value and its 95% CI in one cell: ``"21.42 (21.38 to 21.46)"``."""
     return f"{value:{spec}} ({low:{spec}} to {high:{spec}})"
+
+
+def render_section(title: str, findings: list, body: list, *, before: tuple = (),
+                   heading: str = "What a player should know", intro: str | None = None,
+                   after: tuple = ()) -> str:
+    """The one renderer of a report section: its title, the findings first, then the study's tables and charts.
+
+    Args:
+        title: the game's name (the section's ``#`` heading).
+        findings: :class:`Finding` objects, most useful first (:func:`render_markdown`).
+        body: the study's Markdown blocks in order (sub-headings, prose, tables and charts, each as the
+            report context wrote it), each ending with a newline.
+        before: blocks between the title and the findings heading (a warning the reader must see first).
+        heading: the findings' ``##`` heading.
+        intro: a line said before the findings, or ``None``.
+        after: blocks between the findings and the body (how the numbers were made).
+
+    Returns:
+        The section's Markdown: the blocks joined by newlines.
+    """
+    blocks = [f"# {title}\n", *before, f"## {heading}\n", *([intro] if intro else []),
+              render_markdown(findings) + "\n", *after, *body]
+    return "\n".join(blocks)
+
+
+def _in_column(df, column: str, value: float, rtol: float) -> bool:
+    """Whether ``value`` is one of the numbers of ``df[column]`` (cells that are not numbers never match)."""
+    import numpy as np
+    import pandas as pd
+
+    vals = pd.to_numeric(df[column], errors="coerce").astype(float).to_numpy()
+    return bool(np.isclose(vals, float(value), rtol=rtol, atol=1e-12).any())
+
+
+def quote_problems(findings: list, tables: dict, rtol: float = 1e-9) -> list[str]:
+    """What does not hold between findings and the tables they quote: a finding that is not a
+    :class:`Finding`, a quote of a table or column not given, a quoted number not in its column.
+
+    Args:
+        findings: what a section's findings function returned.
+        tables: table name (as in :attr:`Quote.table`) -> DataFrame; a quote of a table not given here (a
+            parameter table of the code) is skipped.
+        rtol: relative tolerance of the match.
+
+    Returns:
+        One line per problem; empty when every quoted number is found in its table.
+    """
+    out = []
+    for i, f in enumerate(findings):
+        if not isinstance(f, Finding):
+            out.append(f"finding {i} is a {type(f).__name__}, not a Finding: {str(f)[:60]!r}")
+            continue
+        for name, q in f.quotes.items():
+            df = tables.get(q.table)
+            if df is None:
+                continue
+            if q.column not in df.columns:
+                out.append(f"finding {i} quote {name}: table {q.table} has no column {q.column}")
+            elif not _in_column(df, q.column, q.value, rtol):
+                out.append(f"finding {i} quote {name}: {q.value} is not in {q.table}.{q.column}")
+    return out

@@ -371,7 +371,7 @@ def sequence_finding(policies: pd.DataFrame, skilled: str = "potential"):
             "book, look first for a place where it extends a sequence of numbers or names you can still finish, "
             "since that is where a skilled player's points come from.")
     return Finding("rule", "Build sequences: they bring most of the points.", text,
-                   {"sequence_share": Quote(seq, "shelf_policies", "pts_number + pts_author over all pts_", skilled)})
+                   {f"pts_{g}": Quote(v, "shelf_policies", f"pts_{g}", skilled) for g, v in pts.items()})
 
 
 def designer_finding(variants: pd.DataFrame):
@@ -408,82 +408,257 @@ def designer_finding(variants: pd.DataFrame):
                                      wtop["variant"])})
 
 
-def report_section(ctx) -> str:
-    """Shelve the Book: what a player should know first, then one sub-section per question (which
-    policy wins, head to head, player count, going first, offer against blind draw, scoring variants,
-    deck sensitivity); every table is preceded by a ``Columns:`` line defining each column it shows."""
-    from ludolab.analysis.results import provenance
-    from ludolab.stdlib.shelf import assumed_deck
+def _policy_finding(df: pd.DataFrame):
+    """Which policy scores most, from :func:`policy_table` (table ``shelf_policies``): its mean score per
+    player against greedy and random play, and the paired edge over random play."""
+    from .findings import Finding, Quote
 
-    deck = assumed_deck()
-    rules = ShelfRules(players=4)
-    g_main = 1500 if ctx.quick else 6000
-    g_var = 300 if ctx.quick else 1200
-    g_deck = 200 if ctx.quick else 800
-    seed = ctx.seed
-
-    def meta(**fields):
-        return provenance("shelf", **rules_meta(rules, **fields))
-
-    # Tables are written in the order they are computed (each table's provenance lists the runs made
-    # since the previous one); the findings are assembled from their numbers and put first.
-    body = []
-
-    ctx.say("shelf: policies ...")
-    df, res = policy_table(rules, DEFAULT_POLICIES, g_main, seed, track=True)
     best = df.loc[df["mean_score"].idxmax()]
     rnd = df.loc[df["policy"] == "random"].iloc[0]
     grd = df.loc[df["policy"] == "greedy"].iloc[0]
-    body += ["## Which policy scores most\n",
-             f"Over {g_main:,} four-player deals, **{best['policy']}** scores most: "
-             f"{_ci(best['mean_score'], best['mean_score_ci_low'], best['mean_score_ci_high'])} points per player, "
-             f"against {_ci(grd['mean_score'], grd['mean_score_ci_low'], grd['mean_score_ci_high'])} for greedy and "
-             f"{_ci(rnd['mean_score'], rnd['mean_score_ci_low'], rnd['mean_score_ci_high'])} for random play. "
-             f"On the same deals skill is worth "
-             f"{_ci(best['diff_vs_first'], best['diff_vs_first_ci_low'], best['diff_vs_first_ci_high'])} points per "
-             "player over random.\n",
-             columns_line(df),
-             ctx.table(df, "shelf_policies", meta(what="self-play per policy", policies=list(DEFAULT_POLICIES))),
-             ctx.figure(fig_score_distribution(res, deck.label), "shelf_score_distribution",
-                        "Final score distribution by policy"),
-             ctx.figure(fig_points_sources(df, f"Where the points come from (4 players, standard scoring)\n{deck.label}"),
-                        "shelf_points_sources", "Points by combination kind and policy")]
+    pol_desc = {"greedy": "takes the card that scores most right now",
+                "potential": "also values unfinished runs it can still extend",
+                "rollout": "plays out the rest of the game on samples of the unseen cards"}
+    best_desc = pol_desc.get(best["policy"], "")
+    text = (("Play for unfinished runs, not only for points now: " if best["policy"] == "potential" else "")
+            + f"the `{best['policy']}` policy"
+            + (f" ({best_desc})" if best_desc else "")
+            + f" scores {_ci(best['mean_score'], best['mean_score_ci_low'], best['mean_score_ci_high'])} points per "
+            f"player in four-player games, against {grd['mean_score']:.2f} for greedy play and {rnd['mean_score']:.2f} "
+            f"for random play; skill is worth "
+            f"{_ci(best['diff_vs_first'], best['diff_vs_first_ci_low'], best['diff_vs_first_ci_high'])} points per "
+            "player over random play.")
+    t = "shelf_policies"
+    return Finding("estimate", "", text, {"best": Quote(best["mean_score"], t, "mean_score", best["policy"]),
+                                          "greedy": Quote(grd["mean_score"], t, "mean_score", "greedy"),
+                                          "random": Quote(rnd["mean_score"], t, "mean_score", "random"),
+                                          "edge": Quote(best["diff_vs_first"], t, "diff_vs_first", best["policy"])})
 
-    ctx.say("shelf: rollout and potential against greedy players ...")
-    g_h2h = 100 if ctx.quick else 400
+
+def _look_ahead_finding(h2h: pd.DataFrame, deals: int):
+    """One ``rollout`` and one ``potential`` player against three greedy ones, from two rows of
+    :func:`head_to_head` (table ``shelf_head_to_head``, rollout first) on ``deals`` deals."""
+    from .findings import Finding, Quote
+
+    ro, po = h2h.iloc[0], h2h.iloc[1]
+    text = (("Looking ahead pays most: " if ro["hero_win_share_ci_low"] > po["hero_win_share"] else "")
+            + f"one `rollout` player against three greedy ones wins "
+            f"{_ci(ro['hero_win_share'], ro['hero_win_share_ci_low'], ro['hero_win_share_ci_high'], '.3f')} of the "
+            f"games, one `potential` player "
+            f"{_ci(po['hero_win_share'], po['hero_win_share_ci_low'], po['hero_win_share_ci_high'], '.3f')} "
+            f"(a fair share is 0.25; {deals:,} deals).")
+    t = "shelf_head_to_head"
+    return Finding("estimate", "", text, {"rollout": Quote(ro["hero_win_share"], t, "hero_win_share", "rollout"),
+                                          "potential": Quote(po["hero_win_share"], t, "hero_win_share", "potential"),
+                                          "fair": Quote(ro["fair_share"], t, "fair_share")})
+
+
+def _draw_finding(dw: pd.DataFrame):
+    """What the blind draw is worth (SHB-6), from :func:`draw_option_table` (table ``shelf_draw_option``):
+    never drawing blind and drawing blind whenever allowed, paired against the potential policy."""
+    from .findings import Finding, Quote
+
+    never, always = dw.iloc[1], dw.iloc[2]
+    text = (("Draw two blind only when no offer card gains a point: "
+             if never["diff_vs_potential_ci_high"] < 0 and always["diff_vs_potential_ci_high"] < 0 else
+             "Drawing blind only when no offer card gains a point against the alternatives: ")
+            + f"never drawing blind changes the score by "
+            f"{_ci(never['diff_vs_potential'], never['diff_vs_potential_ci_low'], never['diff_vs_potential_ci_high'], '+.2f')}"
+            f" points, drawing blind whenever allowed by "
+            f"{_ci(always['diff_vs_potential'], always['diff_vs_potential_ci_low'], always['diff_vs_potential_ci_high'], '+.2f')}.")
+    t = "shelf_draw_option"
+    return Finding("rule", "", text, {"never": Quote(never["diff_vs_potential"], t, "diff_vs_potential", never["play"]),
+                                      "always": Quote(always["diff_vs_potential"], t, "diff_vs_potential",
+                                                      always["play"])})
+
+
+def _first_finding(pos: pd.DataFrame):
+    """Whether going first matters (SHB-3), from :func:`position_table` (table ``shelf_turn_order``)."""
+    from .findings import Finding, Quote
+
+    p1 = pos.iloc[0]
+    first_fair = p1["win_share_ci_low"] <= 0.25 <= p1["win_share_ci_high"]
+    text = (f"Going first {'does not measurably help' if first_fair else 'matters'}: the starting player of four wins "
+            f"{_ci(p1['win_share'], p1['win_share_ci_low'], p1['win_share_ci_high'], '.3f')} of the games against a "
+            "fair 0.25.")
+    return Finding("estimate", "", text, {"first": Quote(p1["win_share"], "shelf_turn_order", "win_share", "1")})
+
+
+def _players_finding(dfp: pd.DataFrame):
+    """How the player count changes the score with `potential` play, 2 against 5 players, from
+    :func:`by_players` (table ``shelf_players``)."""
+    from .findings import Finding, Quote
+
+    pot = dfp[dfp["policy"] == "potential"].set_index("players")
+    r2, r5 = pot.loc[2], pot.loc[5]
+    text = (("Bigger tables score more: " if r5["mean_score_ci_low"] > r2["mean_score_ci_high"] else "")
+            + f"with `potential` play the mean goes from "
+            f"{_ci(r2['mean_score'], r2['mean_score_ci_low'], r2['mean_score_ci_high'])} points per player with 2 "
+            f"players to {_ci(r5['mean_score'], r5['mean_score_ci_low'], r5['mean_score_ci_high'])} with 5.")
+    t = "shelf_players"
+    return Finding("estimate", "", text, {"two": Quote(r2["mean_score"], t, "mean_score", "2, potential"),
+                                          "five": Quote(r5["mean_score"], t, "mean_score", "5, potential")})
+
+
+def _designer_pairs_finding(dv: pd.DataFrame):
+    """:func:`designer_finding` with what scoring pairs does to the gap between greedy and potential play
+    (table ``shelf_variants``)."""
+    from .findings import Finding, Quote
+
+    d = designer_finding(dv)
+    std = dv.set_index("variant")
+    gap_pairs = std.loc["pairs", "mean_skilled"] - std.loc["pairs", "mean_greedy"]
+    gap_std = std.loc["standard", "mean_skilled"] - std.loc["standard", "mean_greedy"]
+    text = (d.text + f" Scoring pairs shrinks the gap between greedy and potential play to {gap_pairs:.2f} points "
+            f"(standard: {gap_std:.2f}).")
+    t = "shelf_variants"
+    gaps = {f"{v}_{c}": Quote(std.loc[v, c], t, c, v) for v in ("pairs", "standard")
+            for c in ("mean_skilled", "mean_greedy")}
+    return Finding(d.kind, d.title, text, {**d.quotes, **gaps})
+
+
+def _deck_finding(dd: pd.DataFrame):
+    """How much the deck matters, from :func:`deck_table` (table ``shelf_decks``): the range of skill's edge
+    and how many decks let one potential player beat three greedy ones."""
+    from .findings import Finding, Quote
+
+    lo, hi = dd.loc[dd["edge"].idxmin()], dd.loc[dd["edge"].idxmax()]
+    n_beat = int((dd["skilled_win_share_ci_low"] > 0.25).sum())
+    text = (("The deck changes how much skill is worth, not who wins: " if n_beat == len(dd) else
+             "The deck changes how much skill is worth: ")
+            + f"the edge over random play runs from "
+            f"{lo['edge']:.2f} ({lo['deck']}) to {hi['edge']:.2f} ({hi['deck']}) points across {len(dd)} decks, and one "
+            f"potential player beats three greedy ones with {n_beat} of them.")
+    t = "shelf_decks"
+    return Finding("estimate", "", text, {"low": Quote(lo["edge"], t, "edge", lo["deck"]),
+                                          "high": Quote(hi["edge"], t, "edge", hi["deck"])})
+
+
+def _edge_items(df: pd.DataFrame, dv: pd.DataFrame, dd: pd.DataFrame) -> list:
+    """Skill's edge at four players as three tables measure it on their own deals: (label, value, low, high)."""
+    pot_main = df.loc[df["policy"] == "potential"].iloc[0]
+    sv = dv.set_index("variant").loc["standard"]
+    a90 = dd.iloc[0]
+    return [("first table", pot_main["diff_vs_first"], pot_main["diff_vs_first_ci_low"],
+             pot_main["diff_vs_first_ci_high"]),
+            ("variant table (standard)", sv["spread"], sv["spread_ci_low"], sv["spread_ci_high"]),
+            ("here (assumed-90)", a90["edge"], a90["edge_ci_low"], a90["edge_ci_high"])]
+
+
+def _repeat_finding(df: pd.DataFrame, dv: pd.DataFrame, dd: pd.DataFrame):
+    """Skill's edge read in three tables (``shelf_policies``, ``shelf_variants``, ``shelf_decks``), each on its own
+    deals, and whether any two differ beyond noise (:func:`ludolab.analysis.findings.all_agree`)."""
+    from .findings import Finding, Quote, all_agree
+
+    items = _edge_items(df, dv, dd)
+    (_, e1, *_), (_, e2, *_), (_, e3, *_) = items
+    text = ("Numbers repeated across tables differ a little because each table plays its own deals: skill's edge at "
+            f"four players reads {e1:.2f}, {e2:.2f} and {e3:.2f} points in three tables, "
+            + ("and no two differ beyond noise, each difference's 95% CI including 0" if all_agree(items) else
+               "and at least two differ beyond noise")
+            + " (see the player-count and deck sections).")
+    return Finding("estimate", "", text, {"policies": Quote(e1, "shelf_policies", "diff_vs_first", "potential"),
+                                          "variants": Quote(e2, "shelf_variants", "spread", "standard"),
+                                          "decks": Quote(e3, "shelf_decks", "edge", dd.iloc[0]["deck"])})
+
+
+def section_findings(*, policies: pd.DataFrame, head_to_head: pd.DataFrame, h2h_deals: int, players: pd.DataFrame,
+                     turn_order: pd.DataFrame, draw: pd.DataFrame, variants: pd.DataFrame,
+                     decks: pd.DataFrame) -> list:
+    """The findings of the Shelve the Book section, a pure function of its tables, most useful first.
+
+    Args:
+        policies: :func:`policy_table` (four players; rows ``random``, ``greedy``, ``potential``).
+        head_to_head: two rows of :func:`head_to_head` (``rollout`` then ``potential`` against greedy players),
+            played on ``h2h_deals`` deals.
+        players: :func:`by_players` (rows for ``potential`` at 2 and 5 players).
+        turn_order: :func:`position_table` (position 1 first).
+        draw: :func:`draw_option_table` (as it is, never drawing blind, drawing blind whenever allowed).
+        variants: :func:`variant_table` (rows ``standard`` and ``pairs`` among them).
+        decks: :func:`deck_table` (the assumed deck first).
+
+    Returns:
+        :class:`~ludolab.analysis.findings.Finding` objects, each quoting its numbers from the tables
+        ``shelf_policies``, ``shelf_head_to_head``, ``shelf_players``, ``shelf_turn_order``,
+        ``shelf_draw_option``, ``shelf_variants`` and ``shelf_decks``.
+
+    Raises:
+        KeyError: a row named above is missing.
+    """
+    return [_policy_finding(policies), sequence_finding(policies, "potential"),
+            _look_ahead_finding(head_to_head, h2h_deals), _draw_finding(draw), _first_finding(turn_order),
+            _players_finding(players), _designer_pairs_finding(variants), _deck_finding(decks),
+            _repeat_finding(policies, variants, decks)]
+
+
+def _study_policies(ctx, s) -> list[str]:
+    """Which policy scores most: self-play per policy, four players (adds ``policies`` and the games ``res``)."""
+    ctx.say("shelf: policies ...")
+    df, res = policy_table(s.rules, DEFAULT_POLICIES, s.g_main, s.seed, track=True)
+    best = df.loc[df["mean_score"].idxmax()]
+    rnd = df.loc[df["policy"] == "random"].iloc[0]
+    grd = df.loc[df["policy"] == "greedy"].iloc[0]
+    s.tables["policies"], s.res = df, res
+    return ["## Which policy scores most\n",
+            f"Over {s.g_main:,} four-player deals, **{best['policy']}** scores most: "
+            f"{_ci(best['mean_score'], best['mean_score_ci_low'], best['mean_score_ci_high'])} points per player, "
+            f"against {_ci(grd['mean_score'], grd['mean_score_ci_low'], grd['mean_score_ci_high'])} for greedy and "
+            f"{_ci(rnd['mean_score'], rnd['mean_score_ci_low'], rnd['mean_score_ci_high'])} for random play. "
+            f"On the same deals skill is worth "
+            f"{_ci(best['diff_vs_first'], best['diff_vs_first_ci_low'], best['diff_vs_first_ci_high'])} points per "
+            "player over random.\n",
+            columns_line(df),
+            ctx.table(df, "shelf_policies", s.meta(what="self-play per policy", policies=list(DEFAULT_POLICIES))),
+            ctx.figure(fig_score_distribution(res, s.deck.label), "shelf_score_distribution",
+                       "Final score distribution by policy"),
+            ctx.figure(fig_points_sources(df, f"Where the points come from (4 players, standard scoring)\n"
+                                              f"{s.deck.label}"),
+                       "shelf_points_sources", "Points by combination kind and policy")]
+
+
+def _study_head_to_head(ctx, s) -> list[str]:
+    """Does looking ahead beat greedy players: rollout and potential, each against three greedy players."""
     import time
 
+    ctx.say("shelf: rollout and potential against greedy players ...")
+    g_h2h = s.tables["h2h_deals"] = 100 if ctx.quick else 400
     t0 = time.perf_counter()
-    h_ro = head_to_head(rules, "rollout", "greedy", g_h2h, seed + 5)
+    h_ro = head_to_head(s.rules, "rollout", "greedy", g_h2h, s.seed + 5)
     t1 = time.perf_counter()
-    h_po = head_to_head(rules, "potential", "greedy", g_h2h, seed + 5)
+    h_po = head_to_head(s.rules, "potential", "greedy", g_h2h, s.seed + 5)
     t2 = time.perf_counter()
     slower = (t1 - t0) / max(t2 - t1, 1e-9)
     ctx.note(f"shelf: rollout games took {slower:.0f} times as long as potential games")  # a timing: build.log
-    h2h = pd.DataFrame([h_ro, h_po])
+    h2h = s.tables["head_to_head"] = pd.DataFrame([h_ro, h_po])
     ro, po = h2h.iloc[0], h2h.iloc[1]
-    body += ["## Does looking ahead beat greedy players\n",
-             f"Head to head on the same {g_h2h:,} deals, one player against three `greedy` players: `rollout` "
-             f"wins {_ci(ro['hero_win_share'], ro['hero_win_share_ci_low'], ro['hero_win_share_ci_high'], '.3f')} "
-             f"of the games with {ro['hero_mean']:.2f} points against their {ro['others_mean']:.2f}; `potential` wins "
-             f"{_ci(po['hero_win_share'], po['hero_win_share_ci_low'], po['hero_win_share_ci_high'], '.3f')}; a fair "
-             f"share is 0.25. "
-             + ("Looking ahead over the unseen cards is the strongest play found. "
-                if ro["hero_win_share"] > po["hero_win_share"] else "")
-             + "These games are far slower than with `potential` (the build log has the times), which the larger "
-             "studies below use as the skilled "
-             "policy.\n",
-             columns_line(h2h),
-             ctx.table(h2h, "shelf_head_to_head", meta(what="one policy against three greedy players", games=g_h2h))]
+    return ["## Does looking ahead beat greedy players\n",
+            f"Head to head on the same {g_h2h:,} deals, one player against three `greedy` players: `rollout` "
+            f"wins {_ci(ro['hero_win_share'], ro['hero_win_share_ci_low'], ro['hero_win_share_ci_high'], '.3f')} "
+            f"of the games with {ro['hero_mean']:.2f} points against their {ro['others_mean']:.2f}; `potential` wins "
+            f"{_ci(po['hero_win_share'], po['hero_win_share_ci_low'], po['hero_win_share_ci_high'], '.3f')}; a fair "
+            f"share is 0.25. "
+            + ("Looking ahead over the unseen cards is the strongest play found. "
+               if ro["hero_win_share"] > po["hero_win_share"] else "")
+            + "These games are far slower than with `potential` (the build log has the times), which the larger "
+            "studies below use as the skilled "
+            "policy.\n",
+            columns_line(h2h),
+            ctx.table(h2h, "shelf_head_to_head", s.meta(what="one policy against three greedy players",
+                                                        games=g_h2h))]
 
+
+def _study_players(ctx, s) -> list[str]:
+    """How the player count changes the score (2 to 5 players), and the turn order at four players."""
     ctx.say("shelf: player counts and the value of going first ...")
-    g_pc = max(200, g_main // 4)
-    dfp, resp = by_players(("random", "greedy", "potential"), g_pc, seed + 1)
-    pos = position_table(res, 2)
+    g_pc = max(200, s.g_main // 4)
+    dfp, _ = by_players(("random", "greedy", "potential"), g_pc, s.seed + 1)
+    pos = position_table(s.res, 2)
+    s.tables["players"], s.tables["turn_order"] = dfp, pos
     shown_p = dfp[["players", "policy", "deck", "mean_score", "mean_score_ci_low", "mean_score_ci_high",
                    "first_player_win", "first_player_win_ci_low", "first_player_win_ci_high"]]
     pot = dfp[dfp["policy"] == "potential"].set_index("players")
     r2, r5, r4 = pot.loc[2], pot.loc[5], pot.loc[4]
+    df = s.tables["policies"]
     pot_main = df.loc[df["policy"] == "potential"].iloc[0]
     fair = 1 / dfp["players"]
     off = dfp[(dfp["first_player_win_ci_low"] > fair) | (dfp["first_player_win_ci_high"] < fair)]
@@ -494,93 +669,100 @@ def report_section(ctx) -> str:
                + f"); with {len(dfp)} intervals at 95% about {0.05 * len(dfp):.1f} are expected to miss by chance, "
                "so this is weak evidence of a seat effect; the four-player case is measured on four times as many "
                "deals in the next section")
-    body += ["## How the player count changes the score\n",
-             f"Mean score per player by player count ({g_pc:,} deals each). With `potential` play the mean goes from "
-             f"{_ci(r2['mean_score'], r2['mean_score_ci_low'], r2['mean_score_ci_high'])} points with 2 players to "
-             f"{_ci(r5['mean_score'], r5['mean_score_ci_low'], r5['mean_score_ci_high'])} with 5 (the offer holds "
-             "players + 1 cards, so each turn offers more choice at a bigger table). The four-player rows repeat "
-             "the first table on other deals; for `potential`: "
-             + _agreement([("here", r4["mean_score"], r4["mean_score_ci_low"], r4["mean_score_ci_high"]),
-                           ("first table", pot_main["mean_score"], pot_main["mean_score_ci_low"],
-                            pot_main["mean_score_ci_high"])])
-             + f". On the starting player's win share (fair: 1/players), {off_txt}.\n",
-             columns_line(shown_p),
-             ctx.table(shown_p, "shelf_players", meta(what="self-play by player count", games=g_pc))]
-
+    body = ["## How the player count changes the score\n",
+            f"Mean score per player by player count ({g_pc:,} deals each). With `potential` play the mean goes from "
+            f"{_ci(r2['mean_score'], r2['mean_score_ci_low'], r2['mean_score_ci_high'])} points with 2 players to "
+            f"{_ci(r5['mean_score'], r5['mean_score_ci_low'], r5['mean_score_ci_high'])} with 5 (the offer holds "
+            "players + 1 cards, so each turn offers more choice at a bigger table). The four-player rows repeat "
+            "the first table on other deals; for `potential`: "
+            + _agreement([("here", r4["mean_score"], r4["mean_score_ci_low"], r4["mean_score_ci_high"]),
+                          ("first table", pot_main["mean_score"], pot_main["mean_score_ci_low"],
+                           pot_main["mean_score_ci_high"])])
+            + f". On the starting player's win share (fair: 1/players), {off_txt}.\n",
+            columns_line(shown_p),
+            ctx.table(shown_p, "shelf_players", s.meta(what="self-play by player count", games=g_pc))]
     p1 = pos.iloc[0]
     pos_off = pos[(pos["win_share_ci_low"] > 0.25) | (pos["win_share_ci_high"] < 0.25)]
     first_fair = p1["win_share_ci_low"] <= 0.25 <= p1["win_share_ci_high"]
-    body += ["## Does going first matter\n",
-             f"Turn order with four `potential` players on the {g_main:,} deals of the first table: the starting "
-             f"player wins {_ci(p1['win_share'], p1['win_share_ci_low'], p1['win_share_ci_high'], '.3f')} of the games "
-             f"(fair 0.25), "
-             + ("so going first gives no measurable advantage" if first_fair else
-                "so the start matters" + (" in its favour" if p1["win_share"] > 0.25 else " against it"))
-             + ("; no position's CI misses 0.25" if pos_off.empty else
-                f"; {len(pos_off)} of 4 positions have a CI that misses 0.25")
-             + ".\n",
-             columns_line(pos),
-             ctx.table(pos, "shelf_turn_order", meta(what="score and win share by turn position", policy="potential"))]
+    return body + ["## Does going first matter\n",
+                   f"Turn order with four `potential` players on the {s.g_main:,} deals of the first table: the "
+                   f"starting player wins {_ci(p1['win_share'], p1['win_share_ci_low'], p1['win_share_ci_high'], '.3f')}"
+                   f" of the games (fair 0.25), "
+                   + ("so going first gives no measurable advantage" if first_fair else
+                      "so the start matters" + (" in its favour" if p1["win_share"] > 0.25 else " against it"))
+                   + ("; no position's CI misses 0.25" if pos_off.empty else
+                      f"; {len(pos_off)} of 4 positions have a CI that misses 0.25")
+                   + ".\n",
+                   columns_line(pos),
+                   ctx.table(pos, "shelf_turn_order", s.meta(what="score and win share by turn position",
+                                                             policy="potential"))]
 
-    o = pot_main
+
+def _study_draw(ctx, s) -> list[str]:
+    """The offer against the blind draw: how often each was better, and what the option is worth (SHB-6)."""
+    df = s.tables["policies"]
+    o = df.loc[df["policy"] == "potential"].iloc[0]
     ctx.say("shelf: the value of the blind draw ...")
-    g_draw = max(300, g_main // 4)
-    dw = draw_option_table(rules, g_draw, seed + 6)
-    never = dw.iloc[1]
-    always = dw.iloc[2]
-    body += ["## The offer against the blind draw\n",
-             f"At turns where both were open, the best offer card gave a bigger immediate gain than the two cards "
-             f"really on top of the pile in {100 * o['p_offer_better']:.1f}% of turns "
-             f"(95% CI {100 * o['p_offer_better_ci_low']:.1f} to {100 * o['p_offer_better_ci_high']:.1f}%), the blind "
-             f"draw in {100 * o['p_draw_better']:.1f}%; the rest were ties (potential players, hindsight on the real "
-             "pile; immediate points only, not the value of the card kept; these shares are columns of the first "
-             "table).\n",
-             f"What the option is worth, on the same {g_draw:,} deals with the potential policy in every seat: never "
-             f"drawing blind changes the mean score by "
-             f"{_ci(never['diff_vs_potential'], never['diff_vs_potential_ci_low'], never['diff_vs_potential_ci_high'], '+.2f')}"
-             f" points; drawing blind whenever allowed by "
-             f"{_ci(always['diff_vs_potential'], always['diff_vs_potential_ci_low'], always['diff_vs_potential_ci_high'], '+.2f')}.\n",
-             columns_line(dw),
-             ctx.table(dw, "shelf_draw_option", meta(what="value of the blind draw", games=g_draw))]
+    g_draw = max(300, s.g_main // 4)
+    dw = s.tables["draw"] = draw_option_table(s.rules, g_draw, s.seed + 6)
+    never, always = dw.iloc[1], dw.iloc[2]
+    return ["## The offer against the blind draw\n",
+            f"At turns where both were open, the best offer card gave a bigger immediate gain than the two cards "
+            f"really on top of the pile in {100 * o['p_offer_better']:.1f}% of turns "
+            f"(95% CI {100 * o['p_offer_better_ci_low']:.1f} to {100 * o['p_offer_better_ci_high']:.1f}%), the blind "
+            f"draw in {100 * o['p_draw_better']:.1f}%; the rest were ties (potential players, hindsight on the real "
+            "pile; immediate points only, not the value of the card kept; these shares are columns of the first "
+            "table).\n",
+            f"What the option is worth, on the same {g_draw:,} deals with the potential policy in every seat: never "
+            f"drawing blind changes the mean score by "
+            f"{_ci(never['diff_vs_potential'], never['diff_vs_potential_ci_low'], never['diff_vs_potential_ci_high'], '+.2f')}"
+            f" points; drawing blind whenever allowed by "
+            f"{_ci(always['diff_vs_potential'], always['diff_vs_potential_ci_low'], always['diff_vs_potential_ci_high'], '+.2f')}.\n",
+            columns_line(dw),
+            ctx.table(dw, "shelf_draw_option", s.meta(what="value of the blind draw", games=g_draw))]
 
+
+def _study_variants(ctx, s) -> list[str]:
+    """What each scoring rule does (SHB-11): skill's spread and where the points come from, per variant."""
     ctx.say("shelf: scoring variants ...")
-    dv = variant_table(4, "potential", g_var, seed + 2)
-    widest = dv.loc[dv["spread_sd"].idxmax()]
-    narrow = dv.loc[dv["spread_sd"].idxmin()]
+    dv = s.tables["variants"] = variant_table(4, "potential", s.g_var, s.seed + 2)
+    widest, narrow = dv.loc[dv["spread_sd"].idxmax()], dv.loc[dv["spread_sd"].idxmin()]
     std = dv.set_index("variant")
     seq_std = std.loc["standard", "share_number"] + std.loc["standard", "share_author"]
     gap_pairs = std.loc["pairs", "mean_skilled"] - std.loc["pairs", "mean_greedy"]
     gap_std = std.loc["standard", "mean_skilled"] - std.loc["standard", "mean_greedy"]
     ws = dv.sort_values("spread_sd", ascending=False)
     tie_top = ws.iloc[1]["spread_sd_ci_high"] >= ws.iloc[0]["spread_sd_ci_low"]
-    body += ["## What each scoring rule does\n",
-             f"{g_var:,} deals per variant, four players. Skill matters most under **{widest['variant']}** "
-             f"({_ci(widest['spread_sd'], widest['spread_sd_ci_low'], widest['spread_sd_ci_high'])} standard deviations "
-             f"of a random player's score) and least under **{narrow['variant']}** "
-             f"({_ci(narrow['spread_sd'], narrow['spread_sd_ci_low'], narrow['spread_sd_ci_high'])})"
-             + (f"; the runner-up **{ws.iloc[1]['variant']}** ({ws.iloc[1]['spread_sd']:.2f}) is within the CIs of "
-                "the first, so the top two are not told apart" if tie_top else "")
-             + f". Under the published scoring {100 * seq_std:.0f}% of a skilled player's points come from sequences "
-             f"(numbers and names); scoring columns too lifts a random player from "
-             f"{std.loc['standard', 'mean_random']:.1f} to {std.loc['columns', 'mean_random']:.1f} points and a skilled "
-             f"one from {std.loc['standard', 'mean_skilled']:.1f} to {std.loc['columns', 'mean_skilled']:.1f}; scoring "
-             f"pairs narrows the gap between greedy and potential play to {gap_pairs:.2f} points (standard: "
-             f"{gap_std:.2f}).\n",
-             columns_line(dv),
-             ctx.table(dv, "shelf_variants", meta(what="scoring variants", games=g_var, skilled="potential")),
-             ctx.figure(fig_ci_bars(dv, "variant", "spread_sd",
-                                    f"Skill spread (potential - random) by scoring variant, 4 players\n{deck.label}",
-                                    "spread (SD of a random player's score)"),
-                        "shelf_variant_spread", "Skill spread by scoring variant"),
-             ctx.figure(fig_points_sources(dv, "Share of the potential policy's points by kind, per scoring variant, "
-                                           f"4 players\n{deck.label}",
-                                           "variant", "share_", "share of points"),
-                        "shelf_variant_sources", "Where the points come from under each variant")]
+    return ["## What each scoring rule does\n",
+            f"{s.g_var:,} deals per variant, four players. Skill matters most under **{widest['variant']}** "
+            f"({_ci(widest['spread_sd'], widest['spread_sd_ci_low'], widest['spread_sd_ci_high'])} standard deviations "
+            f"of a random player's score) and least under **{narrow['variant']}** "
+            f"({_ci(narrow['spread_sd'], narrow['spread_sd_ci_low'], narrow['spread_sd_ci_high'])})"
+            + (f"; the runner-up **{ws.iloc[1]['variant']}** ({ws.iloc[1]['spread_sd']:.2f}) is within the CIs of "
+               "the first, so the top two are not told apart" if tie_top else "")
+            + f". Under the published scoring {100 * seq_std:.0f}% of a skilled player's points come from sequences "
+            f"(numbers and names); scoring columns too lifts a random player from "
+            f"{std.loc['standard', 'mean_random']:.1f} to {std.loc['columns', 'mean_random']:.1f} points and a skilled "
+            f"one from {std.loc['standard', 'mean_skilled']:.1f} to {std.loc['columns', 'mean_skilled']:.1f}; scoring "
+            f"pairs narrows the gap between greedy and potential play to {gap_pairs:.2f} points (standard: "
+            f"{gap_std:.2f}).\n",
+            columns_line(dv),
+            ctx.table(dv, "shelf_variants", s.meta(what="scoring variants", games=s.g_var, skilled="potential")),
+            ctx.figure(fig_ci_bars(dv, "variant", "spread_sd",
+                                   f"Skill spread (potential - random) by scoring variant, 4 players\n{s.deck.label}",
+                                   "spread (SD of a random player's score)"),
+                       "shelf_variant_spread", "Skill spread by scoring variant"),
+            ctx.figure(fig_points_sources(dv, "Share of the potential policy's points by kind, per scoring variant, "
+                                          f"4 players\n{s.deck.label}",
+                                          "variant", "share_", "share of points"),
+                       "shelf_variant_sources", "Where the points come from under each variant")]
 
+
+def _study_decks(ctx, s) -> list[str]:
+    """How much the deck matters: skill's edge and win share on generated decks, against the assumed one."""
     ctx.say("shelf: deck sensitivity ...")
-    dd = deck_table(4, "potential", g_deck, seed + 3)
-    lo = dd.loc[dd["edge"].idxmin()]
-    hi = dd.loc[dd["edge"].idxmax()]
+    dd = s.tables["decks"] = deck_table(4, "potential", s.g_deck, s.seed + 3)
+    lo, hi = dd.loc[dd["edge"].idxmin()], dd.loc[dd["edge"].idxmax()]
     a90 = dd.iloc[0]
     b = dd.loc[dd["deck"] == "corr 0 (generated)"].iloc[0]
 
@@ -590,106 +772,86 @@ def report_section(ctx) -> str:
 
     shifts = ", ".join(shift(r) for _, r in dd.iloc[2:].iterrows())
     n_beat = int((dd["skilled_win_share_ci_low"] > 0.25).sum())
-    sv = std.loc["standard"]
+    po = s.tables["head_to_head"].iloc[1]
+    sv = s.tables["variants"].set_index("variant").loc["standard"]
     win_agree = _agreement([("head-to-head table", po["hero_win_share"], po["hero_win_share_ci_low"],
                              po["hero_win_share_ci_high"]),
                             ("variant table (standard)", sv["skilled_win_share"], sv["skilled_win_share_ci_low"],
                              sv["skilled_win_share_ci_high"]),
                             ("here (assumed-90)", a90["skilled_win_share"], a90["skilled_win_share_ci_low"],
                              a90["skilled_win_share_ci_high"])], ".3f")
-    edge_items = [("first table", pot_main["diff_vs_first"], pot_main["diff_vs_first_ci_low"],
-                   pot_main["diff_vs_first_ci_high"]),
-                  ("variant table (standard)", sv["spread"], sv["spread_ci_low"], sv["spread_ci_high"]),
-                  ("here (assumed-90)", a90["edge"], a90["edge_ci_low"], a90["edge_ci_high"])]
-    from .findings import all_agree
+    edge_agree = _agreement(_edge_items(s.tables["policies"], s.tables["variants"], dd))
+    return ["## How much the deck matters\n",
+            f"{s.g_deck:,} deals per deck, four players. Each generated deck has 90 cards, 6 fields x 5 colours and "
+            "numbers 1-90 unless the row changes one thing (correlation = share of cards whose colour follows "
+            f"their field). The edge of potential over random play ranges from "
+            f"{_ci(lo['edge'], lo['edge_ci_low'], lo['edge_ci_high'])} points ({lo['deck']}) to "
+            f"{_ci(hi['edge'], hi['edge_ci_low'], hi['edge_ci_high'])} ({hi['deck']}), against "
+            f"{_ci(a90['edge'], a90['edge_ci_low'], a90['edge_ci_high'])} with the assumed deck. Against the "
+            f"generated baseline (corr 0): {shifts}. One potential player beats three greedy ones (win share CI "
+            f"above 0.25) with {n_beat} of {len(dd)} decks, so which policy wins does not hang on the "
+            f"deck{'' if n_beat == len(dd) else ' everywhere'}; how many points skill is worth does, so those numbers "
+            "wait for the real deck.\n",
+            f"The same quantities appear in several tables, each on its own deals. Skill's edge in points: "
+            f"{edge_agree}. One potential player's win share against three greedy ones: {win_agree}.\n",
+            columns_line(dd, {"deck": "the deck studied (assumed-90 is the assumed default; the others are "
+                                      "generated and change one parameter)"}),
+            ctx.table(dd, "shelf_decks", s.meta(what="deck sensitivity", games=s.g_deck, skilled="potential")),
+            ctx.figure(fig_ci_bars(dd, "deck", "skilled_win_share",
+                                   "Win share of one potential player against three greedy ones, by deck",
+                                   "win share (ties shared)", fair=0.25),
+                       "shelf_deck_sensitivity",
+                       "Win share of one potential player against three greedy ones, by deck (0.25 is a fair share)")]
 
-    edge_overlap = all_agree(edge_items)
-    edge_agree = _agreement(edge_items)
-    body += ["## How much the deck matters\n",
-             f"{g_deck:,} deals per deck, four players. Each generated deck has 90 cards, 6 fields x 5 colours and "
-             "numbers 1-90 unless the row changes one thing (correlation = share of cards whose colour follows "
-             f"their field). The edge of potential over random play ranges from "
-             f"{_ci(lo['edge'], lo['edge_ci_low'], lo['edge_ci_high'])} points ({lo['deck']}) to "
-             f"{_ci(hi['edge'], hi['edge_ci_low'], hi['edge_ci_high'])} ({hi['deck']}), against "
-             f"{_ci(a90['edge'], a90['edge_ci_low'], a90['edge_ci_high'])} with the assumed deck. Against the "
-             f"generated baseline (corr 0): {shifts}. One potential player beats three greedy ones (win share CI "
-             f"above 0.25) with {n_beat} of {len(dd)} decks, so which policy wins does not hang on the "
-             f"deck{'' if n_beat == len(dd) else ' everywhere'}; how many points skill is worth does, so those numbers "
-             "wait for the real deck.\n",
-             f"The same quantities appear in several tables, each on its own deals. Skill's edge in points: "
-             f"{edge_agree}. One potential player's win share against three greedy ones: {win_agree}.\n",
-             columns_line(dd, {"deck": "the deck studied (assumed-90 is the assumed default; the others are "
-                                       "generated and change one parameter)"}),
-             ctx.table(dd, "shelf_decks", meta(what="deck sensitivity", games=g_deck, skilled="potential")),
-             ctx.figure(fig_ci_bars(dd, "deck", "skilled_win_share",
-                                    "Win share of one potential player against three greedy ones, by deck",
-                                    "win share (ties shared)", fair=0.25),
-                        "shelf_deck_sensitivity",
-                        "Win share of one potential player against three greedy ones, by deck (0.25 is a fair share)")]
 
-    # ---- findings first, from the numbers above
-    pol_desc = {"greedy": "takes the card that scores most right now",
-                "potential": "also values unfinished runs it can still extend",
-                "rollout": "plays out the rest of the game on samples of the unseen cards"}
-    best_desc = pol_desc.get(best["policy"], "")
-    findings = [
-        ("Play for unfinished runs, not only for points now: " if best["policy"] == "potential" else "")
-        + f"the `{best['policy']}` policy"
-        + (f" ({best_desc})" if best_desc else "")
-        + f" scores {_ci(best['mean_score'], best['mean_score_ci_low'], best['mean_score_ci_high'])} points per "
-        f"player in four-player games, against {grd['mean_score']:.2f} for greedy play and {rnd['mean_score']:.2f} "
-        f"for random play; skill is worth "
-        f"{_ci(best['diff_vs_first'], best['diff_vs_first_ci_low'], best['diff_vs_first_ci_high'])} points per "
-        "player over random play.",
-        sequence_finding(df, "potential").markdown(),
-        ("Looking ahead pays most: " if ro["hero_win_share_ci_low"] > po["hero_win_share"] else "")
-        + f"one `rollout` player against three greedy ones wins "
-        f"{_ci(ro['hero_win_share'], ro['hero_win_share_ci_low'], ro['hero_win_share_ci_high'], '.3f')} of the "
-        f"games, one `potential` player "
-        f"{_ci(po['hero_win_share'], po['hero_win_share_ci_low'], po['hero_win_share_ci_high'], '.3f')} "
-        f"(a fair share is 0.25; {g_h2h:,} deals).",
-        ("Draw two blind only when no offer card gains a point: "
-         if never["diff_vs_potential_ci_high"] < 0 and always["diff_vs_potential_ci_high"] < 0 else
-         "Drawing blind only when no offer card gains a point against the alternatives: ")
-        + f"never drawing blind changes the score by "
-        f"{_ci(never['diff_vs_potential'], never['diff_vs_potential_ci_low'], never['diff_vs_potential_ci_high'], '+.2f')}"
-        f" points, drawing blind whenever allowed by "
-        f"{_ci(always['diff_vs_potential'], always['diff_vs_potential_ci_low'], always['diff_vs_potential_ci_high'], '+.2f')}.",
-        f"Going first {'does not measurably help' if first_fair else 'matters'}: the starting player of four wins "
-        f"{_ci(p1['win_share'], p1['win_share_ci_low'], p1['win_share_ci_high'], '.3f')} of the games against a "
-        "fair 0.25.",
-        ("Bigger tables score more: " if r5["mean_score_ci_low"] > r2["mean_score_ci_high"] else "")
-        + f"with `potential` play the mean goes from "
-        f"{_ci(r2['mean_score'], r2['mean_score_ci_low'], r2['mean_score_ci_high'])} points per player with 2 "
-        f"players to {_ci(r5['mean_score'], r5['mean_score_ci_low'], r5['mean_score_ci_high'])} with 5.",
-        designer_finding(dv).markdown()
-        + f" Scoring pairs shrinks the gap between greedy and potential play to {gap_pairs:.2f} points (standard: "
-        f"{gap_std:.2f}).",
-        ("The deck changes how much skill is worth, not who wins: " if n_beat == len(dd) else
-         "The deck changes how much skill is worth: ")
-        + f"the edge over random play runs from "
-        f"{lo['edge']:.2f} ({lo['deck']}) to {hi['edge']:.2f} ({hi['deck']}) points across {len(dd)} decks, and one "
-        f"potential player beats three greedy ones with {n_beat} of them.",
-        "Numbers repeated across tables differ a little because each table plays its own deals: skill's edge at "
-        f"four players reads {pot_main['diff_vs_first']:.2f}, {sv['spread']:.2f} and {a90['edge']:.2f} points in "
-        "three tables, "
-        + ("and no two differ beyond noise, each difference's 95% CI including 0" if edge_overlap else
-           "and at least two differ beyond noise")
-        + " (see the player-count and deck sections).",
-    ]
+def study(ctx) -> tuple[dict, list[str]]:
+    """The Shelve the Book study: every run and table of the report section, in the order they are made (each
+    table's provenance lists the runs made since the previous one).
 
-    md = ["# Shelve the Book\n",
-          "**The deck is assumed** (the real deck list is unpublished): every number below depends on the "
-          "`assumed-90` deck.\n",
-          "## What a player should know\n",
-          "\n".join(f"- {f}" for f in findings) + "\n",
-          "## Rules, policies and method\n",
-          f"Rules: {rules.label()} (clauses in `seeds/shelve_the_book.md`). The assumed deck `assumed-90` has "
-          "6 fields x 5 colours x 3 cards, numbers 1-90 and real scholars' surnames, drawn once with a fixed seed. "
-          f"Monte Carlo with root seed {seed}; 95% confidence intervals; policies and variants are compared on the "
-          "same deals (common random numbers).\n",
-          "Policies: " + "; ".join(f"`{k}`: {v[2]}" for k, v in S.POLICIES.items()) + ".\n"]
-    return "\n".join(md + body)
+    Args:
+        ctx: the :class:`~ludolab.analysis.report.ReportContext` (``ctx.quick``: 1,500 deals for the policy
+            table, 300 per variant, 200 per deck and 100 head to head, instead of 6,000, 1,200, 800 and 400;
+            seeds ``ctx.seed`` to ``ctx.seed + 6``).
+
+    Returns:
+        ``(tables, body)``: the arguments of :func:`section_findings` by name, and the sub-sections as Markdown
+        blocks (sub-heading, prose, columns line, table, charts).
+    """
+    from types import SimpleNamespace
+
+    from ludolab.analysis.results import provenance
+    from ludolab.stdlib.shelf import assumed_deck
+
+    rules = ShelfRules(players=4)
+    s = SimpleNamespace(deck=assumed_deck(), rules=rules, seed=ctx.seed, tables={},
+                        g_main=1500 if ctx.quick else 6000, g_var=300 if ctx.quick else 1200,
+                        g_deck=200 if ctx.quick else 800,
+                        meta=lambda **fields: provenance("shelf", **rules_meta(rules, **fields)))
+    body = []
+    for part in (_study_policies, _study_head_to_head, _study_players, _study_draw, _study_variants, _study_decks):
+        body += part(ctx, s)
+    return s.tables, body
+
+
+def report_section(ctx) -> str:
+    """Shelve the Book: what a player should know first, then one sub-section per question (which
+    policy wins, head to head, player count, going first, offer against blind draw, scoring variants,
+    deck sensitivity); every table is preceded by a ``Columns:`` line defining each column it shows.
+
+    The study (:func:`study`) makes the tables, :func:`section_findings` reads them, and
+    :func:`~ludolab.analysis.findings.render_section` puts the section together."""
+    from .findings import render_section
+
+    tables, body = study(ctx)
+    how = ("## Rules, policies and method\n",
+           f"Rules: {ShelfRules(players=4).label()} (clauses in `seeds/shelve_the_book.md`). The assumed deck "
+           "`assumed-90` has 6 fields x 5 colours x 3 cards, numbers 1-90 and real scholars' surnames, drawn once "
+           f"with a fixed seed. Monte Carlo with root seed {ctx.seed}; 95% confidence intervals; policies and "
+           "variants are compared on the same deals (common random numbers).\n",
+           "Policies: " + "; ".join(f"`{k}`: {v[2]}" for k, v in S.POLICIES.items()) + ".\n")
+    warning = ("**The deck is assumed** (the real deck list is unpublished): every number below depends on the "
+               "`assumed-90` deck.\n")
+    return render_section("Shelve the Book", section_findings(**tables), body, before=(warning,), after=how)
 
 
 # ------------------------------------------------------------------ bench

@@ -88,3 +88,23 @@ def test_two_estimates_from_different_deals_are_compared_by_the_ci_of_their_diff
     assert not all_agree([("a", 1.0, 0.8, 1.2), ("b", 1.1, 0.9, 1.3), ("c", 1.4, 1.2, 1.6)])
     with pytest.raises(ValueError, match="finite"):
         independent_difference(1.0, float("nan"), 1.2, 1.0, 0.9, 1.1)
+
+
+def test_one_renderer_puts_a_section_together_findings_first():
+    f = F.Finding("exact", "Headline.", "Text 1.5.", {"x": F.Quote(1.5, "t", "c")})
+    md = F.render_section("Game", [f], ["## Study\n", "table\n"], before=("warning\n",), intro="From the tables:\n",
+                          after=("## Method\n",))
+    assert md == ("# Game\n\nwarning\n\n## What a player should know\n\nFrom the tables:\n\n- **Headline.** Text 1.5."
+                  "\n\n## Method\n\n## Study\n\ntable\n")
+
+
+def test_quote_problems_hold_each_quoted_number_to_its_table():
+    import pandas as pd
+
+    t = {"t": pd.DataFrame({"c": [1.5, 2.0], "label": ["a", "b"]})}
+    ok = F.Finding("exact", "", "1.5", {"x": F.Quote(1.5, "t", "c"), "p": F.Quote(0.3, "parameters", "p")})
+    assert F.quote_problems([ok], t) == []  # a table not given (the code's parameters) is not checked
+    bad = F.Finding("exact", "", "1.7", {"x": F.Quote(1.7, "t", "c"), "y": F.Quote(1.0, "t", "nope")})
+    assert F.quote_problems([bad, "a string"], t) == [
+        "finding 0 quote x: 1.7 is not in t.c", "finding 0 quote y: table t has no column nope",
+        "finding 1 is a str, not a Finding: 'a string'"]
