@@ -17,13 +17,6 @@ MAX_KERNEL_PARAMS = 10
 
 #: Functions over MAX_LINES lines that are being split now.
 LONG_ALLOWED = {
-    "sim/advice.py:advise",
-    "analysis/play/server.py:create_app",
-    "analysis/box_report.py:report_section",
-    "analysis/box_report.py:box_findings",
-    "analysis/books.py:report_section",
-    "analysis/shelf.py:report_section",
-    "analysis/beverbende.py:report_section",
     "sim/beverbende_kernels.py:determinize",
     "sim/books_kernels.py:_deal_hidden",
     "sim/books_kernels.py:_forecast_heuristic",
