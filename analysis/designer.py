@@ -189,8 +189,8 @@ def report_section(ctx) -> str:
     games = GAMES[bool(ctx.quick)]
     parts, found = [], []
     for g in registry.GAMES:
-        if not isinstance(g, registry.GameInfo) or "variants" not in g.entry("step_game")().extra:
-            continue  # only registered games with named rule variants
+        if "step_game" not in getattr(g, "entry_points", {}) or "variants" not in g.entry("step_game")().extra:
+            continue  # only games with a step interface and named rule variants
         ctx.game = g.id
         ctx.say(f"designer: {g.title} rule variants, {games:,} deals each ...")
         table = variant_study(g, games, ctx.seed)
