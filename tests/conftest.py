@@ -19,6 +19,17 @@ settings.register_profile("ludolab", derandomize=True, database=None, deadline=N
 settings.load_profile("ludolab")
 
 
+def pytest_collection_modifyitems(config, items):
+    """With several workers (pytest-xdist, ``--dist loadgroup``), keep each test file on one worker (its
+    module fixtures are built once) and every test of the shared quick report on one worker (the report
+    is built once)."""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    for item in items:
+        group = "quick_report" if "quick_report" in getattr(item, "fixturenames", ()) else item.nodeid.split("::")[0]
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
 @pytest.fixture(scope="session", autouse=True)
 def warm_numba_kernels():
     from ludolab.sim import box as B
