@@ -233,8 +233,47 @@ def ladder(table: Table, contenders: list, baseline: Contender, deals: int = 200
         q, qlo, qhi = _ci(share)
         rows.append({"policy": c.label, "mean": float(mine.mean()), "diff": diff, "ci_low": lo, "ci_high": hi,
                      "win_share": q, "rating": _elo(q), "rating_ci_low": _elo(qlo), "rating_ci_high": _elo(qhi),
-                     "deals": len(keys)})
+                     "deals": len(keys), "_per_deal": d})
+    chain = skill_chain(rows, bool(table.game.lower_wins))
+    for r in rows:
+        r.pop("_per_deal")
+        r.update(chain[r["policy"]])
     return rows
+
+
+def skill_chain(rows: list[dict], lower: bool) -> dict:
+    """The skill chain of a ladder: its rungs from strongest to weakest, and whether each is told apart from
+    the next one down by the paired 95% CI of their difference on the same deals (excluding 0).
+
+    Each rung's per-deal value is its return minus the baseline's in the same seat, averaged over seats
+    (``_per_deal`` of the rows :func:`ladder` builds), so two rungs' values are paired deal by deal and
+    their difference's CI is that of the per-deal differences.  The chain's length is the number of
+    neighbouring rungs so told apart (Ludii's "skill trace" counts the same steps of a strength ladder).
+
+    Args:
+        rows: dicts with ``policy``, ``diff`` and ``_per_deal`` (float (deals,)); lower: True where a lower
+            return is better.
+
+    Returns:
+        ``{policy: {"rung", "separated_below", "below_diff", "below_ci_low", "below_ci_high", "skill_chain"}}``:
+        rung 1 is the strongest; ``separated_below`` whether the CI of this rung minus the next one excludes 0
+        (None for the last rung); ``skill_chain`` the chain's length (the same on every row).
+    """
+    sign = -1.0 if lower else 1.0
+    order = sorted(rows, key=lambda r: (-sign * r["diff"], r["policy"]))
+    out, links = {}, 0
+    for i, r in enumerate(order):
+        rec = {"rung": i + 1, "separated_below": None, "below_diff": float("nan"), "below_ci_low": float("nan"),
+               "below_ci_high": float("nan")}
+        if i + 1 < len(order):
+            m, lo, hi = _ci(sign * (r["_per_deal"] - order[i + 1]["_per_deal"]))
+            sep = bool(lo > 0 or hi < 0)
+            links += sep
+            rec.update({"separated_below": sep, "below_diff": m, "below_ci_low": lo, "below_ci_high": hi})
+        out[r["policy"]] = rec
+    for rec in out.values():
+        rec["skill_chain"] = links
+    return out
 
 
 MAX_DOUBLINGS = 6

@@ -98,3 +98,36 @@ def test_ladder_command_json_and_bad_policy_strings():
         r = CliRunner().invoke(cli, ["box", "ladder", "--deals", "2", *bad])
         assert r.exit_code == 2, (bad, r.output)
         assert says in r.output and "Traceback" not in r.output
+
+
+def test_skill_chain_counts_neighbouring_rungs_told_apart():
+    """Rungs ordered strongest first (lower return better here); a step counts only when the paired CI of
+    the two rungs' per-deal differences excludes 0."""
+    rng = np.random.default_rng(0)
+    noise = rng.normal(0, 1, 400)
+    rows = [{"policy": "a", "diff": 0.0, "_per_deal": noise * 0.01},
+            {"policy": "b", "diff": 0.02, "_per_deal": noise * 0.01 + 0.02 + rng.normal(0, 1, 400)},
+            {"policy": "c", "diff": 5.0, "_per_deal": noise + 5.0}]
+    chain = L.skill_chain(rows, lower=True)
+    assert [k for k, v in sorted(chain.items(), key=lambda kv: kv[1]["rung"])] == ["a", "b", "c"]
+    assert chain["a"]["separated_below"] is False and chain["b"]["separated_below"] is True
+    assert chain["c"]["separated_below"] is None and {v["skill_chain"] for v in chain.values()} == {1}
+    assert chain["b"]["below_ci_low"] > 0  # signed so that positive means the rung above is stronger
+    flipped = L.skill_chain(rows, lower=False)  # higher better: c strongest
+    assert flipped["c"]["rung"] == 1 and flipped["c"]["separated_below"] is True
+
+
+def test_ladder_command_prints_its_skill_chain(table):
+    import json
+
+    from click.testing import CliRunner
+
+    from ludolab.analysis.cli import cli
+
+    r = CliRunner().invoke(cli, ["box", "ladder", "--players", "2", "--deals", "40", "--policy", "optimal",
+                                 "--policy", "random"])
+    assert r.exit_code == 0 and "skill chain: 1 of 1 steps" in r.output and "optimal > random" in r.output, r.output
+    j = json.loads(CliRunner().invoke(cli, ["box", "ladder", "--players", "2", "--deals", "40", "--policy",
+                                            "optimal", "--policy", "random", "--format", "json"]).output)
+    by = {x["policy"]: x for x in j["rows"]}
+    assert by["optimal"]["rung"] == 1 and by["optimal"]["separated_below"] is True and by["random"]["skill_chain"] == 1
