@@ -22,7 +22,7 @@ COLUMNS = ["rank", "action", "value", "ci_low", "ci_high"]
 
 
 def advice_options(default_budget: int = _advice.DEFAULT_WORLDS):
-    """Click options ``--budget``, ``--half-width``, ``--max-worlds``, ``--seed``, ``--format``.
+    """Click options ``--budget``, ``--half-width``, ``--max-worlds``, ``--seed``, ``--continuation``, ``--format``.
 
     The command receives ``budget`` already set to ``default_budget`` when the option is not
     given, and a finite ``half_width`` (or None).
@@ -47,6 +47,10 @@ def advice_options(default_budget: int = _advice.DEFAULT_WORLDS):
                                                      "worlds an endgame's exact advice plays."),
             click.option("--seed", type=click.IntRange(min=0, max=2**64 - 1), default=0, show_default=True,
                          help="The sampled worlds' stream (the same seed gives the same advice)."),
+            click.option("--continuation", default=None,
+                         help="The named policy every seat plays after the action in each world (default: the "
+                              "game's best heuristic; a stronger one, e.g. a rollout policy, costs more time "
+                              "per world). Unknown names are refused, listing the game's named policies."),
             click.option("--format", "fmt", type=click.Choice(("table", "json", "csv")), default="table",
                          show_default=True),
         ]

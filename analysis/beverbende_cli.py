@@ -407,7 +407,7 @@ def _situation_of_options(players, seat, turns, start, phase, drawn, draw_twice,
 @user_errors
 def advise(situation_file, seat, turns, start, phase, drawn, draw_twice, rows, discard, knocker, reshuffles,
            players, memory_loss, scoring, knock_penalty, round_cap, exchange_specials, specials, deck,
-           budget, half_width, max_worlds, seed, fmt):
+           budget, half_width, max_worlds, seed, continuation, fmt):
     """Rank every legal action of the seat to move by its value: the mean of this round's points for
     that seat (lower is better; under --scoring win-count the chance to win the round, higher is
     better) over sampled worlds consistent with what it knows, each action played and the round
@@ -449,7 +449,7 @@ def advise(situation_file, seat, turns, start, phase, drawn, draw_twice, rows, d
     rules, P, s, obs = pos
     adv = advice.advise(bev.step_game(), rules, P, s, obs, measure="win_share" if wins else "bev_score",
                         budget=budget, half_width=half_width, max_worlds=max_worlds, key=seed,
-                        lower_is_better=not wins)
+                        lower_is_better=not wins, continuation=continuation)
     shown = BS.from_obs(rules, obs)
     own = " ".join(shown["rows"][s])
     rec = {"game": "beverbende", "players": P, "seat": s, "phase": shown["phase"], "turns": shown["turns"],

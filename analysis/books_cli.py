@@ -456,7 +456,7 @@ def _play_advice_options(fn):
 @advice_options(default_budget=PLAY_ADVICE_BUDGET)
 @user_errors
 def advise_play(play, situation_file, players, scoring, void_trump, tie_break, hand, start, seat, predictions, tricks,
-                trick, hand_number, hands, totals, budget, half_width, max_worlds, seed, fmt):
+                trick, hand_number, hands, totals, budget, half_width, max_worlds, seed, continuation, fmt):
     """Which card to play to the trick (or which prediction card to close): every legal action with its
     expected points and 95% CI, best first, over deals of the unseen cards consistent with what you know
     (STK-5: hand sizes, colours shown out of), each played out by the heuristic for every seat.  The
@@ -486,7 +486,8 @@ def advise_play(play, situation_file, players, scoring, void_trump, tie_break, h
     if hands_left > 1 and budget_default(budget):
         budget = max(50, PLAY_ADVICE_BUDGET // hands_left)  # whole later hands are played out too: same time
     adv = advice.advise(S.step_game(), pos.rules, pos.n_players, pos.seat, pos.obs, measure="books_points",
-                        budget=budget, half_width=half_width, max_worlds=max_worlds, key=seed)
+                        budget=budget, half_width=half_width, max_worlds=max_worlds, key=seed,
+                        continuation=continuation)
     view = BS.from_obs(pos.rules, pos.obs)
     what = (f"close a prediction card after winning trick {len(view['tricks']) + 1}" if view["phase"] == "close"
             else f"play a card to trick {len(view['tricks']) + 1} of {view['hand_lasts']}")

@@ -374,7 +374,7 @@ def _situation_from_options(opts: dict) -> dict:
 @user_errors
 def advise(situation_file, players, seat, variant, tiebreak, tableaus, first_placed, hand, offer, pile, draw_two,
            source, offer_place, taken, drawn, put_back_by, known, deck_file, budget, half_width, max_worlds, seed,
-           fmt):
+           continuation, fmt):
     """Advice at one decision of Shelve the Book: every legal action (take an offer card or draw two;
     which held card goes where, and which goes back on the pile) with the seat's expected final score
     of the game (points, not the chance to win) and its 95% CI, best first.
@@ -432,7 +432,7 @@ def advise(situation_file, players, seat, variant, tiebreak, tableaus, first_pla
         n_actions = int(K.legal_actions(pos.rules, world, np.zeros(K.MAX_ACTIONS, dtype=np.int64)))
         budget = default_worlds(n_actions, 15 * pos.n_players - int(pos.obs[K.S_TURN]))
     adv = AD.advise(game, pos.rules, pos.n_players, pos.seat, pos.obs, measure="shelf_points", budget=budget,
-                    half_width=half_width, max_worlds=max_worlds, key=seed)
+                    half_width=half_width, max_worlds=max_worlds, key=seed, continuation=continuation)
     view = SS.from_obs(pos.rules, pos.obs, deck)
 
     def label(a):

@@ -205,3 +205,11 @@ def test_under_win_count_the_value_is_the_chance_to_win_the_round_highest_best()
     assert out["gap"]["diff"] >= 0
     if out["verdict"] == "better":
         assert out["gap"]["ci_low"] > 0
+
+
+def test_the_continuation_can_be_chosen_and_an_unknown_one_is_refused(sit_file):
+    """--continuation: the named policy every seat plays after the action (the answer names it)."""
+    res = invoke("--situation", sit_file, "--budget", "20", "--continuation", "threshold")
+    assert res.exit_code == 0 and "threshold for every seat" in res.output, res.output
+    line = one_line(invoke("--situation", sit_file, "--budget", "20", "--continuation", "oracle"))
+    assert "'oracle'" in line and "expected-value" in line and "threshold" in line, line
