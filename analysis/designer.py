@@ -222,6 +222,6 @@ def report_section(ctx) -> str:
             "per game; `duration` actions per game (all seats); `ties` the share of games whose best return is "
             "shared; each with its 95% CI. `verdict` the measures on which the variant differs from the rulebook "
             "on the same deals (paired 95% CI of the difference, from resampling the deals, excluding 0), by the "
-            "report's comparison rule (equally good within "
-            + "; ".join(f"{tolerance_text(k)} of {k}" for k, *_ in MEASURES) + ").\n")
+            "report's comparison rule; a difference within its tolerance is \"the same\" (tolerances: "
+            + "; ".join(f"{k} {tolerance_text(k)}" for k, *_ in MEASURES) + ").\n")
     return head + "\n" + "\n\n".join(parts)
