@@ -810,9 +810,15 @@ def _compare_rounds(keys, starts, stops, rules, kinds, params, mem, focal, out):
 
 
 @njit(cache=True)
-def _play_game(state, rules, kinds, params, mem, obs, st, raw, pts, total, trace):
-    """A whole game (BVB-14): rules[R_ROUNDS] rounds, the start moving one seat each round;
-    total[p] gets the game total under the scoring variant.  Returns (stream, capped rounds)."""
+def _play_game(state, rules, kinds, params, mem, obs, st, scores, trace):
+    """A whole game (BVB-14): rules[R_ROUNDS] rounds, the start moving one seat each round.
+    Returns (stream, capped rounds).
+
+    Args:
+        scores: ``(raw, pts, total)``, int64 (players,) each: a round's raw points and points under
+            the scoring variant (scratch), and total[p], which gets the game total (BVB-15).
+    """
+    raw, pts, total = scores
     P = rules[R_PLAYERS]
     capped = 0
     for p in range(P):
@@ -841,7 +847,7 @@ def _simulate_games(keys, starts, stops, rules, kinds, params, mem, out):
         trace = np.zeros((1, 5), dtype=np.int64)
         for g in range(starts[i], stops[i]):
             st = game_state(keys[i], g)
-            st, capped = _play_game(state, rules, kinds, params, mem, obs, st, raw, pts, total, trace)
+            st, capped = _play_game(state, rules, kinds, params, mem, obs, st, (raw, pts, total), trace)
             best = sign * total[0]
             for p in range(1, P):
                 if sign * total[p] < best:
@@ -909,7 +915,7 @@ def _trace_game(key, rules, kinds, params, mem, trace, total):
     raw = np.zeros(P, dtype=np.int64)
     pts = np.zeros(P, dtype=np.int64)
     trace[0, 0] = 0
-    st, capped = _play_game(state, rules, kinds, params, mem, obs, np.uint64(key), raw, pts, total, trace)
+    st, capped = _play_game(state, rules, kinds, params, mem, obs, np.uint64(key), (raw, pts, total), trace)
     return capped
 
 
@@ -1196,6 +1202,49 @@ def observe(rules, state, seat, obs):
 
 
 @njit(cache=True)
+def _public_into_state(rules, obs, state):
+    """The public part of a determinization (:func:`determinize`): ``state`` cleared, then what every
+    player sees copied from ``obs`` (turn, knocker, counts, phase, round, totals; BVB-13) and each
+    player's memory quality ``rules[R_MEMQ]``."""
+    for j in range(state.shape[0]):
+        state[j] = 0
+    P = obs[O_NP]
+    for p in range(P):
+        state[S_MEM + p] = rules[R_MEMQ]
+    state[S_NP] = P
+    state[S_TURN] = obs[O_TURN] if obs[O_TURN] >= 0 else (obs[O_START] + obs[O_TURNS]) % P
+    state[S_TURNS] = obs[O_TURNS]
+    state[S_KNOCKER] = obs[O_KNOCKER]
+    state[S_LEFT] = obs[O_LEFT]
+    state[S_PILE_N] = obs[O_PILE_N]
+    state[S_START] = obs[O_START]
+    state[S_OVER] = 1 if obs[O_OVER] == 1 else 0
+    state[S_RESHUFFLES] = obs[O_RESHUFFLES]
+    state[S_PHASE] = obs[O_PHASE]
+    state[S_MODE] = obs[O_MODE]
+    state[S_ROUND] = obs[O_ROUND]
+    state[S_GAMEOVER] = obs[O_OVER]
+    state[S_CAPS] = obs[O_CAPS]
+    for p in range(P):
+        state[S_TOTAL + p] = obs[O_TOTAL + p]
+
+
+@njit(cache=True)
+def _others_remember_own_rows(state, seat, P, over):
+    """In a determinized ``state``: every player but ``seat`` remembers exactly the cards of its own
+    row (nothing once the game is ``over``), and the seats beyond the P players nothing."""
+    for o in range(P):
+        if o != seat:
+            for s in range(SLOTS):
+                state[S_KNOW + 24 * o + 4 * o + s] = state[S_ROWS + 4 * o + s] if not over else -1
+    for o in range(MAXP):
+        if o != seat:
+            for j in range(SLOTS * MAXP):
+                if o >= P or j // SLOTS != o or over:
+                    state[S_KNOW + 24 * o + j] = -1
+
+
+@njit(cache=True)
 def determinize(rules, obs, seat, key, state):
     """A full state consistent with ``seat``'s observation obs into state (BVB-13).
 
@@ -1209,28 +1258,9 @@ def determinize(rules, obs, seat, key, state):
     Raises:
         ValueError: an observation no deal of the rules' deck can give.
     """
-    for j in range(state.shape[0]):
-        state[j] = 0
     P = obs[O_NP]
     over = obs[O_OVER] == 1
-    for p in range(P):
-        state[S_MEM + p] = rules[R_MEMQ]
-    state[S_NP] = P
-    state[S_TURN] = obs[O_TURN] if obs[O_TURN] >= 0 else (obs[O_START] + obs[O_TURNS]) % P
-    state[S_TURNS] = obs[O_TURNS]
-    state[S_KNOCKER] = obs[O_KNOCKER]
-    state[S_LEFT] = obs[O_LEFT]
-    state[S_PILE_N] = obs[O_PILE_N]
-    state[S_START] = obs[O_START]
-    state[S_OVER] = 1 if over else 0
-    state[S_RESHUFFLES] = obs[O_RESHUFFLES]
-    state[S_PHASE] = obs[O_PHASE]
-    state[S_MODE] = obs[O_MODE]
-    state[S_ROUND] = obs[O_ROUND]
-    state[S_GAMEOVER] = obs[O_OVER]
-    state[S_CAPS] = obs[O_CAPS]
-    for p in range(P):
-        state[S_TOTAL + p] = obs[O_TOTAL + p]
+    _public_into_state(rules, obs, state)
     cnt = np.zeros(N_KINDS, dtype=np.int64)
     for k in range(N_KINDS):
         cnt[k] = rules[R_COMP + k] - obs[O_DCOUNT + k]
@@ -1296,16 +1326,7 @@ def determinize(rules, obs, seat, key, state):
         na += 1
         n += 1
     state[S_ASIDE_N] = na
-    # the other players' memories: their own rows
-    for o in range(P):
-        if o != seat:
-            for s in range(SLOTS):
-                state[S_KNOW + 24 * o + 4 * o + s] = state[S_ROWS + 4 * o + s] if not over else -1
-    for o in range(MAXP):
-        if o != seat:
-            for j in range(SLOTS * MAXP):
-                if o >= P or j // SLOTS != o or over:
-                    state[S_KNOW + 24 * o + j] = -1
+    _others_remember_own_rows(state, seat, P, over)
     _tidy(state)
     state[S_RNG] = np.int64(st)
 

@@ -211,8 +211,7 @@ def simulate(rules: BooksRules, forecast="heuristic", play="heuristic", games: i
     """
     fk, fp, pk, pp, fl, pl = _seat_arrays(rules, forecast, play)
     P = rules.players
-    tb = 1 if rules.tie_break == "shared" else 0
-    acc, prov = _run("_simulate_games", (rules.as_array(), rules.scoring_id, tb, fk, fp, pk, pp),
+    acc, prov = _run("_simulate_games", (rules.game_array(), fk, fp, pk, pp),
                      (P, K.N_GSTATS), games, seed, chunks, progress, "games")
     n = prov["games"]
     rows = []
@@ -1001,8 +1000,7 @@ def _step_simulate(rules_arr, policies, keys, games_per_chunk) -> np.ndarray:
     P = int(rules_arr[0])
     out = np.zeros((keys.shape[0], P, K.N_GSTATS))
     K._simulate_games(keys, np.zeros(keys.shape[0], dtype=np.int64), np.full(keys.shape[0], games_per_chunk, np.int64),
-                      np.ascontiguousarray(rules_arr[:4]), int(rules_arr[B.R_SCORING]), int(rules_arr[B.R_TIE_BREAK]),
-                      fk, fp, pk, pp, out)
+                      np.ascontiguousarray(rules_arr, dtype=np.int64), fk, fp, pk, pp, out)
     return out.sum(axis=0)
 
 

@@ -48,7 +48,7 @@ from ludolab.stdlib.books import (N_PARAMS, PREDS, ROLLOUT_HEURISTIC_AT, A_CLOSE
                                   S_NFORECAST, S_NMAX, S_NPLAYED, S_NTRICKS, S_PENDING, S_PHASE, S_PLAYERS,
                                   S_START, S_TRICK, S_TURN, S_VIEWER, S_VOIDRULE, T_CARDS,
                                   T_CLOSE, T_LEAD, T_WIN, GAME_STATE_SIZE, MAX_FORECAST_ACTIONS,
-                                  POLICY_PAIR_BASE, R_HANDS, R_SCORING, S_HANDNO, S_NHANDS, S_RNG, S_TOTAL)
+                                  POLICY_PAIR_BASE, R_HANDS, R_SCORING, R_TIE_BREAK, S_HANDNO, S_NHANDS, S_RNG, S_TOTAL)
 from ludolab.stdlib.books import STATE_SIZE as HAND_STATE_SIZE
 
 from .lowlevel import borrow as _borrow
@@ -503,24 +503,9 @@ def _strength(c, N, p, r, o):
 
 
 @njit(cache=True, inline="always")
-def _forecast_heuristic(obs, p, r, out, work, fwork):
-    """Hand-strength forecaster (twin of ``books_reference.forecast_heuristic``) with the parameters
-    p[r, :9] (p float64 (rows, N_PARAMS), read in place: no view per decision); returns k, cards in out.
-
-    Scratch lives in ``work`` / ``fwork`` at the W_* / FW_* offsets (no allocation)."""
-    me = obs[S_VIEWER]
-    P = obs[S_PLAYERS]
-    N = obs[S_NMAX]
-    H = obs[S_HAND]
-    nh = _bits_to(_mask(obs, HMASK + 4 * me), work, W_HAND) - W_HAND
-    n_earlier = obs[S_NFORECAST]
-    sum_earlier = 0
-    max_earlier = 0
-    for i in range(n_earlier):
-        s = _seat_after(obs[S_START], i, P)
-        sum_earlier += obs[NPRED + s]
-        if obs[NPRED + s] > max_earlier:
-            max_earlier = obs[NPRED + s]
+def _prediction_values(nh, N, p, r, work, fwork):
+    """Each card's strength (fwork[FW_ST + i]) and value as a prediction card (fwork[FW_PV + i]) for the
+    ``nh`` hand cards at work[W_HAND:], parameters p[r] (see :func:`_forecast_heuristic`)."""
     for i in range(nh):
         fwork[FW_ST + i] = _strength(work[W_HAND + i], N, p, r, 0)
     # value as a prediction card: the strength of the other cards sharing its colour or its number
@@ -536,9 +521,15 @@ def _forecast_heuristic(obs, p, r, out, work, fwork):
     for i in range(nh):
         c = work[W_HAND + i]
         fwork[FW_PV + i] = fwork[FW_SUMCOL + _colour(c)] + fwork[FW_SUMNUM + _number(c)] - 3.0 * fwork[FW_ST + i]
-    n_order = min(MAX_PREDICTIONS, nh)
-    # the n_order best prediction cards, best first: rank = cards rated higher, ties to the earlier
-    # card (the order a repeated pick of the strict maximum gives), counted without branches
+
+
+@njit(cache=True, inline="always")
+def _rank_predictions(nh, n_order, work, fwork):
+    """The ``n_order`` best prediction cards, best first, into work[W_ORDER:] (each card's rank in
+    work[W_RANK + i]), and the strength left in hand after laying the first k of them, k = 0..5,
+    into fwork[FW_LEFT + k] (see :func:`_forecast_heuristic`)."""
+    # rank = cards rated higher, ties to the earlier card (the order a repeated pick of the strict
+    # maximum gives), counted without branches
     for i in range(nh):
         v = fwork[FW_PV + i]
         rk = 0
@@ -549,8 +540,8 @@ def _forecast_heuristic(obs, p, r, out, work, fwork):
         work[W_RANK + i] = rk
         if rk < n_order:
             work[W_ORDER + rk] = i
-    # the strength left in hand after laying the first k cards, for k = 0..5 in one pass: each sum
-    # runs in hand order, adding 0.0 for a laid card (the reference's sums, term by term)
+    # the strength left for k = 0..5 in one pass: each sum runs in hand order, adding 0.0 for a laid
+    # card (the reference's sums, term by term)
     e0 = 0.0
     e1 = 0.0
     e2 = 0.0
@@ -572,10 +563,16 @@ def _forecast_heuristic(obs, p, r, out, work, fwork):
     fwork[FW_LEFT + 3] = e3
     fwork[FW_LEFT + 4] = e4
     fwork[FW_LEFT + 5] = e5
+
+
+@njit(cache=True, inline="always")
+def _best_forecast_size(nh, n_order, H, max_earlier, earlier, p, r, work, fwork):
+    """How many of the ranked prediction cards to lay (0..n_order): the k whose expected tricks
+    (strength left, short-suit trumping, the shorter hand of STK-7, less what the ``earlier``
+    forecasts take away) come closest to k, the first such k on ties (see :func:`_forecast_heuristic`)."""
     p4 = p[r, 4]
     p7 = p[r, 7]
     p8 = p[r, 8]
-    earlier = p[r, 5] * (sum_earlier - n_earlier * p[r, 6])  # what the earlier forecasts take away
     best_k = 0
     best_err = 0.0
     cnt0 = 0
@@ -611,6 +608,31 @@ def _forecast_heuristic(obs, p, r, out, work, fwork):
         if k == 0 or err < best_err:
             best_k = k
             best_err = err
+    return best_k
+
+
+@njit(cache=True, inline="always")
+def _forecast_heuristic(obs, p, r, out, work, fwork):
+    """Hand-strength forecaster (twin of ``books_reference.forecast_heuristic``) with the parameters
+    p[r, :9] (p float64 (rows, N_PARAMS), read in place: no view per decision); returns k, cards in out.
+
+    Scratch lives in ``work`` / ``fwork`` at the W_* / FW_* offsets (no allocation)."""
+    me = obs[S_VIEWER]
+    P = obs[S_PLAYERS]
+    nh = _bits_to(_mask(obs, HMASK + 4 * me), work, W_HAND) - W_HAND
+    n_earlier = obs[S_NFORECAST]
+    sum_earlier = 0
+    max_earlier = 0
+    for i in range(n_earlier):
+        s = _seat_after(obs[S_START], i, P)
+        sum_earlier += obs[NPRED + s]
+        if obs[NPRED + s] > max_earlier:
+            max_earlier = obs[NPRED + s]
+    _prediction_values(nh, obs[S_NMAX], p, r, work, fwork)
+    n_order = min(MAX_PREDICTIONS, nh)
+    _rank_predictions(nh, n_order, work, fwork)
+    earlier = p[r, 5] * (sum_earlier - n_earlier * p[r, 6])  # what the earlier forecasts take away
+    best_k = _best_forecast_size(nh, n_order, obs[S_HAND], max_earlier, earlier, p, r, work, fwork)
     # the chosen cards, ascending
     chosen = 0
     for o in range(best_k):
@@ -758,10 +780,20 @@ def _choose_close_basic(obs, kind, params, r, rng, buf):
 
 # ------------------------------------------------------------------ determinization and rollouts
 @njit(cache=True, inline="always")
-def _hand_loop(state, obs, fk, fp, pk, pp, rng, trace, tpos, work, fwork, choose_forecast, choose_play, choose_close):
+def _hand_loop(state, pol, rng, trace, tpos, scratch, choose_forecast, choose_play, choose_close):
     """Play the hand in ``state`` to its end from wherever it is: each decision goes to the seat's
     policy through ``_observe`` (what that seat knows) and the ``choose_*`` functions; returns
-    (rng, trace position).  fwork[FW_PEXS + seat] receives each forecast's P(exact) estimate."""
+    (rng, trace position).
+
+    Args:
+        pol: the seats' policies ``(fk, fp, pk, pp)``: int64 (players,) forecast / play kinds and
+            float64 (players, N_PARAMS) their parameters.
+        scratch: ``(obs, work, fwork)``: an observation buffer (the hand state's layout) and the int64
+            / float64 scratch at the W_* / FW_* offsets; fwork[FW_PEXS + seat] receives each
+            forecast's P(exact) estimate.
+    """
+    fk, fp, pk, pp = pol
+    obs, work, fwork = scratch
     buf = work[W_BUF:W_BUF + 16]
     while state[S_PHASE] == PH_FORECAST:
         s = state[S_TURN]
@@ -782,12 +814,12 @@ def _hand_loop(state, obs, fk, fp, pk, pp, rng, trace, tpos, work, fwork, choose
 
 
 @njit(cache=True, _nrt=False)
-def _continue_basic(state, obs, fk, fp, pk, pp, rng, work, fwork, trace):
-    """Play the hand in ``state`` to its end with basic (non-rollout) policies; returns the stream
-    state.  Compiled without reference counting: nothing here allocates, and the hot loops run
-    faster without it."""
-    rng, _ = _hand_loop(state, obs, fk, fp, pk, pp, rng, trace, 0, work, fwork, _choose_forecast_basic,
-                        _choose_play_basic, _choose_close_basic)
+def _continue_basic(state, pol, rng, scratch, trace):
+    """Play the hand in ``state`` to its end with basic (non-rollout) policies ``pol`` (see
+    :func:`_hand_loop`, as ``scratch``); returns the stream state.  Compiled without reference
+    counting: nothing here allocates, and the hot loops run faster without it."""
+    rng, _ = _hand_loop(state, pol, rng, trace, 0, scratch, _choose_forecast_basic, _choose_play_basic,
+                        _choose_close_basic)
     return rng
 
 
@@ -910,14 +942,12 @@ def _rollout_choice(obs, params, rng, options, n, close_phase):
     P = obs[S_PLAYERS]
     R = max(1, int(params[1]))
     scoring = int(params[2])
-    fk, fp, pk, pp = _rollout_defaults(P, params, params[0])
+    pol = _rollout_defaults(P, params, params[0])
     world = np.empty(HAND_STATE_SIZE, dtype=np.int16)
     sim = np.empty(HAND_STATE_SIZE, dtype=np.int16)
-    obs2 = np.empty(HAND_STATE_SIZE, dtype=np.int16)
     hidden = np.empty(64, dtype=np.int64)
     void = np.empty(16, dtype=np.int64)
-    work = np.zeros(W_SIZE, dtype=np.int64)
-    fwork = np.zeros(FW_SIZE)
+    scratch = (np.empty(HAND_STATE_SIZE, dtype=np.int16), np.zeros(W_SIZE, dtype=np.int64), np.zeros(FW_SIZE))
     notrace = np.zeros((0, 3), dtype=np.int64)
     opts = options[:n].copy()
     total = np.zeros(n, dtype=np.int64)
@@ -930,7 +960,7 @@ def _rollout_choice(obs, params, rng, options, n, close_phase):
                 _close_card(sim, opts[i], notrace, 0)
             else:
                 _play_card(sim, opts[i], notrace, 0)
-            _continue_basic(sim, obs2, fk, fp, pk, pp, sub, work, fwork, notrace)
+            _continue_basic(sim, pol, sub, scratch, notrace)
             total[i] += _score(_off(sim, me), sim[NWON + me], scoring)
     best = 0
     for i in range(1, n):
@@ -1007,17 +1037,24 @@ def _forecast_candidates(obs, pool_size, kmax, cands, params):
 
 
 @njit(cache=True)
-def _score_candidates(world, sim, obs2, me, cands, alive, na, stats, rnd, scoring, fk, fp, pk, pp, sub, work, fwork,
-                      cards, notrace):
-    """Play one sampled ``world`` out once per candidate prediction set ``cands[alive[:na]]`` of seat ``me``,
-    every one on the stream ``sub`` (common random numbers), adding each hand score to its row of ``stats``
-    (see :func:`_forecast_search`; column 5 records the round ``rnd``)."""
+def _score_candidates(world, cands, alive, na, stats, rnd, playout, sub):
+    """Play one sampled ``world`` out once per candidate prediction set ``cands[alive[:na]]`` of the seat
+    searching, every one on the stream ``sub`` (common random numbers), adding each hand score to its row
+    of ``stats`` (see :func:`_forecast_search`; column 5 records the round ``rnd``).
+
+    Args:
+        playout: what every playout of the search shares, ``(me, scoring, pol, sim, cards, notrace,
+            scratch)``: the seat and the scoring id (STK-8) its hands are judged by, the policies
+            (see :func:`_hand_loop`), a hand state to play in, an int64 (16,) card buffer, an empty
+            trace and the scratch of :func:`_hand_loop`.
+    """
+    me, scoring, pol, sim, cards, notrace, scratch = playout
     for a in range(na):
         ci = alive[a]
         sim[:] = world
         k = _bits_to(cands[ci], cards, 0)
         _apply_forecast(sim, me, cards, k, notrace, 0)
-        _continue_basic(sim, obs2, fk, fp, pk, pp, sub, work, fwork, notrace)
+        _continue_basic(sim, pol, sub, scratch, notrace)
         off = _off(sim, me)
         x = float(_score(off, sim[NWON + me], scoring))
         stats[ci, 0] += 1
@@ -1048,16 +1085,12 @@ def _forecast_search(obs, params, rng, cands, nc, stats, final_n, half_width):
     P = obs[S_PLAYERS]
     base = max(1, int(params[1]))
     scoring = int(params[2])
-    fk, fp, pk, pp = _rollout_defaults(P, params, 1.0)
     world = np.empty(HAND_STATE_SIZE, dtype=np.int16)
-    sim = np.empty(HAND_STATE_SIZE, dtype=np.int16)
-    obs2 = np.empty(HAND_STATE_SIZE, dtype=np.int16)
     hidden = np.empty(64, dtype=np.int64)
     void = np.empty(16, dtype=np.int64)
-    work = np.zeros(W_SIZE, dtype=np.int64)
-    fwork = np.zeros(FW_SIZE)
-    notrace = np.zeros((0, 3), dtype=np.int64)
-    cards = np.empty(16, dtype=np.int64)
+    scratch = (np.empty(HAND_STATE_SIZE, dtype=np.int16), np.zeros(W_SIZE, dtype=np.int64), np.zeros(FW_SIZE))
+    playout = (me, scoring, _rollout_defaults(P, params, 1.0), np.empty(HAND_STATE_SIZE, dtype=np.int16),
+               np.empty(16, dtype=np.int64), np.zeros((0, 3), dtype=np.int64), scratch)
     alive = np.arange(nc)
     na = nc
     stats[:nc, :] = 0.0
@@ -1067,8 +1100,7 @@ def _forecast_search(obs, params, rng, cands, nc, stats, final_n, half_width):
     while True:
         for w in range(n_round):
             rng = _sample_world(obs, rng, world, hidden, void)
-            _score_candidates(world, sim, obs2, me, cands, alive, na, stats, r, scoring, fk, fp, pk, pp,
-                              game_state(rng, wcount), work, fwork, cards, notrace)
+            _score_candidates(world, cands, alive, na, stats, r, playout, game_state(rng, wcount))
             wcount += 1
         if na <= 1:
             break
@@ -1102,8 +1134,7 @@ def _forecast_search(obs, params, rng, cands, nc, stats, final_n, half_width):
                 break
             for w in range(256):
                 rng = _sample_world(obs, rng, world, hidden, void)
-                _score_candidates(world, sim, obs2, me, cands, alive, na, stats, r + 1, scoring, fk, fp, pk, pp,
-                                  game_state(rng, wcount), work, fwork, cards, notrace)
+                _score_candidates(world, cands, alive, na, stats, r + 1, playout, game_state(rng, wcount))
                 wcount += 1
     best = alive[0]
     for a in range(na):
@@ -1174,27 +1205,27 @@ def _deal_hand(state, rules, start, rng, trace, tpos, work):
 
 
 @njit(cache=True)
-def _play_hand(state, obs, rules, start, fk, fp, pk, pp, rng, trace, tpos, work, fwork):
+def _play_hand(state, rules, start, pol, rng, trace, tpos, scratch):
     """Deal and play one hand with per-seat policies of any kind; returns (rng, trace position).
 
     Args:
-        fk, pk: int64 (players,) forecast / play policy kinds; fp, pp: float64 (players, N_PARAMS).
+        pol: ``(fk, fp, pk, pp)``: int64 (players,) forecast / play policy kinds, float64 (players,
+            N_PARAMS) their parameters.
         trace: int64 (n, 3) event rows (code, seat, card), or shape (0, 3) for none.
-        fwork: float64 scratch; on return fwork[FW_PEXS + seat] holds each seat's forecast P(exact)
-            estimate (-1 if its forecaster makes none).
+        scratch: ``(obs, work, fwork)`` (see :func:`_hand_loop`); on return fwork[FW_PEXS + seat]
+            holds each seat's forecast P(exact) estimate (-1 if its forecaster makes none).
     """
-    rng, tpos = _deal_hand(state, rules, start, rng, trace, tpos, work)
-    return _hand_loop(state, obs, fk, fp, pk, pp, rng, trace, tpos, work, fwork, _choose_forecast, _choose_play,
-                      _choose_close)
+    rng, tpos = _deal_hand(state, rules, start, rng, trace, tpos, scratch[1])
+    return _hand_loop(state, pol, rng, trace, tpos, scratch, _choose_forecast, _choose_play, _choose_close)
 
 
 @njit(cache=True, _nrt=False)
-def _play_hand_basic(state, obs, rules, start, fk, fp, pk, pp, rng, trace, tpos, work, fwork):
+def _play_hand_basic(state, rules, start, pol, rng, trace, tpos, scratch):
     """:func:`_play_hand` for basic policies only (no rollout kind), compiled without reference
     counting (nothing allocates); the same hands, decisions and random numbers."""
-    rng, tpos = _deal_hand(state, rules, start, rng, trace, tpos, work)
-    return _hand_loop(state, obs, fk, fp, pk, pp, rng, trace, tpos, work, fwork, _choose_forecast_basic,
-                      _choose_play_basic, _choose_close_basic)
+    rng, tpos = _deal_hand(state, rules, start, rng, trace, tpos, scratch[1])
+    return _hand_loop(state, pol, rng, trace, tpos, scratch, _choose_forecast_basic, _choose_play_basic,
+                      _choose_close_basic)
 
 
 @njit(cache=True)
@@ -1207,13 +1238,14 @@ def _all_basic(fk, pk):
 
 
 @njit(cache=True, inline="always")
-def _untraced_hand(basic, state, obs, rules, start, fk, fp, pk, pp, rng, empty, work, fwork):
-    """Deal and play one hand without a trace, in :func:`_play_hand_basic` when ``basic`` (no rollout
-    policy at the table, see :func:`_all_basic`), else in :func:`_play_hand`; returns the stream state."""
+def _untraced_hand(basic, state, rules, start, pol, rng, empty, scratch):
+    """Deal and play one hand without a trace (``empty``: int64 (0, 3)), in :func:`_play_hand_basic` when
+    ``basic`` (no rollout policy at the table, see :func:`_all_basic`), else in :func:`_play_hand`
+    (``pol`` and ``scratch`` as there); returns the stream state."""
     if basic:
-        rng, _ = _play_hand_basic(state, obs, rules, start, fk, fp, pk, pp, rng, empty, 0, work, fwork)
+        rng, _ = _play_hand_basic(state, rules, start, pol, rng, empty, 0, scratch)
     else:
-        rng, _ = _play_hand(state, obs, rules, start, fk, fp, pk, pp, rng, empty, 0, work, fwork)
+        rng, _ = _play_hand(state, rules, start, pol, rng, empty, 0, scratch)
     return rng
 
 
@@ -1276,8 +1308,10 @@ def _trace_stream(rng, rules, scoring, fk, fp, pk, pp, trace):
     pk = pk.copy()
     pp = pp.copy()
     tpos = 0
+    pol = (fk, fp, pk, pp)
+    scratch = (obs, work, fwork)
     for h in range(P):
-        rng, tpos = _play_hand(state, obs, rules, h % P, fk, fp, pk, pp, rng, trace, tpos, work, fwork)
+        rng, tpos = _play_hand(state, rules, h % P, pol, rng, trace, tpos, scratch)
         for s in range(P):
             tpos = _trace(trace, tpos, A_SCORE, s, _score(_off(state, s), state[NWON + s], scoring))
     return tpos
@@ -1297,19 +1331,16 @@ def _simulate_hands(keys, starts, stops, rules, scoring, fk, fp, pk, pp, out):
     for i in prange(keys.shape[0]):
         owners = _chunk_scratch(rules, fk, fp, pk, pp)
         state, obs, work, fwork, empty_b, rules_b, fkb, fpb, pkb, ppb = _borrow_all(owners)
+        scratch = (obs, work, fwork)
         sc = np.zeros(4)
         mean0 = np.zeros(stops[i] - starts[i])
         # configs outside, hands inside: each accumulator still sees the hands in order
         for c in range(C):
-            fkc = fkb[c]
-            fpc = fpb[c]
-            pkc = pkb[c]
-            ppc = ppb[c]
+            pol = (fkb[c], fpb[c], pkb[c], ppb[c])
             oc = out[i, c]
-            basic = _all_basic(fkc, pkc)
+            basic = _all_basic(pol[0], pol[2])
             for g in range(starts[i], stops[i]):
-                rng = _untraced_hand(basic, state, obs, rules_b, 0, fkc, fpc, pkc, ppc, game_state(keys[i], g),
-                                     empty_b, work, fwork)
+                rng = _untraced_hand(basic, state, rules_b, 0, pol, game_state(keys[i], g), empty_b, scratch)
                 tot = 0.0
                 for s in range(P):
                     off = _off(state, s)
@@ -1360,14 +1391,25 @@ def _simulate_hands(keys, starts, stops, rules, scoring, fk, fp, pk, pp, out):
 
 
 @njit(cache=True, parallel=True)
-def _simulate_games(keys, starts, stops, rules, scoring, tie_break, fk, fp, pk, pp, out):
+def _simulate_games(keys, starts, stops, rules, fk, fp, pk, pp, out):
     """Whole games (STK-9) with per-seat policies; out float64 (n_chunks, players, N_GSTATS): games won
-    (under ``tie_break`` 1, shared, every tied player wins one), 1/(number tied) summed over the games
-    the seat tops, sum and sum of squares of the game total, games played (G_* columns)."""
+    (under the tie-break ``rules[R_TIE_BREAK]`` 1, shared, every tied player wins one), 1/(number tied)
+    summed over the games the seat tops, sum and sum of squares of the game total, games played (G_*
+    columns).
+
+    Args:
+        rules: int64 (GAME_RULES_SIZE,), ``BooksRules.game_array()``: the hand rules, the scoring id
+            (STK-8) and the tie-break id (STK-9); every game has as many hands as players.
+        fk, pk: int64 (players,) forecast / play policy kinds; fp, pp: float64 (players, N_PARAMS).
+    """
     P = rules[0]
+    scoring = rules[R_SCORING]
+    tie_break = rules[R_TIE_BREAK]
     for i in prange(keys.shape[0]):
         owners = _chunk_scratch(rules, fk, fp, pk, pp)
         state, obs, work, fwork, empty_b, rules_b, fkb, fpb, pkb, ppb = _borrow_all(owners)
+        pol = (fkb, fpb, pkb, ppb)
+        scratch = (obs, work, fwork)
         totals = np.zeros(4, dtype=np.int64)
         basic = _all_basic(fkb, pkb)
         for g in range(starts[i], stops[i]):
@@ -1375,7 +1417,7 @@ def _simulate_games(keys, starts, stops, rules, scoring, tie_break, fk, fp, pk, 
             for s in range(P):
                 totals[s] = 0
             for h in range(P):
-                rng = _untraced_hand(basic, state, obs, rules_b, h % P, fkb, fpb, pkb, ppb, rng, empty_b, work, fwork)
+                rng = _untraced_hand(basic, state, rules_b, h % P, pol, rng, empty_b, scratch)
                 for s in range(P):
                     totals[s] += _score(_off(state, s), state[NWON + s], scoring)
             top = totals[0]
@@ -1567,6 +1609,71 @@ def _uniform(rng):
 
 
 @njit(cache=True)
+def _count_deals(nhid, left, cap, allow):
+    """The tables :func:`_deal_hidden` draws from: binom float64 (17, 17) the binomial coefficients and
+    ways float64 (5, 17, 17), ways[col, a, b] the weighted deals of colours col..3 with a, b (and
+    left[col] - a - b) cards still to place in the first, second (and third) other hand.
+
+    Args:
+        nhid: int64 (4,) hidden cards per colour; left: int64 (5,) hidden cards of colours col..3;
+        cap: int64 (3,) cards each other hand holds; allow: int64 (3, 4), 0 where that hand has shown
+            out of the colour (STK-5).
+    """
+    binom = np.zeros((17, 17))
+    for n in range(17):
+        binom[n, 0] = 1.0
+        for k in range(1, n + 1):
+            binom[n, k] = binom[n - 1, k - 1] + binom[n - 1, k]
+    ways = np.zeros((5, 17, 17))
+    ways[4, 0, 0] = 1.0
+    splits = _split_buffers()
+    for col in range(3, -1, -1):
+        h = nhid[col]
+        for a in range(min(cap[0], left[col]) + 1):
+            for b in range(min(cap[1], left[col] - a) + 1):
+                d = left[col] - a - b
+                if d > cap[2]:
+                    continue
+                tot = 0.0
+                for i in range(_colour_splits(h, (a, b, d), col, allow, binom, ways, splits)):
+                    tot += splits[2][i]
+                ways[col, a, b] = tot
+    return binom, ways
+
+
+@njit(cache=True, inline="always")
+def _split_buffers():
+    """Room for every split of one colour (:func:`_colour_splits`): int64 n0, int64 n1, float64 weight."""
+    return np.zeros(289, dtype=np.int64), np.zeros(289, dtype=np.int64), np.zeros(289)
+
+
+@njit(cache=True, inline="always")
+def _colour_splits(h, room, col, allow, binom, ways, splits):
+    """The splits of the ``h`` hidden cards of colour ``col`` among the three other hands, in the
+    order (n0, n1) ascending: n0 to the first hand, n1 to the second, the rest to the third, within
+    the places ``room = (a, b, d)`` still free in them and none to a hand void in the colour (allow,
+    STK-5); each weighted by its orderings times ways[col + 1] (the deals of the later colours).
+    Writes them into ``splits`` (:func:`_split_buffers`) and returns their number."""
+    a, b, d = room
+    n0s, n1s, ws = splits
+    m = 0
+    for n0 in range(min(a, h) + 1):
+        if n0 > 0 and allow[0, col] == 0:
+            break
+        for n1 in range(min(b, h - n0) + 1):
+            if n1 > 0 and allow[1, col] == 0:
+                break
+            n2 = h - n0 - n1
+            if n2 > d or (n2 > 0 and allow[2, col] == 0):
+                continue
+            n0s[m] = n0
+            n1s[m] = n1
+            ws[m] = binom[h, n0] * binom[h - n0, n1] * ways[col + 1, a - n0, b - n1]
+            m += 1
+    return m
+
+
+@njit(cache=True)
 def _deal_hidden(world, seat, rng):
     """Deal the L_HIDDEN cards of ``world`` (a hand state as ``seat`` observes it, int64) to the other
     seats, uniformly among the deals that give each seat its public number of cards and no card of a
@@ -1605,37 +1712,13 @@ def _deal_hidden(world, seat, rng):
         left[col] = left[col + 1] + nhid[col]
     if left[0] != cap[0] + cap[1] + cap[2]:
         raise ValueError("the hidden cards do not fill the other hands")
-    binom = np.zeros((17, 17))
-    for n in range(17):
-        binom[n, 0] = 1.0
-        for k in range(1, n + 1):
-            binom[n, k] = binom[n - 1, k - 1] + binom[n - 1, k]
-    # ways[col, a, b]: weighted deals of colours col..3 with a, b (and left[col] - a - b) cards to place
-    ways = np.zeros((5, 17, 17))
-    ways[4, 0, 0] = 1.0
-    for col in range(3, -1, -1):
-        h = nhid[col]
-        for a in range(min(cap[0], left[col]) + 1):
-            for b in range(min(cap[1], left[col] - a) + 1):
-                d = left[col] - a - b
-                if d > cap[2]:
-                    continue
-                tot = 0.0
-                for n0 in range(min(a, h) + 1):
-                    if n0 > 0 and allow[0, col] == 0:
-                        break
-                    for n1 in range(min(b, h - n0) + 1):
-                        if n1 > 0 and allow[1, col] == 0:
-                            break
-                        n2 = h - n0 - n1
-                        if n2 > d or (n2 > 0 and allow[2, col] == 0):
-                            continue
-                        tot += binom[h, n0] * binom[h - n0, n1] * ways[col + 1, a - n0, b - n1]
-                ways[col, a, b] = tot
+    binom, ways = _count_deals(nhid, left, cap, allow)
     if ways[0, cap[0], cap[1]] <= 0.0:
         raise ValueError("no deal of the hidden cards is consistent with the observation")
     a = cap[0]
     b = cap[1]
+    splits = _split_buffers()
+    n0s, n1s, ws = splits
     for col in range(4):
         h = nhid[col]
         d = left[col] - a - b
@@ -1644,24 +1727,13 @@ def _deal_hidden(world, seat, rng):
         pick0 = -1
         pick1 = -1
         cum = 0.0
-        for n0 in range(min(a, h) + 1):
-            if n0 > 0 and allow[0, col] == 0:
-                break
-            for n1 in range(min(b, h - n0) + 1):
-                if n1 > 0 and allow[1, col] == 0:
+        for i in range(_colour_splits(h, (a, b, d), col, allow, binom, ways, splits)):
+            if ws[i] > 0.0:
+                cum += ws[i]
+                pick0 = n0s[i]
+                pick1 = n1s[i]
+                if x < cum:
                     break
-                n2 = h - n0 - n1
-                if n2 > d or (n2 > 0 and allow[2, col] == 0):
-                    continue
-                w = binom[h, n0] * binom[h - n0, n1] * ways[col + 1, a - n0, b - n1]
-                if w > 0.0:
-                    cum += w
-                    pick0 = n0
-                    pick1 = n1
-                    if x < cum:
-                        break
-            if pick0 >= 0 and x < cum:
-                break
         for i in range(h - 1, 0, -1):  # the colour's cards in a uniform order, then split
             j, rng = next_below(rng, i + 1)
             t = hid[col, i]

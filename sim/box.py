@@ -114,7 +114,7 @@ def _conformance_play(seed: int, games: int, engine: str) -> list:
         trace = np.zeros((games, 64, 4), dtype=np.int64)
         n_steps = np.zeros(games, dtype=np.int64)
         final = np.zeros(games, dtype=np.int64)
-        K._trace_games(np.uint64(key), 0, games, *_sim_args(rules), pol.move, pol.dice, trace, n_steps, final)
+        K._trace_games(np.uint64(key), 0, games, _sim_args(rules), pol.move, pol.dice, trace, n_steps, final)
         for g in range(games):
             steps = [(int(s), int(d), int(o), int(m)) for s, d, o, m in trace[g, :n_steps[g]]]
             out.append(_trace_record(rules, g, steps, int(final[g])))

@@ -199,7 +199,7 @@ def solve_utility(rules: BoxRules, terminal: np.ndarray, sense: float):
     value = np.zeros(n)
     move = np.zeros((n, oc.n), dtype=rules.move_dtype)
     dice = np.zeros(n, dtype=np.int8)
-    K._solve_p(n, oc.dice, oc.prob, oc.cand_start, oc.cand_masks, allowed,
+    K._solve_p(n, (oc.dice, oc.prob, oc.cand_start, oc.cand_masks), allowed,
                np.ascontiguousarray(terminal, dtype=np.float64), float(sense), value, move, dice)
     return value, move, dice
 
@@ -330,7 +330,7 @@ def evaluate(policy: Policy) -> Evaluation:
     visit = np.zeros(rules.n_states)
     ties = getattr(policy, "ties", None)
     ties = np.zeros(1, dtype=np.int64) if ties is None else np.ascontiguousarray(ties, dtype=np.int64)
-    K._evaluate_p(rules.full, oc.dice, oc.prob, oc.cand_start, oc.cand_masks, allowed,
+    K._evaluate_p(rules.full, (oc.dice, oc.prob, oc.cand_start, oc.cand_masks), allowed,
                   policy.move, policy.dice, ties, final, visit)
     return Evaluation(policy, final, visit)
 

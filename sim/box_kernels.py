@@ -41,28 +41,31 @@ _NO_TIES = np.zeros(1, dtype=np.int64)
 
 
 @njit(cache=True)
-def _solve(n_states, out_dice, out_weight, cand_start, cand_masks, dice_allowed,
-           terminal, sense, value, best_move, dice_choice):
-    """Backward induction for 2d6 outcome weights (out of 36 and 6): see :func:`_solve_p`."""
+def _solve(n_states, outcomes, dice_allowed, terminal, sense, value, best_move, dice_choice):
+    """Backward induction for 2d6 outcome weights (out of 36 and 6): see :func:`_solve_p`;
+    outcomes = (out_dice, out_weight, cand_start, cand_masks)."""
+    out_dice, out_weight, cand_start, cand_masks = outcomes
     prob = np.empty(out_weight.shape[0])
     for o in range(out_weight.shape[0]):
         prob[o] = out_weight[o] / (36.0 if out_dice[o] == 2 else 6.0)
-    _solve_p(n_states, out_dice, prob, cand_start, cand_masks, dice_allowed,
-             terminal, sense, value, best_move, dice_choice)
+    _solve_p(n_states, (out_dice, prob, cand_start, cand_masks), dice_allowed, terminal, sense, value, best_move,
+             dice_choice)
 
 
 @njit(cache=True)
-def _solve_p(n_states, out_dice, out_prob, cand_start, cand_masks, dice_allowed,
-             terminal, sense, value, best_move, dice_choice):
+def _solve_p(n_states, outcomes, dice_allowed, terminal, sense, value, best_move, dice_choice):
     """Backward induction over all states (STB-3..STB-7).
 
-    out_prob: float64 (n_outcomes,) chance of each outcome within its dice count;
+    outcomes = (out_dice, out_prob, cand_start, cand_masks): per roll outcome its dice count and
+    its chance within that count (float64 (n_outcomes,)), and its candidate moves
+    cand_masks[cand_start[o]:cand_start[o + 1]] (:class:`ludolab.stdlib.box.Outcomes`);
     terminal: float64 (n_states,) utility of a turn that ends in each state;
     sense: +1.0 to maximise the expected utility, -1.0 to minimise it.
     Fills value (n_states,), best_move (n_states, n_outcomes), dice_choice.
     Ties between moves go to the move with the highest tiles; between dice
     counts to the full roll.
     """
+    out_dice, out_prob, cand_start, cand_masks = outcomes
     n_out = out_dice.shape[0]
     eps = 1e-12
     value[0] = terminal[0]
@@ -146,21 +149,21 @@ def _evaluate(full, out_dice, out_weight, cand_start, cand_masks, dice_allowed,
     prob = np.empty(out_weight.shape[0])
     for o in range(out_weight.shape[0]):
         prob[o] = out_weight[o] / (36.0 if out_dice[o] == 2 else 6.0)
-    _evaluate_p(full, out_dice, prob, cand_start, cand_masks, dice_allowed, pol_move, pol_dice, _NO_TIES,
+    _evaluate_p(full, (out_dice, prob, cand_start, cand_masks), dice_allowed, pol_move, pol_dice, _NO_TIES,
                 final, mass)
 
 
 @njit(cache=True)
-def _evaluate_p(full, out_dice, out_prob, cand_start, cand_masks, dice_allowed,
-                pol_move, pol_dice, ties, final, mass):
+def _evaluate_p(full, outcomes, dice_allowed, pol_move, pol_dice, ties, final, mass):
     """Forward pass over the Markov chain of a policy: fills final[s], the
     probability that the turn ends with open tiles s (final[0]: box shut),
     and mass[s], the probability that the turn reaches state s.
 
     A stochastic policy is weighed move by move: a random move (-2) gives each
     legal move an equal share, a tie group (``TIE_BASE - j``) each of its moves.
-    out_prob: float64 (n_outcomes,) chance of each outcome within its dice count.
+    outcomes = (out_dice, out_prob, cand_start, cand_masks) as in :func:`_solve_p`.
     """
+    out_dice, out_prob, cand_start, cand_masks = outcomes
     n_out = out_dice.shape[0]
     mass[:] = 0.0
     mass[full] = 1.0
@@ -205,25 +208,26 @@ def _evaluate_p(full, out_dice, out_prob, cand_start, cand_masks, dice_allowed,
 
 
 @njit(cache=True)
-def _play_turn(st, full, dice_allowed, draw_map1, draw_map2, cand_start, cand_masks,
-               pol_move, pol_dice, trace):
+def _play_turn(st, turn, pol_move, pol_dice, trace):
     """One turn of a policy without tie groups: see :func:`_play_turn_t`."""
-    return _play_turn_t(st, full, dice_allowed, draw_map1, draw_map2, cand_start, cand_masks,
-                        pol_move, pol_dice, _NO_TIES, trace)
+    return _play_turn_t(st, turn, pol_move, pol_dice, _NO_TIES, trace)
 
 
 @njit(cache=True)
-def _play_turn_t(st, full, dice_allowed, draw_map1, draw_map2, cand_start, cand_masks,
-                 pol_move, pol_dice, ties, trace):
+def _play_turn_t(st, turn, pol_move, pol_dice, ties, trace):
     """One turn from the full box with the stream state st; returns (final state, st, steps).
 
-    A roll draws one number below ``len(draw_map2)`` (the full roll) or
+    turn = (full, dice_allowed, draw_map1, draw_map2, cand_start, cand_masks): the rules of a
+    turn (``box_montecarlo._sim_args``): the full box's bitmask, the dice counts allowed per
+    state (STB-6), the draw maps of one die and of the full roll, and the candidate moves of
+    each outcome.  A roll draws one number below ``len(draw_map2)`` (the full roll) or
     ``len(draw_map1)`` (one die); a random move, then a second number below
     the count of legal (or tied) moves.
     trace: int64 (max_steps, 4); when it has rows, roll k is written to
     ``trace[k] = (open tiles, dice, outcome, tiles covered or -1 when the turn
     ends)``; pass an empty array (0, 4) to play without a record.
     """
+    full, dice_allowed, draw_map1, draw_map2, cand_start, cand_masks = turn
     n2 = draw_map2.shape[0]
     n1 = draw_map1.shape[0]
     s = full
@@ -267,56 +271,52 @@ def _play_turn_t(st, full, dice_allowed, draw_map1, draw_map2, cand_start, cand_
 
 
 @njit(cache=True)
-def _trace_games(key, start, stop, full, dice_allowed, draw_map1, draw_map2, cand_start, cand_masks,
-                 pol_move, pol_dice, trace, n_steps, final):
+def _trace_games(key, start, stop, turn, pol_move, pol_dice, trace, n_steps, final):
     """Games start..stop-1 of a chunk with their record (the conformance harness).
 
+    turn: the rules of a turn, as :func:`_play_turn_t` takes them;
     trace: int64 (n_games, max_steps, 4) as in :func:`_play_turn`;
     n_steps, final: int64 (n_games,): rolls made and the final open tiles.
     """
     for g in range(start, stop):
         i = g - start
-        s, st, n = _play_turn(game_state(key, g), full, dice_allowed, draw_map1, draw_map2, cand_start,
-                              cand_masks, pol_move, pol_dice, trace[i])
+        s, st, n = _play_turn(game_state(key, g), turn, pol_move, pol_dice, trace[i])
         n_steps[i] = n
         final[i] = s
 
 
 @njit(cache=True)
-def _simulate_chunk(key, start, stop, full, dice_allowed, draw_map1, draw_map2,
-                    cand_start, cand_masks, pol_move, pol_dice, counts):
+def _simulate_chunk(key, start, stop, turn, pol_move, pol_dice, counts):
+    """Games start..stop-1 of one chunk of :func:`_simulate`: counts[s] += games ending in s."""
     no_trace = np.empty((0, 4), dtype=np.int64)
     for g in range(start, stop):
         st = game_state(key, g)
-        s, st, _ = _play_turn(st, full, dice_allowed, draw_map1, draw_map2,
-                              cand_start, cand_masks, pol_move, pol_dice, no_trace)
+        s, st, _ = _play_turn(st, turn, pol_move, pol_dice, no_trace)
         counts[s] += 1
 
 
 @njit(cache=True, parallel=True)
-def _simulate(keys, starts, stops, full, dice_allowed, draw_map1, draw_map2,
-              cand_start, cand_masks, pol_move, pol_dice, counts):
+def _simulate(keys, starts, stops, turn, pol_move, pol_dice, counts):
     """Monte Carlo of one turn per game; counts[c, s] += games g in starts[c]..stops[c]-1
-    of chunk c ending in s (the runner's kernel contract, :mod:`ludolab.sim.runner`).
+    of chunk c ending in s (the runner's kernel contract, :mod:`ludolab.sim.runner`);
+    turn: the rules of a turn, as :func:`_play_turn_t` takes them.
 
     One chunk per prange iteration; each game owns its stream, so the result
     does not depend on the number of threads or on how the games are sliced.
     """
     for c in prange(keys.shape[0]):
-        _simulate_chunk(keys[c], starts[c], stops[c], full, dice_allowed, draw_map1, draw_map2,
-                        cand_start, cand_masks, pol_move, pol_dice, counts[c])
+        _simulate_chunk(keys[c], starts[c], stops[c], turn, pol_move, pol_dice, counts[c])
 
 
 @njit(cache=True, parallel=True)
-def _simulate_match(keys, starts, stops, full, dice_allowed, draw_map1, draw_map2,
-                    cand_start, cand_masks, pol_moves, pol_dices, score_rank,
-                    n_rounds, threshold, max_rounds, out):
+def _simulate_match(keys, starts, stops, turn, pol_moves, pol_dices, match, out):
     """Several players (STB-9, STB-11, STB-12), each seat with its own policy.
 
+    turn: the rules of a turn, as :func:`_play_turn_t` takes them;
     pol_moves (P, n_states, n_out), pol_dices (P, n_states): one policy per seat;
-    score_rank (n_states,): the score of each final state (int64).
-    n_rounds > 0: that many rounds, totals add up (STB-11); n_rounds == 0:
-    elimination at ``threshold`` (STB-12).
+    match = (score_rank, n_rounds, threshold, max_rounds): score_rank (n_states,) the score of
+    each final state (int64); n_rounds > 0: that many rounds, totals add up (STB-11);
+    n_rounds == 0: elimination at ``threshold`` (STB-12).
     out[c, p, 0] wins, [1] ties (shared lowest), [2] sum of totals,
     [3] sum of the number of rounds each game lasted; out[c, 0, 4] counts the
     elimination games stopped at ``max_rounds`` (decided by the lowest total).
@@ -324,27 +324,25 @@ def _simulate_match(keys, starts, stops, full, dice_allowed, draw_map1, draw_map
     tie_start = np.zeros(pol_moves.shape[0] + 1, dtype=np.int64)
     no_ties = np.zeros(1, dtype=np.int64)
     for c in prange(keys.shape[0]):
-        _match_chunk(keys[c], starts[c], stops[c], full, dice_allowed, draw_map1, draw_map2, cand_start,
-                     cand_masks, pol_moves, pol_dices, no_ties, tie_start, score_rank, n_rounds, threshold,
-                     max_rounds, out[c])
+        _match_chunk(keys[c], starts[c], stops[c], turn, (pol_moves, pol_dices, no_ties, tie_start), match, out[c])
 
 
 @njit(cache=True, parallel=True)
-def _simulate_match_t(keys, starts, stops, full, dice_allowed, draw_map1, draw_map2,
-                      cand_start, cand_masks, pol_moves, pol_dices, ties, tie_start, score_rank,
-                      n_rounds, threshold, max_rounds, out):
+def _simulate_match_t(keys, starts, stops, turn, pol_moves, pol_dices, ties, tie_start, match, out):
     """:func:`_simulate_match` for seats whose policies may hold tie groups (STB-T1): seat p reads
     its groups from ``ties[tie_start[p]:tie_start[p+1]]``."""
     for c in prange(keys.shape[0]):
-        _match_chunk(keys[c], starts[c], stops[c], full, dice_allowed, draw_map1, draw_map2, cand_start,
-                     cand_masks, pol_moves, pol_dices, ties, tie_start, score_rank, n_rounds, threshold,
-                     max_rounds, out[c])
+        _match_chunk(keys[c], starts[c], stops[c], turn, (pol_moves, pol_dices, ties, tie_start), match, out[c])
 
 
 @njit(cache=True)
-def _match_chunk(key, start, stop, full, dice_allowed, draw_map1, draw_map2, cand_start, cand_masks,
-                 pol_moves, pol_dices, ties, tie_start, score_rank, n_rounds, threshold, max_rounds, out):
-    """Games start..stop-1 of one chunk of :func:`_simulate_match`; out (P, 5) as there."""
+def _match_chunk(key, start, stop, turn, pols, match, out):
+    """Games start..stop-1 of one chunk of :func:`_simulate_match`; out (P, 5) as there.
+
+    pols = (pol_moves, pol_dices, ties, tie_start): seat p's policy, its tie groups at
+    ``ties[tie_start[p]:tie_start[p+1]]``; turn and match as in :func:`_simulate_match`."""
+    pol_moves, pol_dices, ties, tie_start = pols
+    score_rank, n_rounds, threshold, max_rounds = match
     n_seats = pol_moves.shape[0]
     total = np.zeros(n_seats, dtype=np.int64)
     alive = np.zeros(n_seats, dtype=np.bool_)
@@ -361,8 +359,8 @@ def _match_chunk(key, start, stop, full, dice_allowed, draw_map1, draw_map2, can
             for p in range(n_seats):
                 if not alive[p]:
                     continue
-                s, st, _ = _play_turn_t(st, full, dice_allowed, draw_map1, draw_map2, cand_start, cand_masks,
-                                        pol_moves[p], pol_dices[p], ties[tie_start[p]:tie_start[p + 1]], no_trace)
+                s, st, _ = _play_turn_t(st, turn, pol_moves[p], pol_dices[p], ties[tie_start[p]:tie_start[p + 1]],
+                                        no_trace)
                 total[p] += score_rank[s]
                 if n_rounds == 0 and total[p] >= threshold:
                     dropped[p] = True
@@ -411,32 +409,27 @@ def _match_chunk(key, start, stop, full, dice_allowed, draw_map1, draw_map2, can
 
 # ------------------------------------------------------------ stochastic policies
 @njit(cache=True)
-def _trace_games_t(key, start, stop, full, dice_allowed, draw_map1, draw_map2, cand_start, cand_masks,
-                   pol_move, pol_dice, ties, trace, n_steps, final):
+def _trace_games_t(key, start, stop, turn, pol_move, pol_dice, ties, trace, n_steps, final):
     """:func:`_trace_games` for a policy that may hold tie groups (``ties``)."""
     for g in range(start, stop):
         i = g - start
-        s, st, n = _play_turn_t(game_state(key, g), full, dice_allowed, draw_map1, draw_map2, cand_start,
-                                cand_masks, pol_move, pol_dice, ties, trace[i])
+        s, st, n = _play_turn_t(game_state(key, g), turn, pol_move, pol_dice, ties, trace[i])
         n_steps[i] = n
         final[i] = s
 
 
 @njit(cache=True, parallel=True)
-def _simulate_t(keys, starts, stops, full, dice_allowed, draw_map1, draw_map2,
-                cand_start, cand_masks, pol_move, pol_dice, ties, counts):
+def _simulate_t(keys, starts, stops, turn, pol_move, pol_dice, ties, counts):
     """:func:`_simulate` for any policy: random moves, random dice counts and tie groups."""
     for c in prange(keys.shape[0]):
         no_trace = np.empty((0, 4), dtype=np.int64)
         for g in range(starts[c], stops[c]):
-            s, st, _ = _play_turn_t(game_state(keys[c], g), full, dice_allowed, draw_map1, draw_map2,
-                                    cand_start, cand_masks, pol_move, pol_dice, ties, no_trace)
+            s, st, _ = _play_turn_t(game_state(keys[c], g), turn, pol_move, pol_dice, ties, no_trace)
             counts[c, s] += 1
 
 
 @njit(cache=True, parallel=True)
-def _simulate_paired_t(keys, starts, stops, full, dice_allowed, draw_map1, draw_map2,
-                       cand_start, cand_masks, pol_moves, pol_dices, ties, tie_start, scores, sums):
+def _simulate_paired_t(keys, starts, stops, turn, pol_moves, pol_dices, ties, tie_start, scores, sums):
     """Common random numbers: game g of a chunk is played by every policy with the same
     stream; sums[c, a, b] accumulates score_a * score_b and sums[c, a, K] accumulates
     score_a (K = number of policies).  Any policies: policy a reads its tie groups from
@@ -448,8 +441,7 @@ def _simulate_paired_t(keys, starts, stops, full, dice_allowed, draw_map1, draw_
         for g in range(starts[c], stops[c]):
             for a in range(n_pol):
                 st = game_state(keys[c], g)
-                s, st, _ = _play_turn_t(st, full, dice_allowed, draw_map1, draw_map2, cand_start, cand_masks,
-                                        pol_moves[a], pol_dices[a], ties[tie_start[a]:tie_start[a + 1]],
+                s, st, _ = _play_turn_t(st, turn, pol_moves[a], pol_dices[a], ties[tie_start[a]:tie_start[a + 1]],
                                         no_trace)
                 x[a] = scores[s]
             for a in range(n_pol):
@@ -480,10 +472,12 @@ def _transitions(full, draw_map1, draw_map2, pol_move, pol_dice, bound, trans):
 
 
 @njit(cache=True, inline="always")
-def _fast_step(s, st, b, nxt, stop, key, full, bfull, n1, n2, trans, counts):
+def _fast_step(s, st, b, nxt, stop, key, table, counts):
     """One roll of a game lane (open tiles s, stream state st, draw size b).  A finished game
     is counted and the lane starts game ``nxt`` (``s = -1``: no game left).  Returns the lane
-    and the next game number."""
+    and the next game number.  table = (full, bfull, n1, n2, trans): the full box, its draw
+    size, the one-die and full-roll draw sizes and the transition table (:func:`_fast_chunk`)."""
+    full, bfull, n1, n2, trans = table
     u, st = next_below(st, b)
     e = trans[s, u]
     if e <= 1:  # -1: no move, the turn ends in s; 0 or 1: the box is shut
@@ -514,13 +508,14 @@ def _fast_chunk(key, start, stop, full, bfull, n1, n2, trans, counts):
         s1 = full
         st1 = game_state(key, nxt)
         nxt += 1
+    table = (full, bfull, n1, n2, trans)
     while s0 >= 0 and s1 >= 0:
-        s0, st0, b0, nxt = _fast_step(s0, st0, b0, nxt, stop, key, full, bfull, n1, n2, trans, counts)
-        s1, st1, b1, nxt = _fast_step(s1, st1, b1, nxt, stop, key, full, bfull, n1, n2, trans, counts)
+        s0, st0, b0, nxt = _fast_step(s0, st0, b0, nxt, stop, key, table, counts)
+        s1, st1, b1, nxt = _fast_step(s1, st1, b1, nxt, stop, key, table, counts)
     while s0 >= 0:
-        s0, st0, b0, nxt = _fast_step(s0, st0, b0, nxt, stop, key, full, bfull, n1, n2, trans, counts)
+        s0, st0, b0, nxt = _fast_step(s0, st0, b0, nxt, stop, key, table, counts)
     while s1 >= 0:
-        s1, st1, b1, nxt = _fast_step(s1, st1, b1, nxt, stop, key, full, bfull, n1, n2, trans, counts)
+        s1, st1, b1, nxt = _fast_step(s1, st1, b1, nxt, stop, key, table, counts)
 
 
 @njit(cache=True, parallel=True)

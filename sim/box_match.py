@@ -190,11 +190,11 @@ def simulate_rounds(policies: list[Policy], games: int, seed: int = 0, rounds: i
                 for p in policies]
         tie_start = np.concatenate([[0], np.cumsum([len(t) for t in ties])]).astype(np.int64)
         spec = RunSpec("box", "ludolab.sim.box_kernels:_simulate_match_t",
-                       (*_sim_args(rules), moves, dices, np.concatenate(ties), tie_start, rules.scores, n_rounds, thr,
-                        int(max_rounds)), (n, 5), "int64", games, seed, chunks, label="match")
+                       (_sim_args(rules), moves, dices, np.concatenate(ties), tie_start,
+                        (rules.scores, n_rounds, thr, int(max_rounds))), (n, 5), "int64", games, seed, chunks, label="match")
     else:
         spec = RunSpec("box", "ludolab.sim.box_kernels:_simulate_match",
-                       (*_sim_args(rules), moves, dices, rules.scores, n_rounds, thr, int(max_rounds)),
+                       (_sim_args(rules), moves, dices, (rules.scores, n_rounds, thr, int(max_rounds))),
                        (n, 5), "int64", games, seed, chunks, label="match")
     out = run(spec, progress).sum(axis=0)
     plan = spec.plan()

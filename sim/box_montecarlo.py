@@ -100,7 +100,7 @@ def paired_args(rules, policies, scores: np.ndarray) -> tuple:
     (float64, one per state) that the paired sums accumulate."""
     ties = [_ties(p) for p in policies]
     tie_start = np.concatenate([[0], np.cumsum([len(t) for t in ties])]).astype(np.int64)
-    return (*_sim_args(rules), np.stack([p.move for p in policies]), np.stack([p.dice for p in policies]),
+    return (_sim_args(rules), np.stack([p.move for p in policies]), np.stack([p.dice for p in policies]),
             np.concatenate(ties), tie_start, scores)
 
 
@@ -179,7 +179,7 @@ def simulate(policy: Policy, games: int, seed: int = 0, chunks: int = DEFAULT_CH
         kernel, args = "ludolab.sim.box_kernels:_simulate_fast", (rules.full, *transition_table(policy))
     else:
         kernel = "ludolab.sim.box_kernels:_simulate_t"
-        args = (*_sim_args(rules), policy.move, policy.dice, _ties(policy))
+        args = (_sim_args(rules), policy.move, policy.dice, _ties(policy))
     spec = RunSpec("box", kernel, args, (rules.n_states,), "int64", games, seed, chunks, label="box",
                    metric="ludolab.sim.metrics:weighted_mean", metric_args=(rules.scores,))
     counts = run_total(spec, progress)  # summed wave by wave: no (chunks, states) array

@@ -16,6 +16,7 @@ from ludolab.stdlib.errors import LudolabError
 
 from . import box_kernels as K
 from .box_exact import Policy
+from .box_montecarlo import _sim_args
 
 
 def rules_array(rules: BoxRules, seats: int = 1, rounds: int | None = 1, threshold: int = 45,
@@ -83,10 +84,8 @@ def policy_params(policy: Policy) -> tuple[int, np.ndarray]:
 def _match_args(rules: BoxRules, policies: list[Policy]):
     ties = [np.zeros(1, dtype=np.int64) if p.ties is None else np.asarray(p.ties, dtype=np.int64) for p in policies]
     tie_start = np.concatenate([[0], np.cumsum([len(t) for t in ties])]).astype(np.int64)
-    oc = rules.outcomes
-    return (rules.full, rules.dice_allowed, oc.draw_map1, oc.draw_map2, oc.cand_start, oc.cand_masks,
-            np.stack([p.move for p in policies]), np.stack([p.dice for p in policies]),
-            np.concatenate(ties), tie_start, rules.scores)
+    return (_sim_args(rules), np.stack([p.move for p in policies]), np.stack([p.dice for p in policies]),
+            np.concatenate(ties), tie_start)
 
 
 def simulate_match(rules: BoxRules, rules_arr: np.ndarray, policies: list[Policy], chunk_keys, games: int):
@@ -101,8 +100,9 @@ def simulate_match(rules: BoxRules, rules_arr: np.ndarray, policies: list[Policy
     starts = np.zeros(len(keys), dtype=np.int64)
     stops = np.full(len(keys), games, dtype=np.int64)
     out = np.zeros((len(keys), n, 5), dtype=np.int64)
-    K._simulate_match_t(keys, starts, stops, *_match_args(rules, policies), int(rules_arr[K.R_ROUNDS]),
-                        int(rules_arr[K.R_THRESHOLD]), int(rules_arr[K.R_MAXROUNDS]), out)
+    K._simulate_match_t(keys, starts, stops, *_match_args(rules, policies),
+                        (rules.scores, int(rules_arr[K.R_ROUNDS]), int(rules_arr[K.R_THRESHOLD]),
+                         int(rules_arr[K.R_MAXROUNDS])), out)
     return out.sum(axis=0)
 
 
@@ -130,9 +130,7 @@ def fast_games(rules: BoxRules, rules_arr: np.ndarray, policies: list[Policy], k
                 pol = policies[p]
                 trace = np.zeros((4 * rules.n_tiles + 4, 4), dtype=np.int64)
                 ties = np.zeros(1, dtype=np.int64) if pol.ties is None else np.asarray(pol.ties, dtype=np.int64)
-                s, st, steps = K._play_turn_t(np.uint64(st), rules.full, rules.dice_allowed, rules.outcomes.draw_map1,
-                                              rules.outcomes.draw_map2, rules.outcomes.cand_start,
-                                              rules.outcomes.cand_masks, pol.move, pol.dice, ties, trace)
+                s, st, steps = K._play_turn_t(np.uint64(st), _sim_args(rules), pol.move, pol.dice, ties, trace)
                 for s0, d, _o, m in trace[:steps]:
                     if rules.dice_allowed[s0] == 3:
                         actions.append(int(d))

@@ -197,7 +197,7 @@ def _build(tab: _Tables, keys, habit: str, reached_only: bool = False, tie_break
         return pol
     final = np.zeros(rules.n_states)
     visit = np.zeros(rules.n_states)
-    TK._lex_evaluate(rules.full, tab.out_dice, tab.prob, tab.starts, tab.masks, vals, on_move, len(keys), low,
+    TK._lex_evaluate(rules.full, (tab.out_dice, tab.prob, tab.starts, tab.masks), (vals, on_move, len(keys), low),
                      dice, move, final, visit)
     return pol, box_exact.Evaluation(pol, final, visit)
 

@@ -82,15 +82,23 @@ def _lex_table(n_states, n_out, cand_start, cand_masks, vals, on_move, n_keys, l
 
 
 @njit(cache=True)
-def _lex_evaluate(full, out_dice, out_prob, cand_start, cand_masks, vals, on_move, n_keys, low, dice,
-                  move, final, visit):
+def _lex_evaluate(full, outcomes, rule, dice, move, final, visit):
     """Forward pass of a lexicographic rule, choosing its moves only where the turn can go.
 
     Fills visit[s] (chance the turn reaches open tiles s), final[s] (chance it
     ends there; final[0] the box shut) and move[s, o] for every reached state
     s and outcome o of the dice rolled there (other entries are left as given).
-    dice: int8 (n_states,), the dice code rolled in each state.
+
+    Args:
+        full: the bitmask of every tile (the turn starts with all open).
+        outcomes: ``(out_dice, out_prob, cand_start, cand_masks)``: per roll outcome its dice code
+            and probability, and the candidate moves of outcome o at
+            cand_masks[cand_start[o]:cand_start[o + 1]] (:class:`ludolab.stdlib.box.Outcomes`).
+        rule: ``(vals, on_move, n_keys, low)``, the lexicographic rule as :func:`_lex_table` takes it.
+        dice: int8 (n_states,), the dice code rolled in each state.
     """
+    out_dice, out_prob, cand_start, cand_masks = outcomes
+    vals, on_move, n_keys, low = rule
     n_out = out_dice.shape[0]
     visit[:] = 0.0
     final[:] = 0.0

@@ -49,9 +49,13 @@ def _version() -> str:
 def hash_args(h, args) -> None:
     """Feed a kernel's arguments into the hash ``h`` (a :mod:`hashlib` object): each array's
     dtype, shape and bytes, read in place (a C-contiguous array is never copied; another is
-    hashed in row blocks), each scalar's type and ``repr``."""
+    hashed in row blocks), each scalar's type and ``repr``; a tuple (a kernel's grouped arguments,
+    such as the rules of a turn) element by element."""
     for a in args:
-        if isinstance(a, np.ndarray):
+        if isinstance(a, tuple):
+            h.update(f"tuple {len(a)}".encode())
+            hash_args(h, a)
+        elif isinstance(a, np.ndarray):
             shape = a.shape if a.ndim else (1,)  # as numpy.ascontiguousarray sees a 0-d array
             h.update(f"array {a.dtype.str} {shape}".encode())
             hash_array(h, a)

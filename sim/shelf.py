@@ -209,8 +209,8 @@ def _record(rules, pols, key, g, engine):
         scores = np.zeros(P, dtype=np.int64)
         kinds_out = np.zeros((P, K.NKIND), dtype=np.int64)
         shares = np.zeros(P)
-        state = K._play_traced(np.uint64(key), g, P, n, attrs, points, columns, kinds, params, tiebreak,
-                               deal, trace, scores, kinds_out, shares)
+        state = K._play_traced(np.uint64(key), g, np.array([P, n, columns, tiebreak], dtype=np.int64), attrs, points,
+                               kinds, params, (deal, trace, scores, kinds_out, shares))
         tabs = []
         tab = np.zeros(15, dtype=np.int64)
         for s in range(P):
@@ -353,7 +353,8 @@ def simulate(rules: ShelfRules, configs, games: int, seed: int = 0, chunks: int 
     kinds = np.array([[p.kind for p in c] for c in cfgs], dtype=np.int64)
     params = np.array([[p.array() for p in c] for c in cfgs], dtype=np.float64)
     spec = RunSpec(game="shelf", kernel="ludolab.sim.shelf_kernels:_simulate",
-                   args=(rules.players, len(rules.deck), attrs, points, columns, tiebreak, kinds, params, bool(track)),
+                   args=(np.array([rules.players, len(rules.deck), columns, tiebreak], dtype=np.int64), attrs, points,
+                         kinds, params, bool(track)),
                    acc_shape=(len(cfgs), _width(len(cfgs))), acc_dtype="float64", games=games, seed=seed,
                    chunks=chunks, label="deals", metric="ludolab.sim.metrics:mean", metric_args=((0, K.ST_SCORE), (0, K.ST_SQ)))
     acc = run(spec, progress=progress).sum(axis=0)
@@ -558,14 +559,14 @@ def trace_actions(trace: np.ndarray) -> list[int]:
 def _step_fast_games(rules, policies, keys) -> list:
     P, n, attrs, points, columns, _ = _from_step_rules(rules)
     kinds, params = _policy_arrays(policies)
-    aux = K._make_aux(attrs, points)
+    tab = (attrs, points, columns, K._make_aux(attrs, points))
     games = []
     for key in np.asarray(keys, dtype=np.uint64):
         state = np.zeros(K.STATE_LEN, dtype=np.int16)
         obs = np.zeros(K.STATE_LEN, dtype=np.int16)
         trace = np.zeros((15 * P, 8), dtype=np.int64)
-        K._play(state, obs, P, n, attrs, points, columns, aux, kinds, params, np.uint64(key), trace, True,
-                np.zeros((K.MAXP, 2), dtype=np.int64), False, np.zeros(K.NGLOBAL))
+        K._play(state, obs, P, n, tab, kinds, params, np.uint64(key),
+                (trace, True, np.zeros((K.MAXP, 2), dtype=np.int64), False, np.zeros(K.NGLOBAL)))
         games.append(trace_actions(trace))
     return games
 
@@ -573,13 +574,13 @@ def _step_fast_games(rules, policies, keys) -> list:
 def _step_simulate(rules, policies, keys, games_per_chunk) -> np.ndarray:
     """The whole-game ``_simulate`` on chunk keys (one configuration), summed over chunks, with
     one column appended: the games counted by seat 0's score histogram."""
-    P, n, attrs, points, columns, tiebreak = _from_step_rules(rules)
+    _, _, attrs, points, _, _ = _from_step_rules(rules)
     kinds, params = _policy_arrays(policies)
     keys = np.ascontiguousarray(keys, dtype=np.uint64)
     w = _width(1)
     out = np.zeros((len(keys), 1, w))
     K._simulate(keys, np.zeros(len(keys), dtype=np.int64), np.full(len(keys), games_per_chunk, dtype=np.int64),
-                P, n, attrs, points, columns, tiebreak, kinds[None, :], params[None, :, :], False, out)
+                np.ascontiguousarray(rules, dtype=np.int64), attrs, points, kinds[None, :], params[None, :, :], False, out)
     acc = out.sum(axis=0)[0]
     o_hist = K.MAXP * K.NSEATSTAT + K.MAXP * K.NPOSSTAT
     return np.append(acc, acc[o_hist:o_hist + K.HBINS].sum())

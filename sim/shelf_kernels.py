@@ -224,15 +224,18 @@ def _pair_codes(attrs):
 
 
 @njit(cache=True, inline="always")
-def _line5_points(e1, e2, e3, e4, full, o0, o1, o2, o3, o4, p1, p2, p3, p4, p5):
+def _line5_points(e1, e2, e3, e4, full, occ, pts):
     """Points of lines of 5 places from their pair codes, several lines at once.
 
     e1..e4: uint64 pair codes of places (0, 1) .. (3, 4), one line per 8-bit lane, all
-    six kinds in a lane (bit k: kind k); full: 0x3f in every lane used; o0..o4: ``full``
-    masked to the lanes whose place j is occupied (needed only when p1 != 0).  A run of
+    six kinds in a lane (bit k: kind k); full: 0x3f in every lane used; occ = (o0, ..., o4):
+    ``full`` masked to the lanes whose place j is occupied (needed only when p1 != 0);
+    pts = (p1, ..., p5): the points of a run of 1..5 books (SHB-10).  A run of
     3 or more places in a line of 5 passes through its middle place, so there is at
     most one such run per kind and line and each length is one mask; runs of 1 and 2
     are summed place by place.  Each mask's popcount counts the runs (kinds x lines)."""
+    o0, o1, o2, o3, o4 = occ
+    p1, p2, p3, p4, p5 = pts
     n1 = full ^ e1
     n2 = full ^ e2
     n3 = full ^ e3
@@ -310,8 +313,8 @@ def _score_fast(tab, pc, s, points, columns):
             o2 |= _occ(tab[5 * r + 2], 8 * r)
             o3 |= _occ(tab[5 * r + 3], 8 * r)
             o4 |= _occ(tab[5 * r + 4], 8 * r)
-    total = _line5_points(e1, e2, e3, e4, np.uint64(0x3F3F3F), o0, o1, o2, o3, o4,
-                          p1, p2, points[3], points[4], points[5])
+    total = _line5_points(e1, e2, e3, e4, np.uint64(0x3F3F3F), (o0, o1, o2, o3, o4),
+                          (p1, p2, points[3], points[4], points[5]))
     if columns:
         f1 = z
         f2 = z
@@ -587,13 +590,15 @@ def _block_eval(attrs, buf, n, points, params, use_pot, open_lo, open_hi):
 
 
 @njit(cache=True)
-def _line_gain(obs, base, fixed, cell_of_pos, pos, npos, card, attrs, points, params, use_pot,
-               lo_b, hi_b, lo_a, hi_a, buf):
+def _line_gain(obs, base, fixed, cell_of_pos, pos, npos, card, ev, span, buf):
     """Gain along one line (a row: positions are columns; a column: positions are rows).
 
     cell_of_pos: cell = fixed * cell_of_pos[0] + pos * cell_of_pos[1]; npos places;
-    lo_b/hi_b and lo_a/hi_a: the feasible span of positions before and after placing.
+    ev = (attrs, points, params, use_pot): how :func:`_block_eval` values a block;
+    span = (lo_b, hi_b, lo_a, hi_a): the feasible span of positions before and after placing (SHB-8).
     """
+    attrs, points, params, use_pot = ev
+    lo_b, hi_b, lo_a, hi_a = span
     # the left block: positions l0..pos-1; the right block pos+1..r1
     l0 = pos
     while l0 - 1 >= 0 and obs[base + fixed * cell_of_pos[0] + (l0 - 1) * cell_of_pos[1]] >= 0:
@@ -672,10 +677,14 @@ def _row_gain_fast(obs, base, r, c, card, aux, nd):
 
 
 @njit(cache=True)
-def _gain(obs, seat, card, cell, attrs, points, columns, params, use_pot, buf, geom, aux):
+def _gain(obs, seat, card, cell, tab, params, use_pot, buf, geom):
     """Change in evaluation when ``card`` goes on ``cell`` of ``seat`` (obs is not changed).
 
-    buf: int64 scratch (>= 8); geom: int64 (4,) scratch for the line geometry."""
+    tab = (attrs, points, columns, aux): the deck's attrs, the points of a run by its length,
+    the columns variant (SHB-11) and :func:`_make_aux`'s tables; params: the potential's
+    weights (read when ``use_pot``); buf: int64 scratch (>= 8); geom: int64 (4,) scratch for
+    the line geometry."""
+    attrs, points, columns, aux = tab
     r = cell // GW
     c = cell % GW
     base = GRID0 + seat * NCELL
@@ -696,15 +705,16 @@ def _gain(obs, seat, card, cell, attrs, points, columns, params, use_pot, buf, g
     nr1 = max(r1, r)
     nc0 = min(c0, c)
     nc1 = max(c1, c)
+    ev = (attrs, points, params, use_pot)
     geom[0] = GW
     geom[1] = 1
-    g = _line_gain(obs, base, r, geom, c, GW, card, attrs, points, params, use_pot,
-                   max(c1 - 4, 0), min(c0 + 4, GW - 1), max(nc1 - 4, 0), min(nc0 + 4, GW - 1), buf)
+    g = _line_gain(obs, base, r, geom, c, GW, card, ev,
+                   (max(c1 - 4, 0), min(c0 + 4, GW - 1), max(nc1 - 4, 0), min(nc0 + 4, GW - 1)), buf)
     if columns:
         geom[2] = 1
         geom[3] = GW
-        g += _line_gain(obs, base, c, geom[2:], r, GH, card, attrs, points, params, use_pot,
-                        max(r1 - 2, 0), min(r0 + 2, GH - 1), max(nr1 - 2, 0), min(nr0 + 2, GH - 1), buf)
+        g += _line_gain(obs, base, c, geom[2:], r, GH, card, ev,
+                        (max(r1 - 2, 0), min(r0 + 2, GH - 1), max(nr1 - 2, 0), min(nr0 + 2, GH - 1)), buf)
     return g
 
 
@@ -759,8 +769,8 @@ def _block_points(w, n, aux):
     full = np.uint64(0x3F)
     z = np.uint64(0)
     return _line5_points(w & m, (w >> np.uint64(8)) & m, (w >> np.uint64(16)) & m, (w >> np.uint64(24)) & m, full,
-                         full, full if n > 1 else z, full if n > 2 else z, full if n > 3 else z,
-                         full if n > 4 else z, aux[16], aux[33], aux[51], aux[71], aux[95])
+                         (full, full if n > 1 else z, full if n > 2 else z, full if n > 3 else z,
+                          full if n > 4 else z), (aux[16], aux[33], aux[51], aux[71], aux[95]))
 
 
 @njit(cache=True)
@@ -790,11 +800,12 @@ def _best_place_pre(card, cells, ncell, pre, aux, nd):
 
 
 @njit(cache=True)
-def _prep_cells_pot(obs, seat, cells, ncell, aux, nd, attrs, points, pp, pre, pref, buf):
+def _prep_cells_pot(obs, seat, cells, ncell, tab, pp, pre, pref, buf):
     """:func:`_prep_cells` plus what the potential needs: pre[j, 17..18] whether the joined
     block may grow at its start / end after the placement, pref[j] the left and right
-    blocks' current evaluations (points + potential)."""
-    _prep_cells(obs, seat, cells, ncell, aux, nd, pre)
+    blocks' current evaluations (points + potential weights ``pp``); tab as in :func:`_gain`."""
+    attrs, points, _, aux = tab
+    _prep_cells(obs, seat, cells, ncell, aux, attrs.shape[0], pre)
     base = GRID0 + seat * NCELL
     b = BB0 + 4 * seat
     for j in range(ncell):
@@ -879,12 +890,13 @@ def _best_place_pot(card, cells, ncell, pre, pref, aux, nd, pp):
 
 
 @njit(cache=True)
-def _best_place(obs, seat, card, cells, ncell, attrs, points, columns, params, use_pot, buf, geom, aux):
-    """Best (gain, cell) for ``card`` among cells[:ncell]; ties go to the lowest cell."""
+def _best_place(obs, seat, card, cells, ncell, tab, params, use_pot, buf, geom):
+    """Best (gain, cell) for ``card`` among cells[:ncell] (:func:`_gain`, same arguments); ties go to
+    the lowest cell."""
     best = -1e300
     bc = cells[0]
     for j in range(ncell):
-        g = _gain(obs, seat, card, cells[j], attrs, points, columns, params, use_pot, buf, geom, aux)
+        g = _gain(obs, seat, card, cells[j], tab, params, use_pot, buf, geom)
         if g > best + 1e-9:
             best = g
             bc = cells[j]
@@ -965,9 +977,18 @@ def _kept(gains, cards, n, placed):
 
 
 @njit(cache=True)
-def _playout(sim, seat, hand, seq, n, k, attrs, points, columns, aux, buf, geom, cells, line):
+def _playout(sim, seat, hand, upcoming, tab, scratch):
     """Finish seat's tableau: each turn the kept card and seq[k], seq[k + 1]; greedy.  Returns
-    the finished tableau's points; line: int64 scratch (>= 15)."""
+    the finished tableau's points.
+
+    Args:
+        upcoming: ``(seq, n, k)``: the sampled order of the unseen cards, seq[k:n] still to come.
+        tab: ``(attrs, points, columns, aux)``, as :func:`_gain`.
+        scratch: ``(buf, geom, cells, line)``: int64 scratch of >= 8, 4, NCELL and 15.
+    """
+    seq, n, k = upcoming
+    attrs, points, columns, aux = tab
+    buf, geom, cells, line = scratch
     zero = np.zeros(NPARAM)
     nd = attrs.shape[0]
     pre = np.empty((NCELL, NPRE), dtype=np.int64)
@@ -995,8 +1016,7 @@ def _playout(sim, seat, hand, seq, n, k, attrs, points, columns, aux, buf, geom,
             if columns == 0:
                 g, c = _best_place_pre(cand[i], cells, ncell, pre, aux, nd)
             else:
-                g, c = _best_place(sim, seat, cand[i], cells, ncell, attrs, points, columns, zero, False, buf, geom,
-                                   aux)
+                g, c = _best_place(sim, seat, cand[i], cells, ncell, tab, zero, False, buf, geom)
             gains[i] = g
             if g > best + 1e-9:
                 best = g
@@ -1008,9 +1028,10 @@ def _playout(sim, seat, hand, seq, n, k, attrs, points, columns, aux, buf, geom,
 
 
 @njit(cache=True)
-def _turn_then_playout(obs, sim, seat, held, nh, seq, n, k, attrs, points, columns, aux, pp,
-                       buf, geom, cells, line):
-    """This turn placed by the potential rule from held[:nh], then the playout."""
+def _turn_then_playout(obs, sim, seat, held, nh, upcoming, tab, pp, scratch):
+    """This turn placed by the potential rule (weights ``pp``) from held[:nh], then the playout
+    (:func:`_playout`: ``upcoming``, ``tab`` and ``scratch`` as there) in ``sim``."""
+    buf, geom, cells, _ = scratch
     for j in range(STATE_LEN):
         sim[j] = obs[j]
     ncell = _legal_cells(sim, seat, cells)
@@ -1019,7 +1040,7 @@ def _turn_then_playout(obs, sim, seat, held, nh, seq, n, k, attrs, points, colum
     bi = 0
     bc = cells[0]
     for i in range(nh):
-        g, c = _best_place(sim, seat, held[i], cells, ncell, attrs, points, columns, pp, True, buf, geom, aux)
+        g, c = _best_place(sim, seat, held[i], cells, ncell, tab, pp, True, buf, geom)
         gains[i] = g
         if g > best + 1e-9:
             best = g
@@ -1027,12 +1048,12 @@ def _turn_then_playout(obs, sim, seat, held, nh, seq, n, k, attrs, points, colum
             bc = c
     _place(sim, seat, held[bi], bc)
     keep = _kept(gains, held, nh, bi)
-    return _playout(sim, seat, keep, seq, n, k, attrs, points, columns, aux, buf, geom, cells, line)
+    return _playout(sim, seat, keep, upcoming, tab, scratch)
 
 
 @njit(cache=True)
-def _rollout_source(params, obs, attrs, points, columns, aux, st):
-    """The rollout policy's first decision: (source, stream state)."""
+def _rollout_source(params, obs, tab, st):
+    """The rollout policy's first decision: (source, stream state); tab as in :func:`_gain`."""
     seat = obs[S_SEAT]
     pp = params[1:]
     R = max(1, int(params[4]))
@@ -1040,10 +1061,8 @@ def _rollout_source(params, obs, attrs, points, columns, aux, st):
     nU = _unseen(obs, seat, U)
     seq = np.empty(MAXD, dtype=np.int64)
     sim = np.empty(STATE_LEN, dtype=np.int16)
-    buf = np.empty(8, dtype=np.int64)
-    geom = np.empty(4, dtype=np.int64)
-    cells = np.empty(NCELL, dtype=np.int64)
-    line = np.empty(15, dtype=np.int64)
+    scratch = (np.empty(8, dtype=np.int64), np.empty(4, dtype=np.int64), np.empty(NCELL, dtype=np.int64),
+               np.empty(15, dtype=np.int64))
     held = np.empty(3, dtype=np.int64)
     n_src = _n_sources(obs)
     values = np.zeros(OFFER_MAX + 1)
@@ -1057,12 +1076,10 @@ def _rollout_source(params, obs, attrs, points, columns, aux, st):
             if src == DRAW:
                 held[1] = seq[0]
                 held[2] = seq[1]
-                v = _turn_then_playout(obs, sim, seat, held, 3, seq, nU, 2, attrs, points, columns, aux, pp,
-                                       buf, geom, cells, line)
+                v = _turn_then_playout(obs, sim, seat, held, 3, (seq, nU, 2), tab, pp, scratch)
             else:
                 held[1] = obs[OFFER0 + src]
-                v = _turn_then_playout(obs, sim, seat, held, 2, seq, nU, 0, attrs, points, columns, aux, pp,
-                                       buf, geom, cells, line)
+                v = _turn_then_playout(obs, sim, seat, held, 2, (seq, nU, 0), tab, pp, scratch)
             values[si] += v
     best = -1e300
     bs = 0
@@ -1074,8 +1091,9 @@ def _rollout_source(params, obs, attrs, points, columns, aux, st):
 
 
 @njit(cache=True)
-def _rollout_place(params, obs, attrs, points, columns, aux, st):
-    """The rollout policy's second decision: (held index, cell, held index put back or -1, stream)."""
+def _rollout_place(params, obs, tab, st):
+    """The rollout policy's second decision: (held index, cell, held index put back or -1, stream);
+    tab as in :func:`_gain`."""
     seat = obs[S_SEAT]
     nh = obs[S_NHELD]
     pp = params[1:]
@@ -1093,7 +1111,7 @@ def _rollout_place(params, obs, attrs, points, columns, aux, st):
     nt = 0
     for i in range(nh):
         for j in range(ncell):
-            g = _gain(obs, seat, obs[HELD0 + i], cells[j], attrs, points, columns, pp, True, buf, geom, aux)
+            g = _gain(obs, seat, obs[HELD0 + i], cells[j], tab, pp, True, buf, geom)
             pos = nt
             while pos > 0 and top_g[pos - 1] < g:
                 pos -= 1
@@ -1125,8 +1143,8 @@ def _rollout_place(params, obs, attrs, points, columns, aux, st):
                 sim[q] = obs[q]
             _place(sim, seat, obs[HELD0 + bi], top_c[t])
             n2 = _legal_cells(sim, seat, cells2)
-            ga, _ = _best_place(sim, seat, obs[HELD0 + a], cells2, n2, attrs, points, columns, pp, True, buf, geom, aux)
-            gb, _ = _best_place(sim, seat, obs[HELD0 + b], cells2, n2, attrs, points, columns, pp, True, buf, geom, aux)
+            ga, _ = _best_place(sim, seat, obs[HELD0 + a], cells2, n2, tab, pp, True, buf, geom)
+            gb, _ = _best_place(sim, seat, obs[HELD0 + b], cells2, n2, tab, pp, True, buf, geom)
             if ga >= gb - 1e-9:
                 keep[t] = a
                 ret[t] = b
@@ -1145,8 +1163,7 @@ def _rollout_place(params, obs, attrs, points, columns, aux, st):
             for q in range(STATE_LEN):
                 sim[q] = obs[q]
             _place(sim, seat, obs[HELD0 + top_i[t]], top_c[t])
-            values[t] += _playout(sim, seat, obs[HELD0 + keep[t]], seq, nU, 0, attrs, points, columns, aux,
-                                  buf, geom, cells2, line)
+            values[t] += _playout(sim, seat, obs[HELD0 + keep[t]], (seq, nU, 0), tab, (buf, geom, cells2, line))
     best = -1e300
     bt = 0
     for t in range(nt):
@@ -1165,17 +1182,20 @@ def _workspace():
 
 
 @njit(cache=True)
-def _choose_source(kind, params, obs, attrs, points, columns, aux, st, wsi, pre, pref):
+def _choose_source(kind, params, obs, tab, st, ws):
     """The first decision of a turn, from the observation only; returns (src, stream state).
 
-    wsi int64 (WS_LEN,), pre int64 (NCELL, NPRE), pref float64 (NCELL, 2): scratch space
+    tab = (attrs, points, columns, aux): the rules a policy scores by (see :func:`_gain`);
+    ws = (wsi int64 (WS_LEN,), pre int64 (NCELL, NPRE), pref float64 (NCELL, 2)): scratch space
     (see :func:`_workspace`), reused so a decision allocates nothing."""
     seat = obs[S_SEAT]
     if kind == P_RANDOM:
         j, st = next_below(st, _n_sources(obs))
         return _source_at(obs, j), st
     if kind == P_ROLLOUT:
-        return _rollout_source(params, obs, attrs, points, columns, aux, st)
+        return _rollout_source(params, obs, tab, st)
+    attrs, _, columns, aux = tab
+    wsi, pre, pref = ws
     use_pot = kind == P_POTENTIAL
     pp = params[1:]
     cells = wsi[:NCELL]
@@ -1195,18 +1215,17 @@ def _choose_source(kind, params, obs, attrs, points, columns, aux, st, wsi, pre,
         _prep_cells(obs, seat, cells, ncell, aux, nd, pre)
         gh, _ = _best_place_pre(hand, cells, ncell, pre, aux, nd)
     elif fpot:
-        _prep_cells_pot(obs, seat, cells, ncell, aux, nd, attrs, points, pp, pre, pref, buf)
+        _prep_cells_pot(obs, seat, cells, ncell, tab, pp, pre, pref, buf)
         gh, _ = _best_place_pot(hand, cells, ncell, pre, pref, aux, nd, pp)
     else:
-        gh, _ = _best_place(obs, seat, hand, cells, ncell, attrs, points, columns, pp, use_pot, buf, geom, aux)
+        gh, _ = _best_place(obs, seat, hand, cells, ncell, tab, pp, use_pot, buf, geom)
     for j in range(obs[S_OFFER]):
         if fast:
             g, _ = _best_place_pre(obs[OFFER0 + j], cells, ncell, pre, aux, nd)
         elif fpot:
             g, _ = _best_place_pot(obs[OFFER0 + j], cells, ncell, pre, pref, aux, nd, pp)
         else:
-            g, _ = _best_place(obs, seat, obs[OFFER0 + j], cells, ncell, attrs, points, columns, pp, use_pot,
-                               buf, geom, aux)
+            g, _ = _best_place(obs, seat, obs[OFFER0 + j], cells, ncell, tab, pp, use_pot, buf, geom)
         g = max(g, gh)
         if g > best + 1e-9:
             best = g
@@ -1217,8 +1236,11 @@ def _choose_source(kind, params, obs, attrs, points, columns, aux, st, wsi, pre,
 
 
 @njit(cache=True)
-def _choose_place(kind, params, obs, attrs, points, columns, aux, st, wsi, pre, pref):
-    """The second decision: (held index to place, cell, held index to put back or -1, stream)."""
+def _choose_place(kind, params, obs, tab, st, ws):
+    """The second decision: (held index to place, cell, held index to put back or -1, stream);
+    ``tab`` and ``ws`` as in :func:`_choose_source`."""
+    attrs, _, columns, aux = tab
+    wsi, pre, pref = ws
     seat = obs[S_SEAT]
     nh = obs[S_NHELD]
     cells = wsi[:NCELL]
@@ -1237,7 +1259,7 @@ def _choose_place(kind, params, obs, attrs, points, columns, aux, st, wsi, pre, 
             ri = rj if rj < pi else rj + 1
         return pi, cells[cj], ri, st
     if kind == P_ROLLOUT:
-        return _rollout_place(params, obs, attrs, points, columns, aux, st)
+        return _rollout_place(params, obs, tab, st)
     use_pot = kind == P_POTENTIAL
     pp = params[1:]
     buf = wsi[NCELL:NCELL + 8]
@@ -1251,15 +1273,14 @@ def _choose_place(kind, params, obs, attrs, points, columns, aux, st, wsi, pre, 
     if fast and not same_turn:
         _prep_cells(obs, seat, cells, ncell, aux, nd, pre)
     elif fpot and not same_turn:
-        _prep_cells_pot(obs, seat, cells, ncell, aux, nd, attrs, points, pp, pre, pref, buf)
+        _prep_cells_pot(obs, seat, cells, ncell, tab, pp, pre, pref, buf)
     for i in range(nh):
         if fast:
             g, c = _best_place_pre(obs[HELD0 + i], cells, ncell, pre, aux, nd)
         elif fpot:
             g, c = _best_place_pot(obs[HELD0 + i], cells, ncell, pre, pref, aux, nd, pp)
         else:
-            g, c = _best_place(obs, seat, obs[HELD0 + i], cells, ncell, attrs, points, columns, pp, use_pot,
-                               buf, geom, aux)
+            g, c = _best_place(obs, seat, obs[HELD0 + i], cells, ncell, tab, pp, use_pot, buf, geom)
         if g > best + 1e-9:
             best = g
             bi = i
@@ -1276,42 +1297,38 @@ def _choose_place(kind, params, obs, attrs, points, columns, aux, st, wsi, pre, 
             ga, _ = _best_place_pre(obs[HELD0 + a], cells, ncell2, pre, aux, nd)
             gb, _ = _best_place_pre(obs[HELD0 + b], cells, ncell2, pre, aux, nd)
         elif fpot:
-            _prep_cells_pot(obs, seat, cells, ncell2, aux, nd, attrs, points, pp, pre, pref, buf)
+            _prep_cells_pot(obs, seat, cells, ncell2, tab, pp, pre, pref, buf)
             ga, _ = _best_place_pot(obs[HELD0 + a], cells, ncell2, pre, pref, aux, nd, pp)
             gb, _ = _best_place_pot(obs[HELD0 + b], cells, ncell2, pre, pref, aux, nd, pp)
         else:
-            ga, _ = _best_place(obs, seat, obs[HELD0 + a], cells, ncell2, attrs, points, columns, pp, use_pot,
-                                buf, geom, aux)
-            gb, _ = _best_place(obs, seat, obs[HELD0 + b], cells, ncell2, attrs, points, columns, pp, use_pot,
-                                buf, geom, aux)
+            ga, _ = _best_place(obs, seat, obs[HELD0 + a], cells, ncell2, tab, pp, use_pot, buf, geom)
+            gb, _ = _best_place(obs, seat, obs[HELD0 + b], cells, ncell2, tab, pp, use_pot, buf, geom)
         ri = b if ga >= gb - 1e-9 else a
     return bi, bc, ri, st
 
 
 @njit(cache=True)
-def _offer_vs_draw(state, seat, attrs, points, columns, aux, ovd):
+def _offer_vs_draw(state, seat, tab, ovd):
     """The simulator's hindsight at one turn: the best immediate score gain from the best
     offer card against that from the two cards really on top of the pile (SHB-5, SHB-6).
 
     Adds to ovd: [0] turns, [1] offer better, [2] equal, [3] draw better, [4] offer gain,
-    [5] draw gain.  Uses the true pile, so it is a measurement, never a policy input."""
+    [5] draw gain.  Uses the true pile, so it is a measurement, never a policy input; tab as in
+    :func:`_gain`."""
     cells = np.empty(NCELL, dtype=np.int64)
     buf = np.empty(8, dtype=np.int64)
     geom = np.empty(4, dtype=np.int64)
     pp = np.zeros(NPARAM)
     ncell = _legal_cells(state, seat, cells)
-    g_hand, _ = _best_place(state, seat, state[HAND0 + seat], cells, ncell, attrs, points, columns, pp, False,
-                            buf, geom, aux)
+    g_hand, _ = _best_place(state, seat, state[HAND0 + seat], cells, ncell, tab, pp, False, buf, geom)
     g_offer = g_hand
     for j in range(state[S_OFFER]):
-        g, _ = _best_place(state, seat, state[OFFER0 + j], cells, ncell, attrs, points, columns, pp, False,
-                           buf, geom, aux)
+        g, _ = _best_place(state, seat, state[OFFER0 + j], cells, ncell, tab, pp, False, buf, geom)
         g_offer = max(g_offer, g)
     p = state[S_PILE]
     g_draw = g_hand
     for j in range(2):
-        g, _ = _best_place(state, seat, state[PILE0 + p - 1 - j], cells, ncell, attrs, points, columns, pp, False,
-                           buf, geom, aux)
+        g, _ = _best_place(state, seat, state[PILE0 + p - 1 - j], cells, ncell, tab, pp, False, buf, geom)
         g_draw = max(g_draw, g)
     ovd[0] += 1.0
     if g_offer > g_draw + 1e-9:
@@ -1326,32 +1343,32 @@ def _offer_vs_draw(state, seat, attrs, points, columns, aux, ovd):
 
 # ------------------------------------------------------------------ a whole game (SHB-3..SHB-12)
 @njit(cache=True)
-def _play(state, obs, n_players, n_deck, attrs, points, columns, aux, kinds, params, st, trace, ntrace, srcs,
-          track, ovd):
+def _play(state, obs, n_players, n_deck, tab, kinds, params, st, rec):
     """Play one game to the end; returns the stream state.
 
+    tab = (attrs, points, columns, aux): the deck's attrs, the points of a run by its length,
+    the columns variant (SHB-11) and :func:`_make_aux`'s tables.
     kinds int64 (n_players,), params float64 (n_players, NPARAM): each seat's policy.
-    trace int64 (15 * n_players, 8) or (0, 8): per turn seat, src, held0..2, placed
-    card, cell, returned card (-1 if none); written when ntrace is true.
-    srcs int64 (MAXP, 2): adds each seat's offer turns (column 0) and draw turns (column 1).
-    track: when true, adds to ovd float64 (NGLOBAL,) the comparison of :func:`_offer_vs_draw`
-    at every turn where both options are open.
+    rec = (trace, ntrace, srcs, track, ovd), what the game records: trace int64 (15 * n_players, 8)
+    or (0, 8): per turn seat, src, held0..2, placed card, cell, returned card (-1 if none); written
+    when ntrace is true.  srcs int64 (MAXP, 2): adds each seat's offer turns (column 0) and draw
+    turns (column 1).  track: when true, adds to ovd float64 (NGLOBAL,) the comparison of
+    :func:`_offer_vs_draw` at every turn where both options are open.
     """
-    st = _setup(state, n_players, n_deck, attrs, st)
-    wsi, pre, pref = _workspace()
+    trace, ntrace, srcs, track, ovd = rec
+    st = _setup(state, n_players, n_deck, tab[0], st)
+    ws = _workspace()
     n_turns = 15 * n_players
     for t in range(n_turns):
         seat = state[S_SEAT]
         if track and state[S_PILE] >= 2 and state[S_OFFER] > 0:
-            _offer_vs_draw(state, seat, attrs, points, columns, aux, ovd)
+            _offer_vs_draw(state, seat, tab, ovd)
         _observe(state, seat, obs)
-        src, st = _choose_source(kinds[seat], params[seat], obs, attrs, points, columns, aux, st,
-                                 wsi, pre, pref)
+        src, st = _choose_source(kinds[seat], params[seat], obs, tab, st, ws)
         _take(state, src)
         srcs[seat, 1 if src == DRAW else 0] += 1
         _observe(state, seat, obs)
-        pi, cell, ri, st = _choose_place(kinds[seat], params[seat], obs, attrs, points, columns, aux, st,
-                                         wsi, pre, pref)
+        pi, cell, ri, st = _choose_place(kinds[seat], params[seat], obs, tab, st, ws)
         if ntrace:
             trace[t, 0] = seat
             trace[t, 1] = src
@@ -1399,10 +1416,22 @@ def _win_shares(scores, kinds_out, n_players, tiebreak, shares):
 
 
 @njit(cache=True)
-def _play_traced(key, g, n_players, n_deck, attrs, points, columns, kinds, params, tiebreak,
-                 deal, trace, scores, kinds_out, shares):
-    """One game with its full record: deal int64 (n_deck,) = the shuffled pile order
-    (last = top), trace (15 * n_players, 8), scores, per-kind points, win shares."""
+def _play_traced(key, g, rules, attrs, points, kinds, params, out):
+    """Game ``g`` of the chunk with ``key``, with its full record; returns the final state.
+
+    Args:
+        rules: int64, read at R_NP, R_NDECK, R_COLUMNS and R_TIEBREAK (the step interface's rules
+            array, or its first four entries); attrs int64 (n_deck, 4), points int64 (6,).
+        kinds int64 (n_players,), params float64 (n_players, NPARAM): each seat's policy.
+        out: ``(deal, trace, scores, kinds_out, shares)`` written: deal int64 (n_deck,) = the
+            shuffled pile order (last = top), trace int64 (15 * n_players, 8) as :func:`_play`,
+            scores int64 (n_players,), per-kind points int64 (n_players, NKIND), win shares float64
+            (n_players,) (SHB-12).
+    """
+    n_players = rules[R_NP]
+    n_deck = rules[R_NDECK]
+    columns = rules[R_COLUMNS]
+    deal, trace, scores, kinds_out, shares = out
     state = np.zeros(STATE_LEN, dtype=np.int16)
     obs = np.zeros(STATE_LEN, dtype=np.int16)
     st = game_state(key, g)
@@ -1413,18 +1442,19 @@ def _play_traced(key, g, n_players, n_deck, attrs, points, columns, kinds, param
     srcs = np.zeros((MAXP, 2), dtype=np.int64)
     aux = _make_aux(attrs, points)
     ovd = np.zeros(NGLOBAL)
-    _play(state, obs, n_players, n_deck, attrs, points, columns, aux, kinds, params, st, trace, True, srcs,
-          False, ovd)
+    _play(state, obs, n_players, n_deck, (attrs, points, columns, aux), kinds, params, st,
+          (trace, True, srcs, False, ovd))
     _final_scores(state, n_players, attrs, points, columns, scores, kinds_out)
-    _win_shares(scores, kinds_out, n_players, tiebreak, shares)
+    _win_shares(scores, kinds_out, n_players, rules[R_TIEBREAK], shares)
     return state
 
 
 @njit(cache=True, parallel=True)
-def _simulate(keys, starts, stops, n_players, n_deck, attrs, points, columns, tiebreak,
-              cfg_kinds, cfg_params, track, out):
+def _simulate(keys, starts, stops, rules, attrs, points, cfg_kinds, cfg_params, track, out):
     """Monte Carlo over configurations played on the same deals (common random numbers).
 
+    rules int64, read at R_NP, R_NDECK, R_COLUMNS and R_TIEBREAK (the step interface's rules
+    array, or its first four entries); attrs int64 (n_deck, 4), points int64 (6,).
     cfg_kinds int64 (n_cfg, n_players), cfg_params float64 (n_cfg, n_players, NPARAM).
     out float64 (n_chunks, n_cfg, W) with W = MAXP * NSEATSTAT + MAXP * NPOSSTAT +
     HBINS * MAXP + n_cfg + NGLOBAL: per seat (index) score sum, square, win share,
@@ -1433,8 +1463,12 @@ def _simulate(keys, starts, stops, n_players, n_deck, attrs, points, columns, ti
     products of the table mean score with every configuration's (paired CIs); then
     (with track) the NGLOBAL offer-versus-draw counts of :func:`_offer_vs_draw`.
     """
+    n_players = rules[R_NP]
+    n_deck = rules[R_NDECK]
+    columns = rules[R_COLUMNS]
+    tiebreak = rules[R_TIEBREAK]
     n_cfg = cfg_kinds.shape[0]
-    aux = _make_aux(attrs, points)
+    tab = (attrs, points, columns, _make_aux(attrs, points))
     o_pos = MAXP * NSEATSTAT
     o_hist = o_pos + MAXP * NPOSSTAT
     o_cross = o_hist + HBINS * MAXP
@@ -1452,8 +1486,8 @@ def _simulate(keys, starts, stops, n_players, n_deck, attrs, points, columns, ti
         for g in range(starts[i], stops[i]):
             for c in range(n_cfg):
                 st = game_state(keys[i], g)
-                _play(state, obs, n_players, n_deck, attrs, points, columns, aux, cfg_kinds[c], cfg_params[c],
-                      st, empty, False, srcs, track, ovd)
+                _play(state, obs, n_players, n_deck, tab, cfg_kinds[c], cfg_params[c], st,
+                      (empty, False, srcs, track, ovd))
                 kinds_out[:, :] = 0
                 _final_scores(state, n_players, attrs, points, columns, scores, kinds_out)
                 _win_shares(scores, kinds_out, n_players, tiebreak, shares)
@@ -1871,13 +1905,14 @@ def act(kind, params, obs, state):
         aux = np.zeros(AUX_T, dtype=np.int64)  # random play reads no lookup table (its draws alone decide)
     else:
         aux = _make_aux(attrs, points)
-    wsi, pre, pref = _workspace()
+    ws = _workspace()
+    tab = (attrs, points, columns, aux)
     st = np.uint64(state[S_RNG])
     if view[S_NHELD] == 0:
-        src, st = _choose_source(kind, params, view, attrs, points, columns, aux, st, wsi, pre, pref)
+        src, st = _choose_source(kind, params, view, tab, st, ws)
         state[S_RNG] = np.int64(st)
         return np.int64(src)
-    pi, cell, ri, st = _choose_place(kind, params, view, attrs, points, columns, aux, st, wsi, pre, pref)
+    pi, cell, ri, st = _choose_place(kind, params, view, tab, st, ws)
     state[S_RNG] = np.int64(st)
     return np.int64(_place_action(pi, cell, ri))
 

@@ -346,8 +346,9 @@ def test_stk9_kernel_game_winners_match_the_reference(tie_break):
     fk, pk = np.full(P, B.F_RANDOM), np.full(P, B.P_RANDOM)
     fp, pp = np.zeros((P, B.N_PARAMS)), np.zeros((P, B.N_PARAMS))
     out = np.zeros((1, P, K.N_GSTATS))
-    K._simulate_games(np.array([key], dtype=np.uint64), np.array([0]), np.array([n]), rules.as_array(), 0,
-                      tie_break, fk, fp, pk, pp, out)
+    game_rules = rules.game_array()
+    game_rules[B.R_SCORING], game_rules[B.R_TIE_BREAK] = 0, tie_break
+    K._simulate_games(np.array([key], dtype=np.uint64), np.array([0]), np.array([n]), game_rules, fk, fp, pk, pp, out)
     wins, ties = [0] * P, 0
     for g in range(n):
         totals, _, _ = REF.play_game(rules.as_array(), 0, list(fk), fp.tolist(), list(pk), pp.tolist(),

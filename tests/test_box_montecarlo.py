@@ -262,7 +262,7 @@ def test_fast_kernel_equals_general_kernel(rules, name):
     assert is_deterministic(pol)
     plan = plan_run(30_000, 9, 6)
     general = np.zeros((6, rules.n_states), dtype=np.int64)
-    K._simulate_t(plan.keys, np.zeros(6, dtype=np.int64), plan.games, *_sim_args(rules), pol.move, pol.dice,
+    K._simulate_t(plan.keys, np.zeros(6, dtype=np.int64), plan.games, _sim_args(rules), pol.move, pol.dice,
                   _ties(pol), general)
     fast = B.simulate(pol, 30_000, seed=9, chunks=6)
     assert np.array_equal(fast.counts, general.sum(axis=0))
@@ -316,11 +316,11 @@ def test_stbt1_match_with_random_tie_breaks():
     assert abs(df["mean_total"].iloc[0] - 3 * B.evaluate(rnd).mean()) < ci
     # without ties, the tie-aware kernel gives the very counts of the original one
     plan = plan_run(3000, 5, 4)
-    args = (*_sim_args(r), np.stack([opt.move, opt.move]), np.stack([opt.dice, opt.dice]))
+    args = (_sim_args(r), np.stack([opt.move, opt.move]), np.stack([opt.dice, opt.dice]))
     a = np.zeros((4, 2, 5), dtype=np.int64)
     b = np.zeros((4, 2, 5), dtype=np.int64)
     z = np.zeros(4, dtype=np.int64)
-    K._simulate_match(plan.keys, z, plan.games, *args, r.scores, 3, 0, 1000, a)
+    K._simulate_match(plan.keys, z, plan.games, *args, (r.scores, 3, 0, 1000), a)
     K._simulate_match_t(plan.keys, z, plan.games, *args, np.zeros(2, dtype=np.int64), np.array([0, 1, 2]),
-                        r.scores, 3, 0, 1000, b)
+                        (r.scores, 3, 0, 1000), b)
     assert np.array_equal(a, b)

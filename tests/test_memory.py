@@ -51,7 +51,7 @@ def test_a_simulation_takes_no_more_memory_than_the_exact_solver():
 def test_run_total_sums_in_waves_to_the_same_numbers():
     rules = BoxRules()
     pol = B.make_policy(rules, "random")
-    spec = RunSpec("box", "ludolab.sim.box_kernels:_simulate", (*M._sim_args(rules), pol.move, pol.dice),
+    spec = RunSpec("box", "ludolab.sim.box_kernels:_simulate", (M._sim_args(rules), pol.move, pol.dice),
                    (rules.n_states,), "int64", 5000, 3, 9)
     whole = run(spec).sum(axis=0)
     with execution(wave=2):
@@ -65,7 +65,7 @@ def test_run_total_over_many_small_waves():
 
     rules = BoxRules()
     pol = B.make_policy(rules, "random")
-    spec = RunSpec("box", "ludolab.sim.box_kernels:_simulate", (*M._sim_args(rules), pol.move, pol.dice),
+    spec = RunSpec("box", "ludolab.sim.box_kernels:_simulate", (M._sim_args(rules), pol.move, pol.dice),
                    (rules.n_states,), "int64", 5000, 3, 64)
     old = numba.get_num_threads()
     try:

@@ -19,7 +19,7 @@ from ludolab.stdlib.errors import LudolabError
 def _spec(games=5000, seed=11, chunks=7, rules=None):
     rules = rules or BoxRules()
     pol = B.make_policy(rules, "random")
-    return RunSpec("box", "ludolab.sim.box_kernels:_simulate", (*_sim_args(rules), pol.move, pol.dice),
+    return RunSpec("box", "ludolab.sim.box_kernels:_simulate", (_sim_args(rules), pol.move, pol.dice),
                    (rules.n_states,), "int64", games, seed, chunks)
 
 

@@ -21,7 +21,7 @@ from ludolab.stdlib.errors import LudolabError
 def _spec(games=3000, seed=5, chunks=4):
     rules = BoxRules()
     pol = B.make_policy(rules, "random")
-    return RunSpec("box", "ludolab.sim.box_kernels:_simulate", (*_sim_args(rules), pol.move, pol.dice),
+    return RunSpec("box", "ludolab.sim.box_kernels:_simulate", (_sim_args(rules), pol.move, pol.dice),
                    (rules.n_states,), "int64", games, seed, chunks)
 
 
@@ -129,6 +129,23 @@ def test_the_fingerprint_hashes_in_place_and_as_before():
         new = hashlib.sha256()
         hash_args(new, (a,))
         assert new.hexdigest() == old.hexdigest(), a.shape
+
+
+def test_the_fingerprint_reads_every_array_of_a_grouped_argument():
+    """A kernel argument that groups arrays (a tuple, such as the rules of a turn) is hashed element by
+    element: a change deep inside one of its arrays changes the fingerprint, which numpy's shortened
+    repr of a large array would miss."""
+    def digest(args):
+        h = hashlib.sha256()
+        hash_args(h, args)
+        return h.hexdigest()
+
+    big = np.zeros(5000, dtype=np.int64)
+    other = big.copy()
+    other[2500] = 1
+    assert digest(((1, big), 2)) != digest(((1, other), 2))
+    assert digest(((1, big), 2)) == digest(((1, big.copy()), 2))
+    assert digest(((1, 2),)) != digest((1, 2))
 
 
 def test_hashing_a_large_array_allocates_no_copy():

@@ -26,7 +26,7 @@ distributed = pytest.importorskip("distributed")
 def box_spec(games=20_000, seed=5, chunks=12, policy="random"):
     rules = BoxRules()
     pol = B.make_policy(rules, policy)
-    return RunSpec("box", "ludolab.sim.box_kernels:_simulate", (*_sim_args(rules), pol.move, pol.dice),
+    return RunSpec("box", "ludolab.sim.box_kernels:_simulate", (_sim_args(rules), pol.move, pol.dice),
                    (rules.n_states,), "int64", games, seed, chunks)
 
 

@@ -127,7 +127,7 @@ def test_precision_on_the_cluster_equals_local():
     pytest.importorskip("distributed")
     rules = BoxRules()
     pol = B.make_policy(rules, "greedy-high")
-    spec = RunSpec("box", "ludolab.sim.box_kernels:_simulate", (*_sim_args(rules), pol.move, pol.dice),
+    spec = RunSpec("box", "ludolab.sim.box_kernels:_simulate", (_sim_args(rules), pol.move, pol.dice),
                    (rules.n_states,), "int64", 1000, 4, 8, metric="ludolab.sim.metrics:weighted_mean",
                    metric_args=(rules.scores,))
     with execution(precision=0.1) as s1:
@@ -226,7 +226,7 @@ def test_precision_with_a_run_folder_resumes_every_block(tmp_path):
 
     rules = BoxRules()
     pol = B.make_policy(rules, "random")
-    spec = RunSpec("box", "ludolab.sim.box_kernels:_simulate", (*_sim_args(rules), pol.move, pol.dice),
+    spec = RunSpec("box", "ludolab.sim.box_kernels:_simulate", (_sim_args(rules), pol.move, pol.dice),
                    (rules.n_states,), "int64", 500, 2, 4, metric="ludolab.sim.metrics:weighted_mean",
                    metric_args=(rules.scores,))
     with execution(precision=0.2, run_dir=tmp_path / "r") as s1:
@@ -260,7 +260,7 @@ def test_a_spec_run_again_without_precision_forgets_the_sequential_plan():
 
     rules = BoxRules()
     pol = B.make_policy(rules, "random")
-    spec = RunSpec("box", "ludolab.sim.box_kernels:_simulate", (*_sim_args(rules), pol.move, pol.dice),
+    spec = RunSpec("box", "ludolab.sim.box_kernels:_simulate", (_sim_args(rules), pol.move, pol.dice),
                    (rules.n_states,), "int64", 300, 1, 4).with_metric("ludolab.sim.metrics:weighted_mean",
                                                                       rules.scores)
     with execution(precision=0.3):

@@ -163,7 +163,7 @@ def test_shb14_policies_never_see_the_pile_order(policy):
     rules = ShelfRules(players=3)
     attrs, points, columns, _ = S._kernel_rules(rules)
     pol = S.parse_policy(policy)
-    aux = K._make_aux(attrs, points)
+    tab = (attrs, points, columns, K._make_aux(attrs, points))
     ws = K._workspace()
     rng = np.random.default_rng(0)
     for g in range(15):
@@ -174,10 +174,10 @@ def test_shb14_policies_never_see_the_pile_order(policy):
         for _ in range(g % 7):
             seat = state[K.S_SEAT]
             K._observe(state, seat, obs)
-            src, st = K._choose_source(pol.kind, pol.array(), obs, attrs, points, columns, aux, np.uint64(st), *ws)
+            src, st = K._choose_source(pol.kind, pol.array(), obs, tab, np.uint64(st), ws)
             K._take(state, src)
             K._observe(state, seat, obs)
-            pi, cell, ri, st = K._choose_place(pol.kind, pol.array(), obs, attrs, points, columns, aux, np.uint64(st), *ws)
+            pi, cell, ri, st = K._choose_place(pol.kind, pol.array(), obs, tab, np.uint64(st), ws)
             K._finish(state, pi, cell, ri)
         seat = state[K.S_SEAT]
         other = state.copy()
@@ -194,8 +194,8 @@ def test_shb14_policies_never_see_the_pile_order(policy):
         K._observe(state, seat, o1)
         K._observe(other, seat, o2)
         assert np.array_equal(o1, o2)
-        a = K._choose_source(pol.kind, pol.array(), o1, attrs, points, columns, aux, np.uint64(11), *K._workspace())
-        b = K._choose_source(pol.kind, pol.array(), o2, attrs, points, columns, aux, np.uint64(11), *K._workspace())
+        a = K._choose_source(pol.kind, pol.array(), o1, tab, np.uint64(11), K._workspace())
+        b = K._choose_source(pol.kind, pol.array(), o2, tab, np.uint64(11), K._workspace())
         assert a == b
         # after drawing two, the rest of the pile is still hidden
         if state[K.S_PILE] >= 4:
@@ -209,8 +209,8 @@ def test_shb14_policies_never_see_the_pile_order(policy):
             K._observe(s1, seat, o1)
             K._observe(s2, seat, o2)
             assert np.array_equal(o1, o2)
-            assert K._choose_place(pol.kind, pol.array(), o1, attrs, points, columns, aux, np.uint64(3), *K._workspace()) == \
-                K._choose_place(pol.kind, pol.array(), o2, attrs, points, columns, aux, np.uint64(3), *K._workspace())
+            assert K._choose_place(pol.kind, pol.array(), o1, tab, np.uint64(3), K._workspace()) == \
+                K._choose_place(pol.kind, pol.array(), o2, tab, np.uint64(3), K._workspace())
 
 
 def test_shb14_a_card_put_back_is_known_to_its_player_only():
