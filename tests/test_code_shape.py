@@ -16,49 +16,10 @@ MAX_LINES = 100
 MAX_KERNEL_PARAMS = 10
 
 #: Functions over MAX_LINES lines that are being split now.
-LONG_ALLOWED = {
-    "sim/beverbende_kernels.py:determinize",
-    "sim/books_kernels.py:_deal_hidden",
-    "sim/books_kernels.py:_forecast_heuristic",
-}
+LONG_ALLOWED: set[str] = set()
 
 #: @njit functions with more than MAX_KERNEL_PARAMS parameters that are being reduced now.
-PARAMS_ALLOWED = {
-    "sim/beverbende_kernels.py:_play_game",
-    "sim/books_kernels.py:_hand_loop",
-    "sim/books_kernels.py:_play_hand",
-    "sim/books_kernels.py:_play_hand_basic",
-    "sim/books_kernels.py:_score_candidates",
-    "sim/books_kernels.py:_simulate_games",
-    "sim/books_kernels.py:_untraced_hand",
-    "sim/box_kernels.py:_evaluate_p",
-    "sim/box_kernels.py:_fast_step",
-    "sim/box_kernels.py:_match_chunk",
-    "sim/box_kernels.py:_play_turn_t",
-    "sim/box_kernels.py:_simulate",
-    "sim/box_kernels.py:_simulate_chunk",
-    "sim/box_kernels.py:_simulate_match",
-    "sim/box_kernels.py:_simulate_match_t",
-    "sim/box_kernels.py:_simulate_paired_t",
-    "sim/box_kernels.py:_simulate_t",
-    "sim/box_kernels.py:_solve",
-    "sim/box_kernels.py:_solve_p",
-    "sim/box_kernels.py:_trace_games",
-    "sim/box_kernels.py:_trace_games_t",
-    "sim/box_thumb_kernels.py:_lex_evaluate",
-    "sim/shelf_kernels.py:_best_place",
-    "sim/shelf_kernels.py:_choose_place",
-    "sim/shelf_kernels.py:_choose_source",
-    "sim/shelf_kernels.py:_gain",
-    "sim/shelf_kernels.py:_line5_points",
-    "sim/shelf_kernels.py:_line_gain",
-    "sim/shelf_kernels.py:_play",
-    "sim/shelf_kernels.py:_play_traced",
-    "sim/shelf_kernels.py:_playout",
-    "sim/shelf_kernels.py:_prep_cells_pot",
-    "sim/shelf_kernels.py:_simulate",
-    "sim/shelf_kernels.py:_turn_then_playout",
-}
+PARAMS_ALLOWED: set[str] = set()
 
 
 def _functions():
