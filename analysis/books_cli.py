@@ -526,7 +526,10 @@ class _AdviseCommand(click.Command):
         return "--play" in head
 
     def make_context(self, info_name, args, parent=None, **extra):
+        from .scale import refuse_repeated_options
+
         cmd = self.play if self._wants_play(args) else self.forecast
+        refuse_repeated_options(cmd)  # as every command: an option given twice is refused
         return cmd.make_context(info_name, args, parent=parent, **extra)
 
     def invoke(self, ctx):  # pragma: no cover - the context always belongs to one of the two

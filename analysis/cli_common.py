@@ -29,6 +29,16 @@ class CommandGroup(click.Group):
     #: What a name in this group is, for the message.
     what = "command"
 
+    def get_command(self, ctx, name):
+        """The command ``name``; a command (not a group) refuses a single-valued option given twice
+        (:func:`ludolab.analysis.scale.refuse_repeated_options`): click would keep the last silently."""
+        cmd = super().get_command(ctx, name)
+        if cmd is not None and not isinstance(cmd, click.Group):
+            from .scale import refuse_repeated_options
+
+            refuse_repeated_options(cmd)
+        return cmd
+
     def resolve_command(self, ctx, args):
         name = click.utils.make_str(args[0]) if args else None
         if name is not None and not name.startswith("-") and self.get_command(ctx, name) is None:

@@ -114,6 +114,13 @@ def test_a_disk_error_building_the_report_is_one_line_and_keeps_the_earlier_repo
     (("beverbende", "simulate", "--special", "swap=0", "--special", "swap=2"), "swap is given twice"),
     (("beverbende", "simulate", "--rounds", "100", "--games", "200"), "--games and --rounds are one option"),
     (("box", "simulate", "--seed", "1", "--seed", "2"), "--seed is given 2 times"),
+    # every command, not only the Monte Carlo ones: click would keep the last silently
+    (("balance", "box", "--players", "2", "--players", "3"), "--players is given 2 times"),
+    (("report", "--quick", "--out", "a", "--out", "b"), "--out is given 2 times"),
+    (("play", "--port", "1", "--port", "2", "--no-browser"), "--port is given 2 times"),
+    (("books", "advise", "--hand", "R1", "--position", "3", "--position", "2"), "--position is given 2 times"),
+    (("books", "advise", "--play", "--hand", "R1", "--budget", "5", "--budget", "6"), "--budget is given 2 times"),
+    (("box", "solve", "--tiles", "9", "--tiles", "10"), "--tiles is given 2 times"),
     (("beverbende", "sweep", "--knock", "-5:5:5"), "below 0 nobody ever knocks"),
     (("beverbende", "sweep", "--knock", "0:20:0"), "the step must be > 0"),
     (("beverbende", "sweep", "--knock", "20:0:2"), "empty range"),
