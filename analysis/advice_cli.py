@@ -73,16 +73,15 @@ def budget_of(budget, half_width, default_budget: int) -> int:
 
 def advice_table(adv: _advice.Advice, label, codes: bool = False) -> TextTable:
     """The ranked rows of ``adv`` as a table (``label(action) -> str`` names each action; ``codes``
-    adds the action's int ``code`` of the game's action encoding after its label, and, when every
-    consistent world was played, the columns ``worlds`` (their number) and ``exact``)."""
+    adds the action's int ``code`` of the game's action encoding after its label, and the columns
+    ``worlds`` (the consistent worlds when every one was played, else the sampled worlds) and ``exact``)."""
     if not codes:
         return TextTable(adv.rows(label), COLUMNS)
     columns = COLUMNS[:2] + ["code"] + COLUMNS[2:]
     rows = adv.rows(label)
-    if adv.consistent_worlds is not None:
-        columns += ["worlds", "exact"]
-        for r in rows:
-            r.update(worlds=adv.consistent_worlds, exact=adv.exact)
+    columns += ["worlds", "exact"]  # the same columns whether the worlds were listed or sampled
+    for r in rows:
+        r.update(worlds=adv.consistent_worlds if adv.consistent_worlds is not None else adv.worlds, exact=adv.exact)
     return TextTable(rows, columns)
 
 
@@ -103,13 +102,17 @@ def emit_advice(adv: _advice.Advice, label, title: str, record: dict, fmt: str, 
     ``worlds`` reads "all N consistent worlds (exact)" when every world consistent with the
     situation was played (JSON: ``exact``, ``consistent_worlds`` and ``passes``).
     A note on stderr says when ``--max-worlds`` stopped the doubling above the half-width the
-    advice was asked for (``adv.half_width``).
+    advice was asked for (``adv.half_width``), and when it alone kept an endgame's advice from being exact.
     """
     reached = float(adv.ci_high[0] - adv.ci_low[0]) / 2
     half_width = adv.half_width
     if half_width is not None and reached > half_width:
         click.echo(f"note: the best action's 95% CI half-width is {reached:.3g} points, above --half-width "
                    f"{half_width:g}: {adv.worlds:,} worlds reach --max-worlds (raise it for a narrower CI)", err=True)
+    if adv.exact_needs is not None:
+        click.echo(f"note: the {adv.exact_needs:,} consistent worlds would give exact advice, but --max-worlds is "
+                   f"below that: {adv.worlds:,} sampled worlds instead (raise --max-worlds to {adv.exact_needs:,} "
+                   "for the exact advice)", err=True)
     better = "lower is better" if adv.lower_is_better else "higher is better"
     rec = dict(record)
     rec.update({

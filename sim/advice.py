@@ -67,6 +67,8 @@ class Advice:
             number): zero-width CIs, and the verdict from the exact difference.
         passes: how many times the consistent worlds were played (1 when exact; the CIs are then
             over the passes, the continuation's randomness).
+        exact_needs: N when the N consistent worlds were few enough for exact advice but
+            ``max_worlds`` was below N, so they were sampled instead (None otherwise).
     """
 
     actions: np.ndarray
@@ -88,6 +90,7 @@ class Advice:
     consistent_worlds: int | None = None
     exact: bool = False
     passes: int = 1
+    exact_needs: int | None = None
 
     def worlds_line(self) -> str:
         """The worlds behind the values, in words: ``all 36 consistent worlds (exact)``, or the sampled count."""
@@ -354,11 +357,15 @@ def advise(game, rules: np.ndarray, n_players: int, seat: int, obs: np.ndarray, 
         count = int(found.count)
     else:
         worlds = int(budget) if budget is not None else DEFAULT_WORLDS
-        vals = _sampled(ev, min(worlds, int(max_worlds)) if half_width is not None else worlds,
-                        half_width, max_worlds)
+        vals = _sampled(ev, min(worlds, int(max_worlds)), half_width, max_worlds)  # never more than asked
     seconds = time.perf_counter() - t0
-    return _ranked(ev, vals, exact, name, measure, seconds, n_players, half_width,
-                   worlds=len(vals) if count is None else count * passes, consistent=count, passes=passes)
+    adv = _ranked(ev, vals, exact, name, measure, seconds, n_players, half_width,
+                  worlds=len(vals) if count is None else count * passes, consistent=count, passes=passes)
+    if not listed and found is not None and found.count <= int(exact_worlds):
+        from dataclasses import replace
+
+        adv = replace(adv, exact_needs=int(found.count))  # max_worlds alone kept the advice from being exact
+    return adv
 
 
 def _ranked(ev, vals, exact, name, measure, seconds, n_players, half_width, worlds, consistent, passes) -> Advice:

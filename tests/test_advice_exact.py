@@ -271,3 +271,15 @@ def test_the_advise_command_says_the_advice_is_exact(tmp_path, fmt):
         assert all(ln.endswith(f",{n},True") for ln in lines[1:])
     else:
         assert f"all {n} consistent worlds (exact)" in res.output and "gap" in res.output
+
+
+def test_max_worlds_below_the_count_samples_at_most_that_many_and_says_so(tmp_path):
+    """--max-worlds is a cap on the worlds played: below the consistent worlds' count the advice samples
+    at most that many (never the larger default) and a note names the count that would make it exact."""
+    rules, seat, obs = endgame(4, 2, 2)
+    game = S.step_game()
+    full = advice.advise(game, rules, 4, seat, obs, measure="books_points", key=4)
+    assert full.exact and full.exact_needs is None
+    n = full.consistent_worlds
+    capped = advice.advise(game, rules, 4, seat, obs, measure="books_points", max_worlds=max(2, n - 1), key=4)
+    assert not capped.exact and capped.worlds <= max(2, n - 1) and capped.exact_needs == n
