@@ -142,7 +142,7 @@ def parse_cards(value, what: str, unknown_ok: bool = False) -> list[int]:
 
 
 def _whole(value, what: str, low: int, high: int | None = None) -> int:
-    return whole(value, what, low, high, digit_strings=True)
+    return whole(value, what, low, high)
 
 
 def _flag(value, what: str) -> bool:

@@ -42,7 +42,7 @@ from ludolab.stdlib.books import (BooksRules, CardError, L_CLOSED, L_HAND, L_HID
 from ludolab.stdlib.errors import LudolabError, SituationError, whole_number
 
 from . import books_reference as REF
-from .situation_common import CardPlaces, check_keys, per_seat
+from .situation_common import CardPlaces, check_keys, per_seat, shown, whole
 
 #: The keys a situation may have (the first group is what a player writes, the second what
 #: :func:`from_obs` adds for reading, checked when given).
@@ -92,15 +92,17 @@ def _card_list(rules: BooksRules, value, where: str) -> list[int]:
 
 def _seat_number(value, what: str, P: int, clause: str) -> int:
     try:
-        return whole_number(value, what, 0, P - 1)
+        return whole(value, what, 0, P - 1)
     except LudolabError as e:
         raise _err(f"{e} (the seats are 0..{P - 1}, {clause})") from None
 
 
 def _rules_of_situation(sit: dict) -> BooksRules:
     players = sit.get("players", 4)
-    if isinstance(players, bool) or players not in (3, 4):
-        raise _err(f"players must be 3 or 4, not {players!r} (STK-1)")
+    try:
+        players = whole(players, "players", 3, 4)
+    except LudolabError:
+        raise _err(f"players must be 3 or 4, not {shown(players)} (STK-1)") from None
     kw = {}
     for key in ("scoring", "void_trump", "tie_break"):
         if key in sit:

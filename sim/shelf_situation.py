@@ -127,7 +127,7 @@ def _seat_no(v, what: str, n: int) -> int:
 
 
 def _whole(v, what: str, low: int, high: int) -> int:
-    return whole(v, what, low, high, integral_floats=True)
+    return whole(v, what, low, high)
 
 
 class _Cards:

@@ -52,9 +52,20 @@ def split_cards(text) -> list[str]:
     return str(text).replace(",", " ").split()
 
 
-def whole(value, what: str, low: int, high: int | None = None, *, digit_strings: bool = False,
-          integral_floats: bool = False) -> int:
+def shown(value) -> str:
+    """A value read from JSON as a message shows it: JSON's own spelling for ``true``, ``false`` and
+    ``null``, Python's repr otherwise."""
+    import json
+
+    return json.dumps(value) if value is None or isinstance(value, bool) else repr(value)
+
+
+def whole(value, what: str, low: int, high: int | None = None, *, digit_strings: bool = True,
+          integral_floats: bool = True) -> int:
     """``value`` as an int in ``low..high`` (``high`` None: no upper bound), refusing bools.
+
+    The one rule of every game's situation files: a whole number may be written ``3``, ``3.0`` or
+    ``"3"`` (digits 0-9 only); ``3.5``, ``"three"``, ``true`` and fullwidth digits are refused.
 
     Args:
         value: the number read from JSON.
@@ -75,7 +86,7 @@ def whole(value, what: str, low: int, high: int | None = None, *, digit_strings:
     if ok and int(v) >= low and (high is None or int(v) <= high):
         return int(v)
     rng = f"{low}..{high}" if high is not None else f">= {low}"
-    fail(f"{what} must be a whole number {rng}, not {(v if digit_strings else value)!r}")
+    fail(f"{what} must be a whole number {rng}, not {shown(value)}")
 
 
 def per_seat(value, n: int, message: Callable[[object], str], types=(list,)) -> list:

@@ -9,13 +9,14 @@ from ludolab.stdlib.errors import SituationError
 
 
 @pytest.mark.parametrize("value, kw, words", [
-    (True, {}, "must be a whole number 0..5, not True"),
-    (2.5, {"integral_floats": True}, "not 2.5"),
-    (float("nan"), {"integral_floats": True}, "not nan"),
-    (float("inf"), {"integral_floats": True}, "not inf"),
-    (3.0, {}, "not 3.0"),
-    ("3", {}, "not '3'"),
-    ("9", {"digit_strings": True}, "not 9"),
+    (True, {}, "must be a whole number 0..5, not true"),  # JSON's spelling
+    (2.5, {}, "not 2.5"),
+    (float("nan"), {}, "not nan"),
+    (float("inf"), {}, "not inf"),
+    (3.0, {"integral_floats": False}, "not 3.0"),
+    ("3", {"digit_strings": False}, "not '3'"),
+    ("9", {}, "not '9'"),  # in the range's form but out of it
+    ("３", {}, "not '３'"),  # a fullwidth digit
     (-1, {}, "not -1"),
 ])
 def test_whole_refuses_what_is_not_a_whole_number_in_range(value, kw, words):
@@ -63,3 +64,22 @@ def test_per_seat_and_seat_keyed_objects():
     with pytest.raises(SituationError, match="^seat 1 twice$"):
         C.seat_keyed({"1": "a", " 1": "b"}, lambda k: int(k), "rows", twice="seat {seat} twice")
     assert C.split_cards("R1, B2  Y3") == ["R1", "B2", "Y3"]
+
+
+def test_every_games_situation_reads_a_whole_number_by_the_one_rule():
+    """Shut The Books' start and Beverbende's seat, written 1, 1.0 or "1", give the same position; true
+    and 1.5 are refused (the rule of :func:`whole`)."""
+    import numpy as np
+
+    from test_beverbende_advise import SITUATION as BEV
+    from test_books_advise_play import SIT as BOOKS
+    from ludolab.sim import beverbende_situation as BV
+    from ludolab.sim import books_situation as BK
+
+    for reader, sit, key in ((BK, BOOKS, "start"), (BV, BEV, "seat")):
+        want = reader.to_position(dict(sit)).obs
+        for form in (float(sit[key]), str(sit[key])):
+            assert np.array_equal(reader.to_position({**sit, key: form}).obs, want), (reader.__name__, form)
+        for bad in (True, 1.5):
+            with pytest.raises(SituationError, match="whole number"):
+                reader.to_position({**sit, key: bad})
