@@ -80,7 +80,13 @@ MEANINGS = {
 }
 
 
+#: Measures that are shares of games (or of the most a share can be): their CIs are kept inside 0..1.
+SHARES = ("seat_win_share", "seat_edge", "decisiveness", "decided_early", "ties")
+
+
 def _row(metric, variant, value, lo, hi, **fmt) -> dict:
+    if metric.split("[")[0] in SHARES:  # a normal CI of a share may reach past 0 or 1; the share cannot
+        lo, hi = max(float(lo), 0.0), min(float(hi), 1.0)
     return {"metric": metric.format(**fmt) if fmt else metric, "variant": variant, "value": float(value),
             "ci_low": float(lo), "ci_high": float(hi), "meaning": MEANINGS[metric.split("[")[0]].format(**fmt)}
 
