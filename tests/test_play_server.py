@@ -161,6 +161,16 @@ def test_malformed_requests_get_400_unknown_games_404_and_change_nothing(client)
     assert np.array_equal(s.state, before) and len(s.actions) == n
 
 
+def test_new_takes_the_bots_as_a_game_answer_gives_them(client):
+    """``bots`` one per seat with null at the person's seat (the form of the answer) is the same game."""
+    _, c = client
+    a = c.post("/api/new", json={"game": "box", "players": 2, "seat": 1, "bots": ["random"], "key": 5}).get_json()
+    b = c.post("/api/new", json={"game": "box", "players": 2, "seat": 1, "bots": a["bots"], "key": 5}).get_json()
+    assert a["bots"] == ["random", None] and b["bots"] == a["bots"]
+    bad = c.post("/api/new", json={"game": "box", "players": 2, "seat": 1, "bots": [None, "random"]})
+    assert bad.status_code == 400 and "one per seat with null at yours" in bad.get_json()["error"]
+
+
 @pytest.mark.parametrize("path,body,field,allowed", [
     ("/api/new", {"game": "box", "colour": "red"}, "colour", "game, variant, players, bots, seat, key"),
     ("{game}/move", {"action": 1, "seat": 0}, "seat", "action"),

@@ -113,9 +113,13 @@ def new_session(data: dict) -> Session:
     seat = _int(data, "seat", 0)
     key = _int(data, "key", secrets.randbelow(2**62), 0, 2**63 - 1)
     bots = data.get("bots")
+    if isinstance(bots, list) and isinstance(players, int) and len(bots) == players and 0 <= seat < players \
+            and bots[seat] is None:
+        bots = [b for i, b in enumerate(bots) if i != seat]  # the answer's form: one per seat, null for yours
     if bots is not None and not (isinstance(bots, str) or (isinstance(bots, list)
                                                           and all(isinstance(x, str) for x in bots))):
-        raise _BadRequest("field 'bots' must be a bot name or a list of bot names")
+        raise _BadRequest("field 'bots' must be a bot name, a list of one bot name per other seat, or one per "
+                          "seat with null at yours (as a game's answer gives it)")
     try:
         return Session(game, variant, players, bots=bots, seat=seat, key=key)
     except PlayError as e:
