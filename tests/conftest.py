@@ -20,14 +20,19 @@ settings.load_profile("ludolab")
 
 
 def pytest_collection_modifyitems(config, items):
-    """With several workers (pytest-xdist, ``--dist loadgroup``), keep each test file on one worker (its
-    module fixtures are built once) and every test of the shared quick report on one worker (the report
-    is built once)."""
+    """With several workers (pytest-xdist, ``--dist loadgroup``): every test of the shared quick report on
+    one worker (the report is built once), a test using a module-scoped fixture on its file's worker (the
+    fixture is built once), and every other test wherever a worker is free."""
     if not config.pluginmanager.hasplugin("xdist"):
         return
     for item in items:
-        group = "quick_report" if "quick_report" in getattr(item, "fixturenames", ()) else item.nodeid.split("::")[0]
-        item.add_marker(pytest.mark.xdist_group(group))
+        names = getattr(item, "fixturenames", ())
+        info = getattr(item, "_fixtureinfo", None)
+        defs = info.name2fixturedefs.values() if info is not None else ()
+        if "quick_report" in names:
+            item.add_marker(pytest.mark.xdist_group("quick_report"))
+        elif any(d.scope in ("module", "class", "package") for fd in defs for d in fd):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
 
 
 @pytest.fixture(scope="session", autouse=True)
