@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from .findings import Finding, Quote, compare, tolerance_text
+from .findings import TOLERANCES, Finding, Quote, compare, tolerance_text
 
 #: The measures of the designer's table: key (a :data:`ludolab.sim.balance.PAIRED` measure and a
 #: tolerance of :data:`ludolab.analysis.findings.TOLERANCES`), plain name, word when higher, word when lower.
@@ -121,7 +121,7 @@ def findings(table: pd.DataFrame, name: str) -> list[Finding]:
     for r in rows[1:]:
         for key, w, plain in _words(r):
             if w in ("better", "worse"):
-                size = abs(r[f"{key}_diff"]) / tolerance_text_value(key)
+                size = abs(r[f"{key}_diff"]) / TOLERANCES[key][0]
                 if best is None or size > best[0]:
                     best = (size, r, key, w, plain)
     if best is None:
@@ -137,13 +137,6 @@ def findings(table: pd.DataFrame, name: str) -> list[Finding]:
     return [Finding("comparison", title, text, quotes, verdict=w)]
 
 
-def tolerance_text_value(key: str) -> float:
-    """The tolerance of a designer measure, in its unit (:data:`ludolab.analysis.findings.TOLERANCES`)."""
-    from .findings import TOLERANCES
-
-    return TOLERANCES[key][0]
-
-
 def _n(x: float) -> str:
     x = float(x)
     return f"{x:.1f}" if abs(x) >= 10 else f"{x:.3f}"
@@ -156,7 +149,7 @@ def fig_variants(table: pd.DataFrame) -> Figure:
     Returns:
         A Figure with two horizontal bar panels.
     """
-    keys = sorted(MEASURES, key=lambda m: -np.nanmax(np.abs(table[f"{m[0]}_diff"])) / tolerance_text_value(m[0]))[:2]
+    keys = sorted(MEASURES, key=lambda m: -np.nanmax(np.abs(table[f"{m[0]}_diff"])) / TOLERANCES[m[0]][0])[:2]
     fig = Figure(figsize=(9.0, 0.5 + 0.42 * len(table) + 1.0), layout="constrained")
     axes = fig.subplots(1, 2, sharey=True)
     y = np.arange(len(table))[::-1]
