@@ -224,27 +224,39 @@ def _pair_codes(attrs):
 
 
 @njit(cache=True, inline="always")
+def _long_runs5(e1, e2, e3, e4, full, p3, p4, p5):
+    """Points of the runs of 3, 4 and 5 books in lines of 5 places, several lines at once.
+
+    e1..e4: uint64 pair codes of places (0, 1) .. (3, 4), one line per 8-bit lane, all six
+    kinds in a lane (bit k: kind k); full: 0x3f in every lane used; p3, p4, p5: the points
+    of a run of 3, 4 and 5 books (SHB-10).  A run of 3 or more places in a line of 5 passes
+    through its middle place, so there is at most one such run per kind and line and each
+    length is one mask; each mask's popcount counts the runs (kinds x lines)."""
+    n1 = full ^ e1
+    n3 = full ^ e3
+    a = e1 & e2
+    d = e3 & e4
+    tot = p5 * _popcount(a & d)
+    tot += p4 * _popcount((a & e3 & (full ^ e4)) | (n1 & e2 & d))
+    tot += p3 * _popcount((a & n3) | (n1 & e2 & e3 & (full ^ e4)) | ((full ^ e2) & d))
+    return tot
+
+
+@njit(cache=True, inline="always")
 def _line5_points(e1, e2, e3, e4, full, occ, pts):
     """Points of lines of 5 places from their pair codes, several lines at once.
 
-    e1..e4: uint64 pair codes of places (0, 1) .. (3, 4), one line per 8-bit lane, all
-    six kinds in a lane (bit k: kind k); full: 0x3f in every lane used; occ = (o0, ..., o4):
-    ``full`` masked to the lanes whose place j is occupied (needed only when p1 != 0);
-    pts = (p1, ..., p5): the points of a run of 1..5 books (SHB-10).  A run of
-    3 or more places in a line of 5 passes through its middle place, so there is at
-    most one such run per kind and line and each length is one mask; runs of 1 and 2
-    are summed place by place.  Each mask's popcount counts the runs (kinds x lines)."""
+    e1..e4, full: as :func:`_long_runs5`; occ = (o0, ..., o4): ``full`` masked to the lanes
+    whose place j is occupied (needed only when p1 != 0); pts = (p1, ..., p5): the points of
+    a run of 1..5 books (SHB-10).  Runs of 3 to 5 are counted by :func:`_long_runs5`; runs
+    of 1 and 2 are summed place by place."""
     o0, o1, o2, o3, o4 = occ
     p1, p2, p3, p4, p5 = pts
     n1 = full ^ e1
     n2 = full ^ e2
     n3 = full ^ e3
     n4 = full ^ e4
-    a = e1 & e2
-    d = e3 & e4
-    tot = p5 * _popcount(a & d)
-    tot += p4 * _popcount((a & e3 & n4) | (n1 & e2 & d))
-    tot += p3 * _popcount((a & n3) | (n1 & e2 & e3 & n4) | (n2 & d))
+    tot = _long_runs5(e1, e2, e3, e4, full, p3, p4, p5)
     if p2 != 0:
         tot += p2 * (_popcount(e1 & n2) + _popcount(n1 & e2 & n3) + _popcount(n2 & e3 & n4) + _popcount(n3 & e4))
     if p1 != 0:
@@ -280,6 +292,27 @@ def _code(pc, s, a, b):
 
 
 @njit(cache=True, inline="always")
+def _shelf_codes(tab, pc, s):
+    """Pair codes of the three shelves of tab, one shelf per 8-bit lane: (e1, e2, e3, e4),
+    uint64, e_j holding the codes of places (j - 1, j) of every shelf (:func:`_long_runs5`).
+
+    tab: int (15,) card ids, shelf by shelf from the top, -1 for an empty place;
+    pc: :func:`_pair_codes` of the deck, s = n + 1 (uint64) its stride."""
+    z = np.uint64(0)
+    e1 = z
+    e2 = z
+    e3 = z
+    e4 = z
+    for r in range(3):
+        sh = np.uint64(8 * r)
+        e1 |= _code(pc, s, tab[5 * r], tab[5 * r + 1]) << sh
+        e2 |= _code(pc, s, tab[5 * r + 1], tab[5 * r + 2]) << sh
+        e3 |= _code(pc, s, tab[5 * r + 2], tab[5 * r + 3]) << sh
+        e4 |= _code(pc, s, tab[5 * r + 3], tab[5 * r + 4]) << sh
+    return e1, e2, e3, e4
+
+
+@njit(cache=True, inline="always")
 def _score_fast(tab, pc, s, points, columns):
     """Score of a tableau (SHB-10, SHB-11) without the per-kind split: the throughput path.
 
@@ -292,22 +325,14 @@ def _score_fast(tab, pc, s, points, columns):
     p1 = points[1]
     p2 = points[2]
     z = np.uint64(0)
-    e1 = z
-    e2 = z
-    e3 = z
-    e4 = z
+    e1, e2, e3, e4 = _shelf_codes(tab, pc, s)
     o0 = z
     o1 = z
     o2 = z
     o3 = z
     o4 = z
-    for r in range(3):
-        sh = np.uint64(8 * r)
-        e1 |= _code(pc, s, tab[5 * r], tab[5 * r + 1]) << sh
-        e2 |= _code(pc, s, tab[5 * r + 1], tab[5 * r + 2]) << sh
-        e3 |= _code(pc, s, tab[5 * r + 2], tab[5 * r + 3]) << sh
-        e4 |= _code(pc, s, tab[5 * r + 3], tab[5 * r + 4]) << sh
-        if p1 != 0:
+    if p1 != 0:
+        for r in range(3):
             o0 |= _occ(tab[5 * r], 8 * r)
             o1 |= _occ(tab[5 * r + 1], 8 * r)
             o2 |= _occ(tab[5 * r + 2], 8 * r)
@@ -336,11 +361,25 @@ def _score_fast(tab, pc, s, points, columns):
 
 @njit(cache=True, parallel=True)
 def _score_many(tabs, attrs, points, columns, out):
-    """Score every tableau of tabs int (N, 15) (-1 for an empty place) into out int64 (N,)."""
+    """Score every tableau of tabs int (N, 15) (-1 for an empty place) into out int64 (N,).
+
+    Where only runs of 3 or more score and the columns do not (the published scoring and
+    every variant like it), each tableau is scored by :func:`_long_runs5` straight from its
+    shelves' pair codes, a loop with no branch on the scoring left in it; otherwise by
+    :func:`_score_fast`.  Both give :func:`_score_tableau`'s total."""
     pc = _pair_codes(attrs)
     s = np.uint64(attrs.shape[0] + 1)
-    for i in prange(tabs.shape[0]):
-        out[i] = _score_fast(tabs[i], pc, s, points, columns)
+    if points[1] == 0 and points[2] == 0 and columns == 0:
+        p3 = points[3]
+        p4 = points[4]
+        p5 = points[5]
+        full = np.uint64(0x3F3F3F)
+        for i in prange(tabs.shape[0]):
+            e1, e2, e3, e4 = _shelf_codes(tabs[i], pc, s)
+            out[i] = _long_runs5(e1, e2, e3, e4, full, p3, p4, p5)
+    else:
+        for i in prange(tabs.shape[0]):
+            out[i] = _score_fast(tabs[i], pc, s, points, columns)
 
 
 @njit(cache=True)
