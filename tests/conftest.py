@@ -1,9 +1,12 @@
 """Shared test setup: warm the numba kernels once per session.
 
 The kernels are compiled (or loaded from numba's on-disk cache) the first
-time they run; doing it here (a tiny three-tile box, and two games of every
-registered game through its step interface and the compiled whole-game loop)
-keeps that cost out of the timing of the first test that happens to call them.
+time they run; doing it here (:mod:`kernel_warmup`: a tiny three-tile box, and
+two games of every registered game through its step interface and the compiled
+whole-game loop) keeps that cost out of the timing of the first test that
+happens to call them.  With several workers the cache is filled first, one
+game per process side by side, so the workers do not all compile the same
+kernels at the same time.
 """
 
 from __future__ import annotations
@@ -11,7 +14,6 @@ from __future__ import annotations
 import pytest
 from hypothesis import settings
 
-from ludolab.stdlib.box import BoxRules
 
 # Property tests are derandomized (the same examples on every run, no example
 # database written into the work tree), so a failure always reproduces.
@@ -35,34 +37,54 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
 
 
+def pytest_sessionstart(session):
+    """With several workers, before any starts: warm numba's cache one game per process, side by
+    side (:mod:`kernel_warmup`), so the workers load the kernels rather than each compiling every
+    one of them at once.  A part that fails is only reported: the tests then compile it and fail
+    where it matters."""
+    config = session.config
+    workers = getattr(config.option, "numprocesses", None) or 0
+    if (hasattr(config, "workerinput") or not isinstance(workers, int) or workers < 2
+            or config.getoption("collectonly", False)):
+        return
+    import os
+    import subprocess
+    import sys
+    import tempfile
+    import time
+
+    from kernel_warmup import parts
+
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    say = reporter.write_line if reporter is not None else print
+    script = os.path.join(os.path.dirname(__file__), "kernel_warmup.py")
+    slots = min(workers, getattr(config.option, "maxprocesses", None) or workers)
+    todo, running = parts(), []
+    t0 = time.perf_counter()
+    while todo or running:
+        while todo and len(running) < slots:
+            game, err = todo.pop(0), tempfile.TemporaryFile("w+")
+            running.append((game, err, subprocess.Popen([sys.executable, script, game],
+                                                        stdout=subprocess.DEVNULL, stderr=err)))
+        time.sleep(0.2)
+        for job in [j for j in running if j[2].poll() is not None]:
+            running.remove(job)
+            game, err, proc = job
+            err.seek(0)
+            lines = err.read().strip().splitlines()
+            err.close()
+            if proc.returncode:
+                say(f"warming the {game} kernels failed: {lines[-1] if lines else proc.returncode}")
+    say(f"kernels warmed in {time.perf_counter() - t0:.0f} s ({slots} processes side by side)")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def warm_numba_kernels():
-    from ludolab.sim import box as B
+    """Every game's kernels compiled or loaded before the first test (:func:`kernel_warmup.warm`)."""
+    from kernel_warmup import warm
 
-    tiny = BoxRules(tiles="1-3", one_die="always-optional")
-    sol = B.solve(tiny, "shut")
-    B.evaluate(sol.policy())
-    rnd = B.make_policy(tiny, "random")
-    B.simulate(rnd, 20, seed=0, chunks=2)
-    B.compare([sol.policy(), rnd], 20, seed=0, chunks=2)
-    B.simulate_rounds([rnd, rnd], 10, seed=0, rounds=2, chunks=2)
-    B.simulate_rounds([rnd, rnd], 10, seed=0, rounds=None, threshold=5, chunks=2)
-    _warm_every_game()
+    warm()
     yield
-
-
-def _warm_every_game():
-    """Two games of each registered game's first ruleset through ``play_many`` (its step functions
-    and named policies)."""
-    import numpy as np
-
-    from ludolab.sim import play
-    from ludolab.stdlib import registry
-
-    for g in registry.GAMES:
-        step = g.entry("step_game")()
-        case = step.cases[0]
-        play.run(step.kernels, case.rules, np.array([1, 2], dtype=np.uint64), list(case.policies))
 
 
 @pytest.fixture(scope="session")

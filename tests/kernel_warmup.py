@@ -1,0 +1,70 @@
+"""Fill numba's on-disk cache with the kernels every test session needs, one game at a time.
+
+``python tests/kernel_warmup.py box books`` compiles (or loads) the kernels of those games: a
+tiny three-tile box through the solver, the evaluator and every simulation loop, and two games
+of each named game through its step interface and compiled whole-game loop.  The test session
+calls :func:`warm` in every process; with several workers, ``conftest.py`` first runs one such
+process per game side by side, so the workers load the kernels instead of each compiling all of
+them at the same time.
+"""
+
+from __future__ import annotations
+
+import sys
+
+#: Games whose kernels take longest to compile, longest first (any other registered game after them).
+SLOWEST_FIRST = ("books", "shelf", "box", "beverbende")
+
+
+def parts() -> list[str]:
+    """Every registered game's id, the slowest to compile first."""
+    from ludolab.stdlib import registry
+
+    ids = [g.id for g in registry.GAMES]
+    return sorted(ids, key=lambda i: SLOWEST_FIRST.index(i) if i in SLOWEST_FIRST else len(SLOWEST_FIRST))
+
+
+def _warm_box() -> None:
+    """Shut the Box's solver, evaluator and simulation loops on a three-tile box."""
+    from ludolab.sim import box as B
+    from ludolab.stdlib.box import BoxRules
+
+    tiny = BoxRules(tiles="1-3", one_die="always-optional")
+    sol = B.solve(tiny, "shut")
+    B.evaluate(sol.policy())
+    rnd = B.make_policy(tiny, "random")
+    B.simulate(rnd, 20, seed=0, chunks=2)
+    B.compare([sol.policy(), rnd], 20, seed=0, chunks=2)
+    B.simulate_rounds([rnd, rnd], 10, seed=0, rounds=2, chunks=2)
+    B.simulate_rounds([rnd, rnd], 10, seed=0, rounds=None, threshold=5, chunks=2)
+
+
+def _warm_steps(game_id: str) -> None:
+    """Two games of the game's first step case through ``play_many`` (its step functions and
+    named policies)."""
+    import numpy as np
+
+    from ludolab.sim import play
+    from ludolab.stdlib import registry
+
+    step = registry.get(game_id).entry("step_game")()
+    case = step.cases[0]
+    play.run(step.kernels, case.rules, np.array([1, 2], dtype=np.uint64), list(case.policies))
+
+
+def warm(games=None) -> None:
+    """Compile or load the kernels of ``games`` (registered game ids; None: every game).
+
+    Raises:
+        ValueError: an id that is not a registered game."""
+    known = parts()
+    for p in known if games is None else games:
+        if p not in known:
+            raise ValueError(f"unknown game {p!r}; known: {', '.join(known)}")
+        if p == "box":
+            _warm_box()
+        _warm_steps(p)
+
+
+if __name__ == "__main__":
+    warm(sys.argv[1:] or None)
