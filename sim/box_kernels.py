@@ -911,7 +911,7 @@ def search_tree(rules, inp, work):
                           rules, inp, work)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def play_many(rules, inp, out):
     """Whole matches of named policies (:func:`ludolab.sim.play.play_games`) on these rules."""
     _loops.play_games(new_game, current_player, legal_actions, apply_action, observe, returns, act, rules, inp, out)
@@ -925,7 +925,7 @@ def running_score(rules, state, out):
     return state[S_ROUND] if state[S_SEAT] < 0 else state[S_ROUND] - 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def play_traced_many(rules, inp, out):
     """Whole matches with their running totals (:func:`ludolab.sim.play.play_traced`)."""
     _loops.play_traced(new_game, current_player, apply_action, observe, returns, act, running_score,

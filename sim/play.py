@@ -67,7 +67,9 @@ def pack(keys, policies) -> tuple:
 
 
 def run(kernels, rules: np.ndarray, keys, policies) -> tuple[np.ndarray, np.ndarray]:
-    """Games of named policies through a kernels module's ``play_many``.
+    """Games of named policies through a kernels module's ``play_many``, on every numba thread
+    (:func:`in_threads`: the games are split into contiguous blocks; each game depends only on its
+    key, so the results do not depend on the thread count).
 
     Args:
         kernels: a game's kernels module.
@@ -85,9 +87,40 @@ def run(kernels, rules: np.ndarray, keys, policies) -> tuple[np.ndarray, np.ndar
     n = len(policies)
     ret = np.zeros((len(keys), n))
     steps = np.zeros((len(keys), n), dtype=np.int64)
-    out = (ret, steps, np.zeros(kernels.STATE_SIZE, dtype=np.int64), np.zeros(kernels.OBS_SIZE, dtype=np.int64))
-    kernels.play_many(rules, (keys, kinds, params), out)
+
+    def block(a, b):
+        out = (ret[a:b], steps[a:b], np.zeros(kernels.STATE_SIZE, dtype=np.int64),
+               np.zeros(kernels.OBS_SIZE, dtype=np.int64))
+        kernels.play_many(rules, (keys[a:b], kinds, params), out)
+
+    in_threads(block, len(keys))
     return ret, steps
+
+
+#: Fewest games a thread is given by :func:`in_threads` (below it, fewer threads are used).
+MIN_GAMES_A_THREAD = 64
+
+
+def in_threads(block, games: int, threads: int | None = None) -> None:
+    """Call ``block(a, b)`` on contiguous blocks covering games ``0..games``, one block a thread.
+
+    The per-game wrappers (``play_many``, ``play_traced_many``) release the GIL (``nogil``), so the
+    blocks run side by side; ``threads`` defaults to numba's thread count (``--threads``,
+    ``NUMBA_NUM_THREADS``), and each thread gets at least :data:`MIN_GAMES_A_THREAD` games.
+    An exception in a block is raised here."""
+    import numba
+
+    t = int(threads or numba.get_num_threads())
+    t = max(1, min(t, games // MIN_GAMES_A_THREAD))
+    if t == 1:
+        block(0, games)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    edges = [games * i // t for i in range(t + 1)]
+    with ThreadPoolExecutor(t) as pool:
+        for f in [pool.submit(block, edges[i], edges[i + 1]) for i in range(t)]:
+            f.result()
 
 
 @njit(inline="always")
@@ -134,7 +167,8 @@ def play_traced(new_game, current_player, apply_action, observe, returns, act, r
 
 
 def run_traced(kernels, rules: np.ndarray, keys, policies, moments: int) -> dict:
-    """Games of named policies with their running scores, through ``kernels.play_traced_many``.
+    """Games of named policies with their running scores, through ``kernels.play_traced_many``, on
+    every numba thread as :func:`run`.
 
     Args:
         moments: room for the scoring moments of one game (its bound, the end included).
@@ -146,8 +180,13 @@ def run_traced(kernels, rules: np.ndarray, keys, policies, moments: int) -> dict
     keys, kinds, params = pack(keys, policies)
     n = len(policies)
     G = len(keys)
-    out = (np.zeros((G, n)), np.zeros((G, n), dtype=np.int64), np.zeros(G, dtype=np.int64),
-           np.zeros((G, int(moments), n)), np.zeros(kernels.STATE_SIZE, dtype=np.int64),
-           np.zeros(kernels.OBS_SIZE, dtype=np.int64), np.zeros(n))
-    kernels.play_traced_many(rules, (keys, kinds, params), out)
-    return {"ret": out[0], "steps": out[1], "marks": out[2], "scores": out[3]}
+    ret, steps = np.zeros((G, n)), np.zeros((G, n), dtype=np.int64)
+    marks, scores = np.zeros(G, dtype=np.int64), np.zeros((G, int(moments), n))
+
+    def block(a, b):
+        out = (ret[a:b], steps[a:b], marks[a:b], scores[a:b], np.zeros(kernels.STATE_SIZE, dtype=np.int64),
+               np.zeros(kernels.OBS_SIZE, dtype=np.int64), np.zeros(n))
+        kernels.play_traced_many(rules, (keys[a:b], kinds, params), out)
+
+    in_threads(block, G)
+    return {"ret": ret, "steps": steps, "marks": marks, "scores": scores}

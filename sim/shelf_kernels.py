@@ -1968,13 +1968,13 @@ def running_score(rules, state, out):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def play_many(rules, inp, out):
     """Whole games of named policies (:func:`ludolab.sim.play.play_games`) on these rules."""
     _loops.play_games(new_game, current_player, legal_actions, apply_action, observe, returns, act, rules, inp, out)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def play_traced_many(rules, inp, out):
     """Whole games with their running scores (:func:`ludolab.sim.play.play_traced`)."""
     _loops.play_traced(new_game, current_player, apply_action, observe, returns, act, running_score,

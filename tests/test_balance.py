@@ -206,3 +206,26 @@ def test_shut_the_box_variants_are_measured_exactly_beside_the_simulation():
     assert by[("exact_ties", "count scoring 2p")]["value"] > 3 * by[("exact_ties", "rulebook 2p")]["value"]
     t = CliRunner().invoke(cli, ["balance", "box", "--variants", "--games", "200", "--no-skill"])
     assert t.exit_code == 0 and "(exact)" in t.output and "e-0" not in t.output
+
+
+@pytest.mark.parametrize("game_id", ["box", "beverbende"])
+def test_games_split_over_threads_are_the_games_of_one_thread(game_id, monkeypatch):
+    """``play.run`` and ``play.run_traced`` split the games over threads in blocks: every game
+    depends only on its key, so 1, 2 and 3 threads (blocks of uneven size) give the same arrays."""
+    from ludolab.sim import play
+    from ludolab.stdlib import registry
+
+    step = registry.get(game_id).entry("step_game")()
+    case = step.cases[0]
+    keys = np.arange(1, 2 * play.MIN_GAMES_A_THREAD * 3 + 7, dtype=np.uint64)
+    pols = list(case.policies)
+    results, real = [], play.in_threads
+    for threads in (1, 2, 3):
+        monkeypatch.setattr(play, "in_threads", lambda block, games, t=threads: real(block, games, t))
+        ret, steps = play.run(step.kernels, case.rules, keys, pols)
+        results.append((ret, steps, play.run_traced(step.kernels, case.rules, keys, pols, 64)))
+    for ret, steps, tr in results[1:]:
+        assert np.array_equal(ret, results[0][0]) and np.array_equal(steps, results[0][1])
+        for k in ("ret", "steps", "marks", "scores"):
+            assert np.array_equal(tr[k], results[0][2][k]), k
+    assert np.array_equal(results[0][2]["ret"], results[0][0])

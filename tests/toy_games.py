@@ -112,7 +112,7 @@ def running_score(rules, state, out):
     return state[S_TURN]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def play_traced_many(rules, inp, out):
     _play.play_traced(new_game, current_player, apply_action, observe, returns, act, running_score,
                       rules, inp, out)
