@@ -39,6 +39,7 @@ Functions for tables and the report: :func:`foresight` (one ruleset) and
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -135,6 +136,17 @@ def _kernel_foresight(rules: BoxRules, max_sets: int) -> Foresight:
     """
     from . import box_foresight_kernels as fk
 
+    mean, shut, n_memo, overflow = fk._foresight(_packed_rules(rules), min(int(max_sets), np.iinfo(np.int64).max))
+    if overflow:
+        raise _too_many_sets(rules, max_sets)
+    return Foresight(rules, float(shut), float(mean), int(n_memo))
+
+
+@functools.lru_cache(maxsize=32)
+def _packed_rules(rules: BoxRules) -> np.ndarray:
+    """The rules array of the foresight kernel for ``rules`` (int64; the kernel only reads it)."""
+    from . import box_foresight_kernels as fk
+
     n_dice, sides = _dice_shape(rules)
     oc = rules.outcomes
     thai = rules.moves == "thai"
@@ -145,15 +157,10 @@ def _kernel_foresight(rules: BoxRules, max_sets: int) -> Foresight:
                 by_total[int(oc.total[o])] = o
     per_outcome = int(np.diff(oc.cand_start).max(initial=0))
     code_bits = (sides - 1 if thai else (n_dice - 1) * sides).bit_length()  # a roll's faces so far
-    header = {fk.N_DICE: n_dice, fk.SIDES: sides, fk.THAI: int(thai), fk.FULL: rules.full,
-              fk.MAX_SETS: min(int(max_sets), np.iinfo(np.int64).max), fk.CODE_BITS: code_bits,
+    header = {fk.N_DICE: n_dice, fk.SIDES: sides, fk.THAI: int(thai), fk.FULL: rules.full, fk.CODE_BITS: code_bits,
               fk.TILE_SHIFT: code_bits + (n_dice - 1).bit_length(), fk.PER_POS: 2 * per_outcome + 1}
-    packed = fk.pack_rules(header, [rules.dice_allowed, rules.scores, oc.draw_map1, oc.draw_map2, by_total,
-                                    oc.cand_start, oc.cand_masks])
-    mean, shut, n_memo, overflow = fk._foresight(packed)
-    if overflow:
-        raise _too_many_sets(rules, max_sets)
-    return Foresight(rules, float(shut), float(mean), int(n_memo))
+    return fk.pack_rules(header, [rules.dice_allowed, rules.scores, oc.draw_map1, oc.draw_map2, by_total,
+                                  oc.cand_start, oc.cand_masks])
 
 
 class _Search:

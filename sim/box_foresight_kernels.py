@@ -31,22 +31,22 @@ import numpy as np
 from numba import njit
 
 #: Header fields of the rules array: dice per full roll, sides of a die, 1 for thai moves, the full
-#: box (bitmask), the memo limit, bits of a position below its faces count and below its open
-#: tiles, most positions one position can move to on one face.
-N_DICE, SIDES, THAI, FULL, MAX_SETS, CODE_BITS, TILE_SHIFT, PER_POS = range(8)
+#: box (bitmask), bits of a position below its faces count and below its open tiles, most
+#: positions one position can move to on one face.
+N_DICE, SIDES, THAI, FULL, CODE_BITS, TILE_SHIFT, PER_POS = range(7)
 #: Header fields holding where each table starts: allowed dice per state (DICE_ONE | DICE_TWO),
 #: score per state, outcome of one die per face, outcome of the full roll per ordered draw, outcome
 #: of the full roll per pip total (subset moves; -1 where none), candidate moves of each outcome
 #: (start per outcome, then the masks).
-ALLOWED, SCORES, DRAW1, DRAW2, BY_TOTAL, CAND_START, CAND_MASKS = range(8, 15)
-HEADER = 15
+ALLOWED, SCORES, DRAW1, DRAW2, BY_TOTAL, CAND_START, CAND_MASKS = range(7, 14)
+HEADER = 14
 _EMPTY = -1
 #: Columns of the memo's key rows: where the knowledge set starts in the pool, its length, best, hash.
 _START, _LENGTH, _BEST, _HASH = range(4)
 #: Counters of a search: memo rows, pool entries and moves entries in use, memo rows complete, the
-#: depth of the top stack frame, the pool entries the next face may need.
-_ROWS, _POOL, _MOVES, _COMPLETE, _TOP, _NEED = range(6)
-_COUNTERS = 6
+#: depth of the top stack frame, the pool entries the next face may need, the memo limit.
+_ROWS, _POOL, _MOVES, _COMPLETE, _TOP, _NEED, _LIMIT = range(7)
+_COUNTERS = 7
 #: What :func:`_search` stopped on.
 _DONE, _OVERFLOW, _NO_ROOM = range(3)
 _MIX = -7046029254386353131  # 0x9E3779B97F4A7C15, the golden-ratio multiplier, as a signed int64
@@ -275,7 +275,7 @@ def _bits(mask):
 @njit(cache=True)
 def _search(rules, work, floats):
     """Run the search ``F(set, best)`` (explicit stack, faces in order) until it is complete, the memo
-    would outgrow ``rules[MAX_SETS]`` or an array is out of room; resumable after :func:`_make_room`.
+    would outgrow ``count[_LIMIT]`` rows or an array is out of room; resumable after :func:`_make_room`.
 
     Args:
         rules: int64 rules array of :func:`pack_rules`.
@@ -327,7 +327,7 @@ def _search(rules, work, floats):
             frame[top, 0] += one * values[k, 0]
             frame[top, 1] += one * values[k, 1]
             continue
-        if count[_COMPLETE] >= rules[MAX_SETS]:
+        if count[_COMPLETE] >= count[_LIMIT]:
             return _OVERFLOW
         count[_TOP] = top + 1
         frames[top + 1, 0], frames[top + 1, 1] = _add(pool, keys, table, count, buf, n, b, slot, h), 1
@@ -357,21 +357,24 @@ def _make_room(rules, work, floats):
 
 
 @njit(cache=True)
-def _foresight(rules):
+def _foresight(rules, max_sets):
     """The mean score and the chance to shut of the foresight player (STB-O5), as the reference
     ``_Search.value`` computes them in floats.
 
     Args:
-        rules: int64 rules array of :func:`pack_rules`.
+        rules: int64 rules array of :func:`pack_rules` (read only).
+        max_sets: the most memo entries (knowledge sets with their best) the search may complete
+            before it gives up, as the reference counts them.
 
     Returns:
         (mean score in points, chance to shut, memo entries, True when the memo would outgrow
-        ``rules[MAX_SETS]``: the figures are then meaningless).
+        ``max_sets``: the figures are then meaningless).
     """
-    if rules[MAX_SETS] <= 0:
+    if max_sets <= 0:
         return 0.0, 0.0, 0, True
     depth_max = (_bits(rules[FULL]) + 2) * rules[N_DICE] + 2  # every roll covers a tile
     count = np.zeros(_COUNTERS, dtype=np.int64)
+    count[_LIMIT] = max_sets
     work = (np.empty(1024, dtype=np.int64), np.empty((256, 4), dtype=np.int64), np.full(512, _EMPTY, dtype=np.int64),
             np.empty(4096, dtype=np.int64), np.full(rules[FULL] + 1, -1, dtype=np.int64),
             np.empty(1024, dtype=np.int64), count, np.zeros((depth_max, 2), dtype=np.int64))
