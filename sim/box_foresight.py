@@ -26,12 +26,19 @@ no path in the set can end above it (the scores only fall as tiles are
 covered), which keeps the memo small.  The lowest score of a sequence is 0
 exactly when some path shuts the box, so one pass gives both the chance to
 shut and the mean score of the foresight player.  With 9 tiles and the default
-rules the memo holds about 12,000 knowledge sets (under a second); two dice
-always on 12 tiles about 55,000 (a few seconds).  When the sets outgrow
+rules the memo holds about 12,000 knowledge sets; two dice always on 12 tiles
+about 55,000.  When the sets outgrow
 ``max_sets`` (one die or two before every roll lets the paths drift apart on
 the sequence) the computation stops with a :class:`ForesightError`: one die or two
 before every roll fits up to 8 tiles (about 113,000 sets), thai moves up to 7 tiles with two
 dice always and 6 with the default one-die rule.
+
+Two engines give the same floats: the numba kernel
+(:mod:`ludolab.sim.box_foresight_kernels`, the default, tens of milliseconds on
+9 tiles) and its pure-Python twin :class:`_Search` (``engine="reference"``,
+about a second), which alone also computes in exact fractions.  They visit the
+knowledge sets in the same order, so they memoise as many and give up at the
+same ``max_sets``.
 
 Functions for tables and the report: :func:`foresight` (one ruleset) and
 :func:`foresight_table` (the "how much is skill" table).
