@@ -167,19 +167,24 @@ def _sort_unique(buf, n):
     """Sort ``buf[:n]`` and drop repeats in place; returns the new count."""
     if n > 32:
         buf[:n] = np.sort(buf[:n])
-    else:
-        for i in range(1, n):
-            x = buf[i]
-            k = i - 1
-            while k >= 0 and buf[k] > x:
-                buf[k + 1] = buf[k]
-                k -= 1
-            buf[k + 1] = x
-    m = 0
+        m = 0
+        for i in range(n):
+            if m == 0 or buf[i] != buf[m - 1]:
+                buf[m] = buf[i]
+                m += 1
+        return m
+    m = 0  # insertion sort that drops a repeat when it meets it
     for i in range(n):
-        if m == 0 or buf[i] != buf[m - 1]:
-            buf[m] = buf[i]
-            m += 1
+        x = buf[i]
+        k = m - 1
+        while k >= 0 and buf[k] > x:
+            k -= 1
+        if k >= 0 and buf[k] == x:
+            continue
+        for t in range(m, k + 1, -1):
+            buf[t] = buf[t - 1]
+        buf[k + 1] = x
+        m += 1
     return m
 
 
