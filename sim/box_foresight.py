@@ -26,12 +26,19 @@ no path in the set can end above it (the scores only fall as tiles are
 covered), which keeps the memo small.  The lowest score of a sequence is 0
 exactly when some path shuts the box, so one pass gives both the chance to
 shut and the mean score of the foresight player.  With 9 tiles and the default
-rules the memo holds about 12,000 knowledge sets (under a second); two dice
-always on 12 tiles about 55,000 (a few seconds).  When the sets outgrow
+rules the memo holds about 12,000 knowledge sets; two dice always on 12 tiles
+about 55,000.  When the sets outgrow
 ``max_sets`` (one die or two before every roll lets the paths drift apart on
 the sequence) the computation stops with a :class:`ForesightError`: one die or two
 before every roll fits up to 8 tiles (about 113,000 sets), thai moves up to 7 tiles with two
 dice always and 6 with the default one-die rule.
+
+Two engines give the same floats: the numba kernel
+(:mod:`ludolab.sim.box_foresight_kernels`, the default, tens of milliseconds on
+9 tiles) and its pure-Python twin :class:`_Search` (``engine="reference"``,
+about a second), which alone also computes in exact fractions.  They visit the
+knowledge sets in the same order, so they memoise as many and give up at the
+same ``max_sets``.
 
 Functions for tables and the report: :func:`foresight` (one ruleset) and
 :func:`foresight_table` (the "how much is skill" table).
@@ -39,16 +46,19 @@ Functions for tables and the report: :func:`foresight` (one ruleset) and
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 
 from ludolab.stdlib.box import DICE_ONE, DICE_TWO, BoxRules
-from ludolab.stdlib.errors import LudolabError
+from ludolab.stdlib.errors import LudolabError, unknown
 
 #: Most knowledge sets the memo may hold before :func:`foresight` gives up.
 MAX_SETS = 150_000
+#: The engines of :func:`foresight`: the numba kernel and its pure-Python twin.
+ENGINES = ("kernel", "reference")
 
 
 class ForesightError(LudolabError):
@@ -78,13 +88,16 @@ def _dice_shape(rules: BoxRules) -> tuple[int, int]:
     return int(getattr(rules, "n_dice", 2)), int(getattr(rules, "sides", 6))
 
 
-def foresight(rules: BoxRules, exact: bool = False, max_sets: int = MAX_SETS) -> Foresight:
+def foresight(rules: BoxRules, exact: bool = False, max_sets: int = MAX_SETS, engine: str = "kernel") -> Foresight:
     """The chance to shut and the mean score of a player who knows every die in advance (STB-O5).
 
     Args:
         rules: the ruleset (tiles, dice, one-die rule, moves, scoring).
-        exact: compute with fractions (slower; meant for small boxes and tests).
+        exact: compute with fractions (slower; meant for small boxes and tests); always by the
+            pure-Python reference, whatever ``engine`` says.
         max_sets: give up beyond this many memoised knowledge sets.
+        engine: ``kernel`` (the numba kernel of :mod:`ludolab.sim.box_foresight_kernels`) or
+            ``reference`` (the pure-Python search of this module); the same floats either way.
 
     Returns:
         :class:`Foresight`: ``p_shut`` (probability), ``mean_score`` (points),
@@ -93,9 +106,14 @@ def foresight(rules: BoxRules, exact: bool = False, max_sets: int = MAX_SETS) ->
     Raises:
         ForesightError: the knowledge sets outgrow ``max_sets`` (the message
         names the ruleset and the limit).
+        UnknownNameError: an engine other than ``kernel`` or ``reference``.
     """
     import sys
 
+    if engine not in ENGINES:
+        raise unknown("engine", engine, ENGINES)
+    if engine == "kernel" and not exact:
+        return _kernel_foresight(rules, max_sets)
     search = _Search(rules, exact, max_sets)
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 100 + 4 * rules.n_tiles * (search.n_dice + 1)))
@@ -106,6 +124,50 @@ def foresight(rules: BoxRules, exact: bool = False, max_sets: int = MAX_SETS) ->
     if not exact:
         mean, shut = float(mean), float(shut)
     return Foresight(rules, shut, mean, len(search.memo))
+
+
+def _too_many_sets(rules: BoxRules, max_sets: int) -> ForesightError:
+    """The error of a search whose memo would outgrow ``max_sets``."""
+    return ForesightError(
+        f"foresight for {rules.label()} needs more than {max_sets:,} knowledge sets: it is computed "
+        "exactly where the paths stay in step on the dice sequence (subset moves with the full roll, or "
+        "one die only near the end): up to 12 tiles with the one-die rule never, 789-optional or "
+        "sum-lt-6-forced, but only 8 with always-optional")
+
+
+def _kernel_foresight(rules: BoxRules, max_sets: int) -> Foresight:
+    """:func:`foresight` in floats by the numba kernel (the same search as :class:`_Search`).
+
+    Raises:
+        ForesightError: the memo would outgrow ``max_sets``.
+    """
+    from . import box_foresight_kernels as fk
+
+    mean, shut, n_memo, overflow = fk._foresight(_packed_rules(rules), min(int(max_sets), np.iinfo(np.int64).max))
+    if overflow:
+        raise _too_many_sets(rules, max_sets)
+    return Foresight(rules, float(shut), float(mean), int(n_memo))
+
+
+@functools.lru_cache(maxsize=32)
+def _packed_rules(rules: BoxRules) -> np.ndarray:
+    """The rules array of the foresight kernel for ``rules`` (int64; the kernel only reads it)."""
+    from . import box_foresight_kernels as fk
+
+    n_dice, sides = _dice_shape(rules)
+    oc = rules.outcomes
+    thai = rules.moves == "thai"
+    by_total = np.full(n_dice * sides + 1, -1, dtype=np.int64)
+    if not thai:
+        for o in range(oc.n):
+            if int(oc.dice[o]) == DICE_TWO:
+                by_total[int(oc.total[o])] = o
+    per_outcome = int(np.diff(oc.cand_start).max(initial=0))
+    code_bits = (sides - 1 if thai else (n_dice - 1) * sides).bit_length()  # a roll's faces so far
+    header = {fk.N_DICE: n_dice, fk.SIDES: sides, fk.THAI: int(thai), fk.FULL: rules.full, fk.CODE_BITS: code_bits,
+              fk.TILE_SHIFT: code_bits + (n_dice - 1).bit_length(), fk.PER_POS: 2 * per_outcome + 1}
+    return fk.pack_rules(header, [rules.dice_allowed, rules.scores, oc.draw_map1, oc.draw_map2, by_total,
+                                  oc.cand_start, oc.cand_masks])
 
 
 class _Search:
@@ -195,11 +257,7 @@ class _Search:
         if got is not None:
             return got
         if len(self.memo) >= self.max_sets:
-            raise ForesightError(
-                f"foresight for {self.rules.label()} needs more than {self.max_sets:,} knowledge sets: it is computed "
-                "exactly where the paths stay in step on the dice sequence (subset moves with the full roll, or "
-                "one die only near the end): up to 12 tiles with the one-die rule never, 789-optional or "
-                "sum-lt-6-forced, but only 8 with always-optional")
+            raise _too_many_sets(self.rules, self.max_sets)
         one = self.one
         mean = 0 * one
         shut = 0 * one
