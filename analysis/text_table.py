@@ -8,6 +8,8 @@ from __future__ import annotations
 import csv
 import io
 
+import numpy as np
+
 
 class TextTable:
     """Rows (dicts) under fixed columns, printed as pandas prints a DataFrame without its index.
@@ -26,22 +28,30 @@ class TextTable:
         return len(self.rows)
 
     @staticmethod
-    def _cell(v, float_format=None) -> str:
+    def _cell(v, float_format=None, nan: str = "NaN") -> str:
         if v is None:
             return ""
+        if isinstance(v, (float, np.floating)) and v != v:
+            return nan
         if isinstance(v, float) and float_format is not None:
             return float_format(v)
         return str(v)
 
-    def to_string(self, index: bool = False, float_format=None) -> str:
-        """Every column right-justified to its widest cell (header included), one space apart."""
-        def numeric(c):
-            vals = [r[c] for r in self.rows if r[c] is not None]
-            return bool(vals) and all(isinstance(v, int) and not isinstance(v, bool) for v in vals)
+    def _numeric(self, c) -> bool:
+        """Whether pandas would hold column ``c`` in a numeric dtype: every value a number, and either
+        every one a bool or none of them."""
+        vals = [r[c] for r in self.rows if r[c] is not None]
+        if not vals or not all(isinstance(v, (int, float, np.number, np.bool_)) for v in vals):
+            return False
+        bools = [isinstance(v, (bool, np.bool_)) for v in vals]
+        return all(bools) or not any(bools)
 
-        # as pandas: a column of integers keeps one place for the sign before its header and cells
-        pad = [" " if numeric(c) else "" for c in self.columns]
-        cells = [[pad[j] + self._cell(r[c], float_format) for j, c in enumerate(self.columns)] for r in self.rows]
+    def to_string(self, index: bool = False, float_format=None) -> str:
+        """Every column right-justified to its widest cell (header included), one space apart; a
+        numeric column's header keeps one place for the sign before it, and a missing float reads
+        ``NaN``, as pandas prints them."""
+        pad = [" " if self._numeric(c) else "" for c in self.columns]
+        cells = [[self._cell(r[c], float_format) for c in self.columns] for r in self.rows]
         head = [pad[j] + c for j, c in enumerate(self.columns)]
         widths = [max([len(h)] + [len(row[j]) for row in cells]) for j, h in enumerate(head)]
         lines = [" ".join(c.rjust(w) for c, w in zip(head, widths))]
@@ -49,12 +59,12 @@ class TextTable:
         return "\n".join(lines)
 
     def to_csv(self, index: bool = False) -> str:
-        """CSV text with a header line; empty cells for missing values."""
+        """CSV text with a header line; empty cells for missing values (None or a NaN float)."""
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
         w.writerow(self.columns)
         for r in self.rows:
-            w.writerow([self._cell(r[c]) for c in self.columns])
+            w.writerow([self._cell(r[c], nan="") for c in self.columns])
         return buf.getvalue()
 
     def to_dict(self, orient: str = "records") -> list[dict]:
