@@ -338,14 +338,15 @@ def advise(players, scoring, void_trump, hand, position, earlier, pool, worlds, 
            **{k: v for k, v in search.items() if k in ("candidates", "rollouts", "seed")}}
     columns = S.ADVISE_COLUMNS
     if fmt == "json":
-        emit("json", record=rec, table=TextTable(rows, columns))
+        emit("json", record=rec, table=TextTable(rows, columns, like_pandas=True))
         return
     # a few lines to print: a small text table, no pandas import at the table
     shown = [{**r, "lay": " ".join(r["lay"]) if r["lay"] or fmt == "csv" else "(none)"} for r in rows]
     if fmt == "table":
-        emit("table", record=rec, table=TextTable(shown, columns[:-1]), title="Shut The Books, forecast advice")
+        emit("table", record=rec, table=TextTable(shown, columns[:-1], like_pandas=True),
+             title="Shut The Books, forecast advice")
     else:
-        emit("csv", table=TextTable(shown, columns))
+        emit("csv", table=TextTable(shown, columns, like_pandas=True))
 
 
 # ------------------------------------------------------------------ advice at a card-play decision

@@ -240,7 +240,7 @@ def _json_table(rules, df, tiles=(), rolls=()):
             r.update({c: _tiles_json(r[c]) for c in tiles})
             r.update({c: _roll_json(rules, r[c]) for c in rolls})
             out.append(r)
-        return TextTable(out, df.columns)
+        return TextTable(out, df.columns, like_pandas=True)
     df = df.copy()
     for c in tiles:
         df[c] = [_tiles_json(v) for v in df[c]]
@@ -349,7 +349,7 @@ def advise(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target
     rows, columns, info = box_exact.advise_rows(rules, tiles_open, roll, objective, target, ties_win,
                                                 None if dice is None else int(dice),
                                                 engine=box_exact.table_engine(rules))
-    df = TextTable(rows, columns)  # a few lines to print: no pandas import at the table
+    df = TextTable(rows, columns, like_pandas=True)  # a few lines to print: no pandas import at the table
     df.attrs = info
     label = info.get("objective")
     state = rules.mask_of(tiles_open)

@@ -132,7 +132,7 @@ def score(file, variant, deck_file, fmt):
     rows = [{**c, "shelf": "" if c["shelf"] is None else str(c["shelf"]),
              "column": "" if c["column"] is None else str(c["column"]),
              "positions": sep.join(map(str, c["positions"])), "cards": " ".join(c["cards"])} for c in combos]
-    df = TextTable(rows, ["shelf", "column", "kind", "positions", "cards", "points"])
+    df = TextTable(rows, ["shelf", "column", "kind", "positions", "cards", "points"], like_pandas=True)
     if fmt == "csv":
         emit("csv", table=df)
         return

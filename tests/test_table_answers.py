@@ -140,7 +140,7 @@ def test_the_text_table_prints_writes_and_gives_records_as_pandas():
         kinds = [rnd.randrange(len(cells)) for _ in range(rnd.randint(1, 4))]
         names = [rnd.choice(["x", "n", "value", "best", "a_long_name"]) + str(j) for j in range(len(kinds))]
         rows = [{n: cells[k]() for n, k in zip(names, kinds)} for _ in range(rnd.randint(1, 5))]
-        df, tt = pd.DataFrame(rows, columns=names), TextTable(rows, names)
+        df, tt = pd.DataFrame(rows, columns=names), TextTable(rows, names, like_pandas=True)
         assert tt.to_string(index=False, float_format=ff) == df.to_string(index=False, float_format=ff)
         assert tt.to_csv(index=False) == df.to_csv(index=False)
         assert json.dumps(tt.to_dict("records")) == json.dumps(df.to_dict("records"))
