@@ -395,16 +395,20 @@ STARTUP_COMMANDS = (
 def startup_bench(commands=STARTUP_COMMANDS, repeats: int = REPEATS, say=None) -> list[dict]:
     """Warm start-up of the commands answered at the table: wall time of a whole ``ludolab``
     process (interpreter start, imports, numba cache loads, the answer), each command run once
-    untimed (it fills numba's cache if needed) and then ``repeats`` times.  ``books advise`` runs
+    untimed (it fills numba's cache and Python's bytecode cache if needed: the runs write
+    bytecode even where ``PYTHONDONTWRITEBYTECODE`` is set, so that no run compiles ludolab's
+    modules from source, as no warm start does) and then ``repeats`` times.  ``books advise`` runs
     with one candidate and one sampled deal, and each ``advise`` of one decision with ``--budget 2`` (the fewest worlds that give a CI),
     so their times are everything but the search.
 
     Returns:
         Records ``command``, ``seconds`` (median), ``seconds_min``, ``seconds_max``."""
+    import os
     import subprocess
     from importlib import resources
 
     say = say or (lambda m: None)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     example = str(resources.files("ludolab.stdlib") / "data" / "shelf_worked_example.json")
     rows = []
     for argv in commands:
@@ -415,7 +419,7 @@ def startup_bench(commands=STARTUP_COMMANDS, repeats: int = REPEATS, say=None) -
         times = []
         for i in range(1 + max(1, int(repeats))):
             t0 = time.perf_counter()
-            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
             if i:
                 times.append(time.perf_counter() - t0)
         rows.append({"command": name, "seconds": statistics.median(times),

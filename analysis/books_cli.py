@@ -318,12 +318,14 @@ def advise(players, scoring, void_trump, hand, position, earlier, pool, worlds, 
     from ludolab.sim import books as S
     from ludolab.stdlib.books import BooksRules
 
+    from .text_table import TextTable
+
     if not math.isfinite(half_width):
         raise InputError(f"--half-width must be a finite number of points >= 0.001, not {half_width}")
     rules = BooksRules(int(players), scoring=scoring, void_trump=void_trump)
-    df = S.advise(rules, hand, position, list(earlier), pool=pool, worlds=worlds, half_width=half_width,
-                  max_worlds=max_worlds, seed=seed, top=top)
-    best = df.iloc[0]
+    rows, search = S.advise_rows(rules, hand, position, list(earlier), pool=pool, worlds=worlds,
+                                 half_width=half_width, max_worlds=max_worlds, seed=seed, top=top)
+    best = rows[0]
     reached = (best["expected_score_ci_high"] - best["expected_score_ci_low"]) / 2
     if reached > half_width:
         click.echo(f"note: the best set's 95% CI half-width is {reached:.3g} points, above --half-width "
@@ -333,17 +335,18 @@ def advise(players, scoring, void_trump, hand, position, earlier, pool, worlds, 
            "advice": "lay " + (" ".join(best["lay"]) if best["lay"] else "no prediction card"),
            "expected_score": float(best["expected_score"]), "ci_half_width": float(reached),
            "p_exact": float(best["p_exact"]), "play_policy": "heuristic for everyone; later players forecast with the heuristic",
-           **{k: v for k, v in df.attrs["search"].items() if k in ("candidates", "rollouts", "seed")}}
+           **{k: v for k, v in search.items() if k in ("candidates", "rollouts", "seed")}}
+    columns = S.ADVISE_COLUMNS
+    if fmt == "json":
+        emit("json", record=rec, table=TextTable(rows, columns, like_pandas=True))
+        return
+    # a few lines to print: a small text table, no pandas import at the table
+    shown = [{**r, "lay": " ".join(r["lay"]) if r["lay"] or fmt == "csv" else "(none)"} for r in rows]
     if fmt == "table":
-        shown = df.copy()
-        shown["lay"] = [" ".join(x) if x else "(none)" for x in shown["lay"]]
-        emit("table", record=rec, table=shown.drop(columns=["best"]), title="Shut The Books, forecast advice")
-    elif fmt == "csv":
-        shown = df.copy()
-        shown["lay"] = [" ".join(x) for x in shown["lay"]]
-        emit("csv", table=shown)
+        emit("table", record=rec, table=TextTable(shown, columns[:-1], like_pandas=True),
+             title="Shut The Books, forecast advice")
     else:
-        emit("json", record=rec, table=df)
+        emit("csv", table=TextTable(shown, columns, like_pandas=True))
 
 
 # ------------------------------------------------------------------ advice at a card-play decision

@@ -240,7 +240,7 @@ def _json_table(rules, df, tiles=(), rolls=()):
             r.update({c: _tiles_json(r[c]) for c in tiles})
             r.update({c: _roll_json(rules, r[c]) for c in rolls})
             out.append(r)
-        return TextTable(out, df.columns)
+        return TextTable(out, df.columns, like_pandas=True)
     df = df.copy()
     for c in tiles:
         df[c] = [_tiles_json(v) for v in df[c]]
@@ -265,13 +265,16 @@ def _csv_note(fmt, holds, rest):
 @user_errors
 def solve(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target, ties_win, adversarial, exact,
           fmt, out_dir, table_format, quiet):
-    """Solve the game exactly (dynamic programming over every set of open tiles)."""
+    """Solve the game exactly (dynamic programming over every set of open tiles).  A box of up to 12
+    tiles is solved by the pure-Python engine, which answers before the compiled one has loaded (the
+    same values)."""
     from ludolab.sim import box_exact
 
     _check_objective(objective, target, ties_win)
     out_dir = check_out(out_dir)
     rules = make_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
-    sol = box_exact.solve(rules, objective, target, ties_win, adversarial, exact)
+    # a small box is solved by the pure-Python engine, which answers before the compiled one has loaded
+    sol = box_exact.solve(rules, objective, target, ties_win, adversarial, exact, engine=box_exact.table_engine(rules))
     start_dice = int(sol.dice[rules.full])
     rec = {"rules": _rules_out(fmt, rules), "objective": sol.label, "value": sol.start_value}
     if exact:
@@ -319,8 +322,10 @@ def solve(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target,
 def advise(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target, ties_win, open_tiles, roll, dice, fmt,
            my_total, their_totals, seat, rounds_left, elimination, threshold):
     """Advice at the table: every legal move with its value, best first, or the dice choice before a roll;
-    in a match (--their-total with --rounds-left or --elimination), ranked by the chance to win the match."""
-    from ludolab.sim import box as sbox
+    in a match (--their-total with --rounds-left or --elimination), ranked by the chance to win the match.
+    A box of up to 12 tiles is solved by the pure-Python engine, which answers before the compiled one
+    has loaded (the same values)."""
+    from ludolab.sim import box_exact
 
     in_match = _in_match()
     if not in_match:
@@ -341,9 +346,10 @@ def advise(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target
                                 threshold if elimination else None, ties_win, fmt)
     from .text_table import TextTable
 
-    rows, columns, info = sbox.advise_rows(rules, tiles_open, roll, objective, target, ties_win,
-                                           None if dice is None else int(dice))
-    df = TextTable(rows, columns)  # a few lines to print: no pandas import at the table
+    rows, columns, info = box_exact.advise_rows(rules, tiles_open, roll, objective, target, ties_win,
+                                                None if dice is None else int(dice),
+                                                engine=box_exact.table_engine(rules))
+    df = TextTable(rows, columns, like_pandas=True)  # a few lines to print: no pandas import at the table
     df.attrs = info
     label = info.get("objective")
     state = rules.mask_of(tiles_open)

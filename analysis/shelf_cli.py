@@ -96,11 +96,12 @@ def score(file, variant, deck_file, fmt):
     """Score FILE, a tableau {"shelves": [[5 cards], [5 cards], [5 cards]]} (top shelf first); a card is
     {"field", "colour", "author", "number"} or a deck id.  Prints the total and every combination (shelf
     1-3 from the top, or column 1-5 under --variant columns; kind; positions from the left or the top;
-    cards; points)."""
+    cards; points).  One tableau is scored by the pure-Python scorer, which answers before the compiled
+    one has loaded (the same points)."""
     import json
     from pathlib import Path
 
-    from ludolab.sim import shelf as S
+    from ludolab.sim.shelf_score import score_tableau_reference
     from ludolab.stdlib.shelf import ShelfRules, TableauError, load_deck, parse_tableau
 
     from .text_table import TextTable
@@ -113,7 +114,8 @@ def score(file, variant, deck_file, fmt):
     if not isinstance(obj, dict):  # parsed JSON (a JSON string is not a tableau, nor JSON text to read again)
         raise TableauError('a tableau is a JSON object {"shelves": [[5 cards], [5 cards], [5 cards]]}')
     tab = parse_tableau(obj, deck)
-    sc = S.score_tableau(tab, ShelfRules(players=2, variant=variant, deck=deck if len(deck) >= 32 else None))
+    # one tableau: the pure-Python scorer answers before the compiled one has loaded (the same points)
+    sc = score_tableau_reference(tab, ShelfRules(players=2, variant=variant, deck=deck if len(deck) >= 32 else None))
     combos = []
     for c in sc.combinations:
         what, num = c["line"].split()
@@ -130,7 +132,7 @@ def score(file, variant, deck_file, fmt):
     rows = [{**c, "shelf": "" if c["shelf"] is None else str(c["shelf"]),
              "column": "" if c["column"] is None else str(c["column"]),
              "positions": sep.join(map(str, c["positions"])), "cards": " ".join(c["cards"])} for c in combos]
-    df = TextTable(rows, ["shelf", "column", "kind", "positions", "cards", "points"])
+    df = TextTable(rows, ["shelf", "column", "kind", "positions", "cards", "points"], like_pandas=True)
     if fmt == "csv":
         emit("csv", table=df)
         return

@@ -180,21 +180,20 @@ class _Evaluator:
 
     def probe(self) -> None:
         """The seat must be the one to act in every world: checked on one sampled world."""
-        from .rng import game_state
+        from .rng import py_game_state  # the kernel's stream, without loading one more kernel
 
         probe = np.zeros(self.k.STATE_SIZE, dtype=np.int64)
-        self.k.determinize(self.rules, self.obs, self.seat,
-                           self.search._i64(int(game_state(self.base, np.uint64(0)))), probe)
+        self.k.determinize(self.rules, self.obs, self.seat, self.search._i64(py_game_state(int(self.base), 0)), probe)
         self.check_seat(probe)
 
     def values(self, w: int, world: np.ndarray | None = None) -> tuple[np.ndarray, bool]:
         """Every legal action's return for the seat (higher is better) in world ``w``: sampled from the
         observation, or ``world`` itself (its stream started from ``w``); and whether the last action's
         continuation drew no random number."""
-        from .rng import game_state
+        from .rng import py_game_state
 
         s = self.search
-        self.cfg[s.C_KEY] = s._i64(int(game_state(self.base, w)))
+        self.cfg[s.C_KEY] = s._i64(py_game_state(int(self.base), int(w)))
         self.cfg[s.C_MODE] = s.SAMPLED if world is None else s.ALL_SEEING
         if world is not None:
             self.truth[:] = world

@@ -832,7 +832,33 @@ def advice_observation(rules: BooksRules, hand, position: int, earlier) -> np.nd
 
 def advise(rules: BooksRules, hand, position: int, earlier=(), pool: int = 8, worlds: int = 32,
            half_width: float = 0.1, max_worlds: int = 40_000, seed: int = 0, top: int = 10) -> pd.DataFrame:
-    """Which prediction cards to lay: the rollout forecaster's search for one hand (STK-4).
+    """Which prediction cards to lay: the rollout forecaster's search for one hand (STK-4), as a
+    DataFrame of the rows of :func:`advise_rows` (which see: the same search, the same numbers).
+
+    Returns:
+        DataFrame, best first, with the columns of :func:`advise_rows`; ``df.attrs["search"]``
+        holds the search details.
+
+    Raises:
+        LudolabError: bad hand, position, earlier forecasts or search sizes.
+    """
+    rows, search = advise_rows(rules, hand, position, earlier, pool, worlds, half_width, max_worlds, seed, top)
+    df = _frame(rows, None, ADVISE_COLUMNS)
+    df.attrs["search"] = search
+    return df
+
+
+#: The columns of :func:`advise_rows`, in order.
+ADVISE_COLUMNS = ["lay", "cards", "worlds", "expected_score", "expected_score_ci_low", "expected_score_ci_high",
+                  "p_exact", "p_exact_ci_low", "p_exact_ci_high", "p_off_by_1", "p_off_by_1_ci_low",
+                  "p_off_by_1_ci_high", "final", "best"]
+
+
+def advise_rows(rules: BooksRules, hand, position: int, earlier=(), pool: int = 8, worlds: int = 32,
+                half_width: float = 0.1, max_worlds: int = 40_000, seed: int = 0,
+                top: int = 10) -> tuple[list[dict], dict]:
+    """Which prediction cards to lay: the rollout forecaster's search for one hand (STK-4), as
+    plain rows (the command at the table prints them without pandas).
 
     Candidates are the subsets of at most 5 of the ``pool`` cards rated best as prediction cards
     (see :func:`forecast_policy`); successive halving starts at ``worlds`` sampled deals of the
@@ -844,9 +870,11 @@ def advise(rules: BooksRules, hand, position: int, earlier=(), pool: int = 8, wo
     the rules (see ``books_kernels._forecast_candidates``), so pruning is statistical only.
 
     Returns:
-        DataFrame, best first: ``lay`` (cards, as a list of strings), ``cards``, ``worlds``,
-        ``expected_score`` with CI, ``p_exact`` and ``p_off_by_1`` with Wilson CIs, ``final``
-        (reached the last round). ``df.attrs`` holds the search details.
+        ``(rows, search)``: rows, dicts best first (the finalists by expected score, then the rest;
+        ties keep the candidates' order), at most ``top`` (all with ``top`` 0): ``lay`` (cards, as a
+        list of strings), ``cards``, ``worlds``, ``expected_score`` with CI, ``p_exact`` and
+        ``p_off_by_1`` with Wilson CIs, ``final`` (reached the last round), ``best`` (the search's
+        pick); search: the search details (candidates, pool, start worlds, rollouts, ...).
 
     Raises:
         LudolabError: bad hand, position, earlier forecasts or search sizes.
@@ -866,7 +894,7 @@ def advise(rules: BooksRules, hand, position: int, earlier=(), pool: int = 8, wo
     params[B.ROLLOUT_HEURISTIC_AT:B.ROLLOUT_HEURISTIC_AT + 9] = B.HEURISTIC_FORECAST_PARAMS
     nc = K._forecast_candidates(obs, int(pool), B.MAX_PREDICTIONS, cands, params)
     stats = np.zeros((nc, 6))
-    rng = K.game_state(np.uint64(chunk_keys(seed, 1)[0]), 0)
+    rng = py_game_state(int(chunk_keys(seed, 1)[0]), 0)  # the kernel's stream, one kernel fewer to load
     best, _ = K._forecast_search(obs, params, rng, cands, nc, stats, int(max_worlds), float(half_width))
     last = stats[:, 5].max()
     lo, hi = rules.score_bounds()
@@ -880,12 +908,12 @@ def advise(rules: BooksRules, hand, position: int, earlier=(), pool: int = 8, wo
         rows.append({"lay": cs, "cards": len(cs), "worlds": n, **m.as_dict("expected_score"),
                      **ex.as_dict("p_exact"), **o1.as_dict("p_off_by_1"), "final": bool(stats[i, 5] == last),
                      "best": i == best})
-    df = _frame(rows)
-    df = df.sort_values(["final", "expected_score"], ascending=[False, False], kind="stable").reset_index(drop=True)
-    df.attrs["search"] = {"candidates": int(nc), "pool": int(pool), "start_worlds": int(worlds),
-                          "rollouts": int(stats[:, 0].sum()), "half_width": float(half_width), "seed": int(seed),
-                          "play_policy": "heuristic for everyone", "later_forecasts": "heuristic"}
-    return df.head(int(top)) if top else df
+    # best first, as a stable sort on (final, expected_score) both descending (a NaN score last)
+    rows.sort(key=lambda r: (not r["final"], r["expected_score"] != r["expected_score"], -r["expected_score"]))
+    search = {"candidates": int(nc), "pool": int(pool), "start_worlds": int(worlds),
+              "rollouts": int(stats[:, 0].sum()), "half_width": float(half_width), "seed": int(seed),
+              "play_policy": "heuristic for everyone", "later_forecasts": "heuristic"}
+    return (rows[:int(top)] if top else rows), search
 
 
 # ------------------------------------------------------------------ the step interface

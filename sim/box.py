@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from ludolab.stdlib.box import BoxRules, RulesError  # noqa: F401
 
-from .box_exact import (OBJECTIVES, Evaluation, Policy, Solution, advice_state, evaluate, objective_label,  # noqa: F401
-                        rank_choices, rank_rows, solve, solve_utility, terminal_utility)
+from .box_exact import (ENGINES, OBJECTIVES, Evaluation, Policy, Solution, advice_state, advise_rows,  # noqa: F401
+                        evaluate, objective_label, rank_choices, rank_rows, solve, solve_utility, table_engine,
+                        terminal_utility)
 from .box_match import MAX_ROUNDS, MatchSolution, match_exact, simulate_rounds  # noqa: F401
 from .box_montecarlo import SimResult, compare, simulate  # noqa: F401
 from .box_policies import POLICY_NAMES, PolicyError, make_policy  # noqa: F401
@@ -62,28 +63,6 @@ def advise(rules: BoxRules, open_tiles, roll=None, objective: str = "expected-sc
         df["best"] = []
     df.attrs.update(info)
     return df
-
-
-def advise_rows(rules: BoxRules, open_tiles, roll=None, objective: str = "expected-score",
-                target: int | None = None, ties_win: bool = False, dice: int | None = None):
-    """:func:`advise` as (rows, columns, info) without pandas, for the command at the table.
-
-    Returns:
-        rows: dicts, best first, with the columns of :func:`advise`; columns: their names;
-        info: ``objective`` (the label) and, with a roll, ``stop_value``, what :func:`advise`
-        puts in ``attrs``.
-
-    Raises:
-        As :func:`advise`.
-    """
-    s = advice_state(rules, open_tiles, roll, dice)
-    sol = solve(rules, objective, target, ties_win)
-    terminal, sense = terminal_utility(rules, objective, target, ties_win)
-    rows, columns = rank_rows(rules, s, roll, dice, sol.value, sol.move, float(terminal[s]), sense)
-    info = {"objective": sol.label}
-    if roll is not None:
-        info["stop_value"] = float(terminal[s])
-    return rows, columns, info
 
 
 # -------------------------------------------------------------- conformance

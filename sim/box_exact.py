@@ -14,9 +14,14 @@ import numpy as np
 from ludolab.stdlib.box import BoxRules
 from ludolab.stdlib.errors import LudolabError
 
-from . import box_kernels as K
-
 OBJECTIVES = ("expected-score", "shut", "beat")
+#: The solver engines: ``kernel`` (the compiled backward induction, every study's) and ``python``
+#: (the same function uncompiled, :func:`ludolab.sim.box_dp.solve_dp`: the same values to the last bit).
+ENGINES = ("kernel", "python")
+#: The largest box (in states, 2^tiles) that the commands answered at the table solve with the
+#: ``python`` engine: up to 12 tiles it finishes (about 0.03 s for 9 tiles, 0.25 s for 12) before
+#: numba could be imported and its kernel loaded from the cache (about 0.5 s); above, the kernel.
+PYTHON_ENGINE_MAX_STATES = 1 << 12
 
 
 # ---------------------------------------------------------------- objectives
@@ -179,13 +184,21 @@ def _kernel_args(rules: BoxRules):
     return oc, rules.dice_allowed
 
 
-def solve_utility(rules: BoxRules, terminal: np.ndarray, sense: float):
+def table_engine(rules: BoxRules) -> str:
+    """The engine a command answered at the table solves ``rules`` with: ``python`` for a box of at
+    most :data:`PYTHON_ENGINE_MAX_STATES` states, else ``kernel`` (the same answer either way)."""
+    return "python" if rules.n_states <= PYTHON_ENGINE_MAX_STATES else "kernel"
+
+
+def solve_utility(rules: BoxRules, terminal: np.ndarray, sense: float, engine: str = "kernel"):
     """Dynamic programming over all 2^N states for a general terminal utility (STB-3..STB-7).
 
     Args:
         rules: the ruleset (tiles, one-die rule, moves).
         terminal: float64 (n_states,): utility of a turn ending in each state.
         sense: +1.0 maximise the expected utility, -1.0 minimise it.
+        engine: ``kernel`` (compiled) or ``python`` (the same function uncompiled: no numba is
+            loaded; slower, see :data:`PYTHON_ENGINE_MAX_STATES`); the results are identical.
 
     Returns:
         ``(value, move, dice)`` as in :class:`Solution`: float64 (n_states,),
@@ -193,19 +206,29 @@ def solve_utility(rules: BoxRules, terminal: np.ndarray, sense: float):
         (n_states,) with the number of dice to roll.  Moves within 1e-12 of the best
         tie and go to the move with the highest tiles; tied dice counts to two
         dice.
+
+    Raises:
+        LudolabError: an unknown engine.
     """
+    if engine == "python":
+        from .box_dp import solve_dp
+    elif engine == "kernel":
+        from .box_kernels import _solve_p as solve_dp
+    else:
+        raise LudolabError(f"unknown engine {engine!r}: allowed are {', '.join(ENGINES)}")
     oc, allowed = _kernel_args(rules)
     n = rules.n_states
     value = np.zeros(n)
     move = np.zeros((n, oc.n), dtype=rules.move_dtype)
     dice = np.zeros(n, dtype=np.int8)
-    K._solve_p(n, (oc.dice, oc.prob, oc.cand_start, oc.cand_masks), allowed,
-               np.ascontiguousarray(terminal, dtype=np.float64), float(sense), value, move, dice)
+    solve_dp(n, (oc.dice, oc.prob, oc.cand_start, oc.cand_masks), allowed,
+             np.ascontiguousarray(terminal, dtype=np.float64), float(sense), value, move, dice)
     return value, move, dice
 
 
 def solve(rules: BoxRules, objective: str = "expected-score", target: int | None = None,
-          ties_win: bool = False, adversarial: bool = False, exact: bool = False) -> Solution:
+          ties_win: bool = False, adversarial: bool = False, exact: bool = False,
+          engine: str = "kernel") -> Solution:
     """Solve Shut the Box exactly for one objective (STB-O1..STB-O4).
 
     Args:
@@ -215,6 +238,7 @@ def solve(rules: BoxRules, objective: str = "expected-score", target: int | None
         adversarial: play the worst moves and dice instead (STB-O4).
         exact: also compute the value of every state as a Fraction with the
             pure-Python reference solver (slow for 12 tiles: seconds).
+        engine: ``kernel`` or ``python`` (see :func:`solve_utility`; the same solution).
 
     Returns:
         :class:`Solution` with the value of every state, the optimal move for
@@ -226,7 +250,7 @@ def solve(rules: BoxRules, objective: str = "expected-score", target: int | None
     terminal, sense = terminal_utility(rules, objective, target, ties_win)
     if adversarial:
         sense = -sense
-    value, move, dice = solve_utility(rules, terminal, sense)
+    value, move, dice = solve_utility(rules, terminal, sense, engine)
     sol = Solution(rules, objective, target, ties_win, adversarial, value, move, dice)
     if exact:
         from .box_reference import solve_exact
@@ -330,6 +354,8 @@ def evaluate(policy: Policy) -> Evaluation:
     visit = np.zeros(rules.n_states)
     ties = getattr(policy, "ties", None)
     ties = np.zeros(1, dtype=np.int64) if ties is None else np.ascontiguousarray(ties, dtype=np.int64)
+    from . import box_kernels as K
+
     K._evaluate_p(rules.full, (oc.dice, oc.prob, oc.cand_start, oc.cand_masks), allowed,
                   policy.move, policy.dice, ties, final, visit)
     return Evaluation(policy, final, visit)
@@ -419,3 +445,27 @@ def rank_rows(rules: BoxRules, s: int, roll, dice, value: np.ndarray, move: np.n
     for r in rows:
         r["best"] = bool(abs(r[column] - rows[0][column]) <= 1e-12)
     return rows, columns
+
+
+def advise_rows(rules: BoxRules, open_tiles, roll=None, objective: str = "expected-score",
+                target: int | None = None, ties_win: bool = False, dice: int | None = None,
+                engine: str = "kernel"):
+    """:func:`ludolab.sim.box.advise` as (rows, columns, info) without pandas, for the command at
+    the table; ``engine`` solves the box (see :func:`solve_utility`: the same rows either way).
+
+    Returns:
+        rows: dicts, best first, with the columns of :func:`ludolab.sim.box.advise`; columns: their
+        names; info: ``objective`` (the label) and, with a roll, ``stop_value``, what
+        :func:`ludolab.sim.box.advise` puts in ``attrs``.
+
+    Raises:
+        As :func:`ludolab.sim.box.advise`; LudolabError: an unknown engine.
+    """
+    s = advice_state(rules, open_tiles, roll, dice)
+    sol = solve(rules, objective, target, ties_win, engine=engine)
+    terminal, sense = terminal_utility(rules, objective, target, ties_win)
+    rows, columns = rank_rows(rules, s, roll, dice, sol.value, sol.move, float(terminal[s]), sense)
+    info = {"objective": sol.label}
+    if roll is not None:
+        info["stop_value"] = float(terminal[s])
+    return rows, columns, info

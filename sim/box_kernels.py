@@ -31,9 +31,9 @@ from numba import njit, prange
 
 from . import play as _loops
 from . import search as _search
+from .box_dp import NO_MOVE, solve_dp
 from .rng import game_state, next_below
 
-NO_MOVE = -1
 RANDOM_MOVE = -2
 #: move entries at or below this value name a tie group: ``TIE_BASE - j``
 TIE_BASE = -3
@@ -52,72 +52,9 @@ def _solve(n_states, outcomes, dice_allowed, terminal, sense, value, best_move, 
              dice_choice)
 
 
-@njit(cache=True)
-def _solve_p(n_states, outcomes, dice_allowed, terminal, sense, value, best_move, dice_choice):
-    """Backward induction over all states (STB-3..STB-7).
-
-    outcomes = (out_dice, out_prob, cand_start, cand_masks): per roll outcome its dice count and
-    its chance within that count (float64 (n_outcomes,)), and its candidate moves
-    cand_masks[cand_start[o]:cand_start[o + 1]] (:class:`ludolab.stdlib.box.Outcomes`);
-    terminal: float64 (n_states,) utility of a turn that ends in each state;
-    sense: +1.0 to maximise the expected utility, -1.0 to minimise it.
-    Fills value (n_states,), best_move (n_states, n_outcomes), dice_choice.
-    Ties between moves go to the move with the highest tiles; between dice
-    counts to the full roll.
-    """
-    out_dice, out_prob, cand_start, cand_masks = outcomes
-    n_out = out_dice.shape[0]
-    eps = 1e-12
-    value[0] = terminal[0]
-    dice_choice[0] = 2
-    for o in range(n_out):
-        best_move[0, o] = NO_MOVE
-    for s in range(1, n_states):
-        best_val = 0.0
-        have = False
-        for d in (2, 1):
-            if (dice_allowed[s] & d) == 0:
-                continue
-            acc = 0.0
-            for o in range(n_out):
-                if out_dice[o] != d:
-                    continue
-                bm = NO_MOVE
-                bv = 0.0
-                for c in range(cand_start[o + 1] - 1, cand_start[o] - 1, -1):
-                    m = cand_masks[c]
-                    if (m & s) == m:
-                        v = sense * value[s ^ m]
-                        if bm == NO_MOVE or v > bv + eps:
-                            bm = m
-                            bv = v
-                best_move[s, o] = bm
-                if bm == NO_MOVE:
-                    acc += out_prob[o] * terminal[s]
-                else:
-                    acc += out_prob[o] * value[s ^ bm]
-            if not have or sense * acc > sense * best_val + eps:
-                best_val = acc
-                have = True
-                dice_choice[s] = d
-        value[s] = best_val
-    # outcomes of a dice count that the state does not use keep a valid move
-    # anyway (advice for any roll); they were filled in the loop above only
-    # for allowed dice counts, so fill the rest now.
-    for s in range(1, n_states):
-        for o in range(n_out):
-            if (dice_allowed[s] & out_dice[o]) != 0:
-                continue
-            bm = NO_MOVE
-            bv = 0.0
-            for c in range(cand_start[o + 1] - 1, cand_start[o] - 1, -1):
-                m = cand_masks[c]
-                if (m & s) == m:
-                    v = sense * value[s ^ m]
-                    if bm == NO_MOVE or v > bv + eps:
-                        bm = m
-                        bv = v
-            best_move[s, o] = bm
+#: Backward induction over all states (STB-3..STB-7): :func:`ludolab.sim.box_dp.solve_dp` compiled (the
+#: commands at the table run the same function as plain Python on a small box, see there).
+_solve_p = njit(cache=True)(solve_dp)
 
 
 @njit(cache=True)

@@ -16,6 +16,7 @@ from ludolab.stdlib.shelf import KINDS, Deck, ShelfRules
 
 from . import shelf_kernels as K
 from . import shelf_reference as R
+from .shelf_score import TableauScore, score_tableau_reference  # noqa: F401
 from .shelf_worlds import enumerate_worlds
 from .experiment import DEFAULT_CHUNKS
 from .rng import chunk_keys
@@ -134,37 +135,22 @@ def _kernel_rules(rules: ShelfRules):
 
 
 # ------------------------------------------------------------------ scoring
-@dataclass(frozen=True)
-class TableauScore:
-    """The score of one tableau: ``total`` and every combination (line, kind, positions, points)."""
-
-    total: int
-    combinations: list
-
-    def by_kind(self) -> dict:
-        out = {k: 0 for k in KINDS}
-        for c in self.combinations:
-            out[c["kind"]] += c["points"]
-        return out
-
-
 def score_tableau(tableau: Deck, rules: ShelfRules | None = None) -> TableauScore:
     """Score a tableau read by :func:`ludolab.stdlib.shelf.parse_tableau` (SHB-10, SHB-11).
 
-    The total comes from the kernel scorer and the itemised combinations from
-    the pure-Python reference; they must agree (checked here).
+    The itemised combinations and the total come from the pure-Python scorer
+    (:func:`ludolab.sim.shelf_score.score_tableau_reference`), checked here against the kernel
+    scorer's total; ``shelf score`` prints the pure-Python one alone (no numba loaded).
     """
     rules = rules or ShelfRules(players=2)
-    points = rules.points
+    sc = score_tableau_reference(tableau, rules)
     attrs = tableau.attrs.astype(np.int64)
-    combos = R.combinations(list(range(15)), attrs.tolist(), points.tolist(), rules.columns)
     kinds = np.zeros((1, K.NKIND), dtype=np.int64)
     out = np.zeros(1, dtype=np.int64)
-    K._score_many_kinds(np.arange(15, dtype=np.int64)[None, :], attrs, points, int(rules.columns), out, kinds)
-    total = int(out[0])
-    if total != sum(c["points"] for c in combos):  # pragma: no cover - a bug, not bad input
+    K._score_many_kinds(np.arange(15, dtype=np.int64)[None, :], attrs, rules.points, int(rules.columns), out, kinds)
+    if int(out[0]) != sc.total:  # pragma: no cover - a bug, not bad input
         raise AssertionError("kernel and reference scorers disagree")
-    return TableauScore(total, combos)
+    return sc
 
 
 def score_many(tabs: np.ndarray, attrs: np.ndarray, points: np.ndarray, columns: bool = False) -> np.ndarray:

@@ -10,70 +10,11 @@ the same game move for move.  It is the baseline of ``ludolab bench``.
 from __future__ import annotations
 
 from .rng import py_game_state, py_next_below, py_shuffle
-
-KINDS = ("colour", "field", "number-up", "number-down", "author-up", "author-down")
+from .shelf_score import KINDS, combinations, continues, line_runs, score, score_kinds  # noqa: F401  (scoring)
 GW, GH = 9, 5
 CENTRE = (2, 4)
 P_RANDOM, P_GREEDY, P_POTENTIAL = 0, 1, 2
 DRAW = 6
-
-
-# ------------------------------------------------------------------ scoring (SHB-10, SHB-11)
-def continues(attrs, a, b, k: int) -> bool:
-    """Does card b continue a run of kind k (index into KINDS) after card a?"""
-    fa, ca, na, ra = attrs[a][0], attrs[a][1], attrs[a][2], attrs[a][3]
-    fb, cb, nb, rb = attrs[b][0], attrs[b][1], attrs[b][2], attrs[b][3]
-    return (ca == cb, fa == fb, na < nb, na > nb, ra < rb, ra > rb)[k]
-
-
-def line_runs(cards: list, attrs, points) -> list[tuple[int, int, int, int]]:
-    """Scoring runs of one line: (kind, first place, length, points), kinds in order.
-
-    cards: card ids, None for an empty place (which ends a run)."""
-    found = []
-    for k in range(len(KINDS)):
-        run, start, prev = 0, 0, None
-        for j, c in enumerate(list(cards) + [None]):
-            if c is not None and prev is not None and continues(attrs, prev, c, k):
-                run += 1
-            else:
-                if run > 0 and points[min(run, 5)] > 0:
-                    found.append((k, start, run, int(points[min(run, 5)])))
-                run, start = (1, j) if c is not None else (0, j)
-            prev = c
-    return found
-
-
-def combinations(tab: list, attrs, points, columns: bool = False) -> list[dict]:
-    """Every scoring combination of a finished tableau (SHB-10, SHB-11).
-
-    tab: 15 card ids, top shelf first, left to right.  Returns dicts with
-    ``line`` (``shelf 1..3`` or ``column 1..5``), ``kind``, ``positions``
-    (1-based, along the line) and ``points``."""
-    out = []
-    for r in range(3):
-        for k, s, n, p in line_runs(tab[5 * r:5 * r + 5], attrs, points):
-            out.append({"line": f"shelf {r + 1}", "kind": KINDS[k], "positions": list(range(s + 1, s + n + 1)),
-                        "points": p})
-    if columns:
-        for c in range(5):
-            for k, s, n, p in line_runs([tab[c], tab[5 + c], tab[10 + c]], attrs, points):
-                out.append({"line": f"column {c + 1}", "kind": KINDS[k],
-                            "positions": list(range(s + 1, s + n + 1)), "points": p})
-    return out
-
-
-def score(tab: list, attrs, points, columns: bool = False) -> int:
-    """Total points of a finished tableau (the pure-Python twin of the kernel scorer)."""
-    return sum(c["points"] for c in combinations(tab, attrs, points, columns))
-
-
-def score_kinds(tab: list, attrs, points, columns: bool = False) -> list[int]:
-    """Points of a finished tableau per kind (in KINDS order)."""
-    out = [0] * len(KINDS)
-    for c in combinations(tab, attrs, points, columns):
-        out[KINDS.index(c["kind"])] += c["points"]
-    return out
 
 
 # ------------------------------------------------------------------ the game state
