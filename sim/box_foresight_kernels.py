@@ -9,10 +9,11 @@ the last bit.  Numba has no frozenset, so:
 * a *position* (open tiles ``s``, faces ``j`` thrown of the roll so far, their ``code``: the
   faces' total, or for thai moves the first face minus one) is one int64
   ``s << rules[TILE_SHIFT] | j << rules[CODE_BITS] | code``; the shut box is position 0;
-* a knowledge set is a sorted run of distinct positions in a flat pool; the memo is one
-  open-addressing hash table keyed by (knowledge set, best), ``best`` being the lowest score of
-  the paths that already had to stop (``-1`` for none), with the runs compared in full on a
-  collision; a memo row holds (mean score, chance to shut);
+* a knowledge set is a run of distinct positions in a flat pool, in the order they were met;
+  the memo is one open-addressing hash table keyed by (knowledge set, best), ``best`` being the
+  lowest score of the paths that already had to stop (``-1`` for none), hashed without regard to
+  order and compared as sets in full on a collision (the new set's positions are stamped in an
+  array of one entry a position, so no set is ever sorted); a memo row holds (mean score, chance to shut);
 * the moves of a state on every roll outcome are listed once, the first time a knowledge set
   holds it (the reference caches them the same way);
 * the recursion runs on an explicit stack, one frame per face thrown; the search stops when an
@@ -45,8 +46,8 @@ _EMPTY = -1
 _START, _LENGTH, _BEST, _HASH = range(4)
 #: Counters of a search: memo rows, pool entries and moves entries in use, memo rows complete, the
 #: depth of the top stack frame, the pool entries the next face may need, the memo limit.
-_ROWS, _POOL, _MOVES, _COMPLETE, _TOP, _NEED, _LIMIT = range(7)
-_COUNTERS = 7
+_ROWS, _POOL, _MOVES, _COMPLETE, _TOP, _NEED, _LIMIT, _STAMP = range(8)
+_COUNTERS = 8
 #: What :func:`_search` stopped on.
 _DONE, _OVERFLOW, _NO_ROOM = range(3)
 _MIX = -7046029254386353131  # 0x9E3779B97F4A7C15, the golden-ratio multiplier, as a signed int64
@@ -163,39 +164,34 @@ def _after_face(rules, moves, where, pool, lo, hi, face, best, buf):
 
 
 @njit(cache=True, inline="always")
-def _sort_unique(buf, n):
-    """Sort ``buf[:n]`` and drop repeats in place; returns the new count."""
-    if n > 32:
-        buf[:n] = np.sort(buf[:n])
-        m = 0
-        for i in range(n):
-            if m == 0 or buf[i] != buf[m - 1]:
-                buf[m] = buf[i]
-                m += 1
-        return m
-    m = 0  # insertion sort that drops a repeat when it meets it
+def _unique(buf, n, seen, stamp):
+    """Drop repeats from ``buf[:n]`` in place, keeping each position's first place; ``seen`` (one
+    entry a position) is marked ``stamp`` (new for each call) at every position kept, so a set held
+    elsewhere equals the result when it has as many positions and all of them are so marked.
+    Returns (the new count, True when the shut box, position 0, is among them)."""
+    m = 0
+    shut = False
     for i in range(n):
         x = buf[i]
-        k = m - 1
-        while k >= 0 and buf[k] > x:
-            k -= 1
-        if k >= 0 and buf[k] == x:
-            continue
-        for t in range(m, k + 1, -1):
-            buf[t] = buf[t - 1]
-        buf[k + 1] = x
-        m += 1
-    return m
+        if seen[x] != stamp:
+            seen[x] = stamp
+            buf[m] = x
+            m += 1
+            shut |= x == 0
+    return m, shut
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _hash_key(buf, n, best):
-    """A hash of the memo key (knowledge set ``buf[:n]``, best)."""
-    h = (n + (best + 1) * _MIX) * _MIX
+    """A hash of the memo key (knowledge set ``buf[:n]`` in any order, best): a sum of mixed
+    positions, so the order of a set's positions does not change it."""
+    acc = 0
     for i in range(n):
-        h = (h ^ buf[i]) * _MIX
-        h ^= h >> 29
-    return h
+        x = (buf[i] + 1) * _MIX
+        x ^= x >> 29
+        acc += x * _MIX
+    h = (acc + n * _MIX) ^ ((best + 1) * _MIX)
+    return h ^ (h >> 31)
 
 
 @njit(cache=True)
@@ -221,10 +217,11 @@ def _table_of(keys, n, size):
     return table
 
 
-@njit(cache=True)
-def _find(pool, keys, table, buf, n, best, h):
-    """The slot of ``table`` holding the memo key (knowledge set ``buf[:n]``, ``best``) of hash ``h``,
-    or the free slot where it belongs; returns (slot, memo row or -1).  ``keys`` rows are (start in
+@njit(cache=True, inline="always")
+def _find(pool, keys, table, n, best, h, seen, stamp):
+    """The slot of ``table`` holding the memo key (the knowledge set of ``n`` positions marked
+    ``stamp`` in ``seen`` by :func:`_unique`, ``best``) of hash ``h``, or the free slot where it
+    belongs; returns (slot, memo row or -1).  ``keys`` rows are (start in
     ``pool``, length, best, hash) (:data:`_START` ... :data:`_HASH`)."""
     mask = table.size - 1
     i = h & mask
@@ -233,8 +230,8 @@ def _find(pool, keys, table, buf, n, best, h):
         if keys[k, _HASH] == h and keys[k, _LENGTH] == n and keys[k, _BEST] == best:
             base = keys[k, _START]
             same = True
-            for t in range(n):
-                if pool[base + t] != buf[t]:
+            for t in range(n):  # as many distinct positions, all of them in the new set
+                if seen[pool[base + t]] != stamp:
                     same = False
                     break
             if same:
@@ -243,9 +240,9 @@ def _find(pool, keys, table, buf, n, best, h):
     return i, -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _add(pool, keys, table, count, buf, n, best, slot, h):
-    """Add the memo key (knowledge set ``buf[:n]`` sorted and distinct, ``best``; hash ``h``, not held
+    """Add the memo key (knowledge set ``buf[:n]``, distinct positions, ``best``; hash ``h``, not held
     yet, ``slot`` the free slot :func:`_find` gave) as row ``count[ROWS]``, its set at
     ``pool[count[POOL]:]`` (the caller leaves room).  Returns the row."""
     k, used = count[_ROWS], count[_POOL]
@@ -256,7 +253,7 @@ def _add(pool, keys, table, count, buf, n, best, slot, h):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _max_score(rules, buf, n):
     """The highest score a path from the positions ``buf[:n]`` can end on: that of their open tiles
     (scores only fall as tiles are covered, STB-8)."""
@@ -284,14 +281,15 @@ def _search(rules, work, floats):
 
     Args:
         rules: int64 rules array of :func:`pack_rules`.
-        work: (pool, memo keys, memo table, moves, where, buf, count, frames) of :func:`_foresight`;
-            ``frames[d]`` = (memo row, next face) of the stack frame at depth ``d``.
+        work: (pool, memo keys, memo table, moves, where, buf, count, frames, seen) of
+            :func:`_foresight`; ``frames[d]`` = (memo row, next face) of the stack frame at depth
+            ``d``; ``seen`` one stamp a position (:func:`_unique`).
         floats: (memo values, frame sums), rows (mean score, chance to shut).
 
     Returns:
         :data:`_DONE`, :data:`_OVERFLOW` or :data:`_NO_ROOM` (``count[_NEED]`` pool entries).
     """
-    pool, keys, table, moves, where, buf, count, frames = work
+    pool, keys, table, moves, where, buf, count, frames, seen = work
     values, frame = floats
     sides, per_pos, moves_room = rules[SIDES], rules[PER_POS], _moves_room(rules)
     one = 1.0 / sides
@@ -317,8 +315,9 @@ def _search(rules, work, floats):
             _known_moves(rules, moves, where, count, pool, lo, lo + size)
         frames[top, 1] = face + 1
         n, b = _after_face(rules, moves, where, pool, lo, lo + size, face, keys[row, _BEST], buf)
-        n = _sort_unique(buf, n)
-        if n > 0 and buf[0] == 0:  # some path shuts the box: score 0
+        count[_STAMP] += 1
+        n, shut = _unique(buf, n, seen, count[_STAMP])
+        if shut:  # some path shuts the box: score 0
             frame[top, 1] += one
             continue
         if n == 0:
@@ -327,7 +326,7 @@ def _search(rules, work, floats):
         if b >= 0 and b >= _max_score(rules, buf, n):
             b = -1  # every remaining path ends at or below b: b no longer matters
         h = _hash_key(buf, n, b)
-        slot, k = _find(pool, keys, table, buf, n, b, h)
+        slot, k = _find(pool, keys, table, n, b, h, seen, count[_STAMP])
         if k >= 0:  # held, and complete: a set never leads back to itself
             frame[top, 0] += one * values[k, 0]
             frame[top, 1] += one * values[k, 1]
@@ -344,7 +343,7 @@ def _search(rules, work, floats):
 def _make_room(rules, work, floats):
     """``work`` and ``floats`` of :func:`_search` with room for one more face: arrays at least
     doubled where short, the memo table rebuilt when it would be half full."""
-    pool, keys, table, moves, where, buf, count, frames = work
+    pool, keys, table, moves, where, buf, count, frames, seen = work
     values, frame = floats
     need = count[_NEED]
     if count[_POOL] + need > pool.size:
@@ -358,7 +357,7 @@ def _make_room(rules, work, floats):
     room = need * _moves_room(rules)  # need >= positions of the set
     if count[_MOVES] + room > moves.size:
         moves = _grown(moves, count[_MOVES] + room)
-    return (pool, keys, table, moves, where, buf, count, frames), (values, frame)
+    return (pool, keys, table, moves, where, buf, count, frames, seen), (values, frame)
 
 
 @njit(cache=True)
@@ -382,7 +381,8 @@ def _foresight(rules, max_sets):
     count[_LIMIT] = max_sets
     work = (np.empty(1024, dtype=np.int64), np.empty((256, 4), dtype=np.int64), np.full(512, _EMPTY, dtype=np.int64),
             np.empty(4096, dtype=np.int64), np.full(rules[FULL] + 1, -1, dtype=np.int64),
-            np.empty(1024, dtype=np.int64), count, np.zeros((depth_max, 2), dtype=np.int64))
+            np.empty(1024, dtype=np.int64), count, np.zeros((depth_max, 2), dtype=np.int64),
+            np.zeros((rules[FULL] + 1) << rules[TILE_SHIFT], dtype=np.int64))
     floats = (np.zeros((256, 2)), np.zeros((depth_max, 2)))
     pool, keys, table, buf, frames = work[0], work[1], work[2], work[5], work[7]
     buf[0] = rules[FULL] << rules[TILE_SHIFT]
