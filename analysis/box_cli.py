@@ -7,7 +7,7 @@ import click
 from ludolab.stdlib.errors import ascii_whole
 
 from .cli_common import (FORMATS, CommandGroup, InputError, check_out, emit, given, output_options, progress_flag, refuse,
-                         save_outputs, seed_options, user_errors)
+                         refuse_foreign_out, save_outputs, seed_options, user_errors)
 
 ONE_DIE = ("never", "789-optional", "789-forced", "le6-optional", "le6-forced", "always-optional")
 SCORES = ("sum", "count", "digital", "all-or-nothing")
@@ -829,6 +829,9 @@ def card(tiles, one_die, moves, max_tiles_per_move, scoring, objective, rule, ex
 
     tie_break = _thumb_ties()
     out_dir = check_out(out_dir)
+    table = ("strategy_card_exceptions.csv", "strategy_card_exceptions.meta.json") if table_format != "parquet" \
+        else ("strategy_card_exceptions.parquet",)
+    refuse_foreign_out(out_dir, ("strategy_card.png", "strategy_card.pdf") + table)
     rules = _thumb_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
     data = box_card.card_data(rules, objective, rule, exceptions, tie_break)
     exc = data["exceptions"]

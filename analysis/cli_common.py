@@ -337,6 +337,24 @@ def save_outputs(out_dir, tables: dict, figures: dict, meta: dict, table_format:
     click.echo(f"wrote {len(written)} files to {out_dir}" + (f" ({done})" if done else ""), err=True)
 
 
+def refuse_foreign_out(out_dir, rels) -> None:
+    """Before any work: refuse ``--out`` when one of the files ``rels`` (paths inside it) that the
+    command will write is there and not ludolab's (:func:`ludolab.analysis.outputs.refuse_foreign`;
+    ``--force`` lets it through), so the command does not compute first and refuse at the end.
+
+    Raises:
+        InputError: one line naming the file and what to do."""
+    if out_dir is None:
+        return
+    from ludolab.analysis.outputs import OutputError, refuse_foreign
+
+    ctx = click.get_current_context(silent=True)
+    try:
+        refuse_foreign(out_dir, rels, bool(ctx and ctx.find_root().meta.get("ludolab.force")))
+    except OutputError as exc:
+        raise InputError(str(exc)) from None
+
+
 def _set_force(ctx, param, value):
     if value:
         ctx.find_root().meta["ludolab.force"] = True

@@ -216,6 +216,43 @@ class _Lock:
 _ACTIVE: contextvars.ContextVar["OutputFolder | _Direct | None"] = contextvars.ContextVar("ludolab_output", default=None)
 
 
+def _replaceable(man: dict, rel: str, target: Path) -> bool:
+    """Whether ``target`` (``rel`` inside a folder whose manifest is ``man``) may be replaced: absent,
+    or a file ludolab wrote there and unchanged since.
+
+    Raises:
+        OutputError: a folder is where the file should go."""
+    if not target.exists() and not target.is_symlink():
+        return True
+    if target.is_dir() and not target.is_symlink():
+        raise OutputError(f"cannot write {str(target)!r}: a folder of that name is in the way")
+    known = {e.get("sha256") for e in (man["files"].get(rel), man["pending"].get(rel)) if e}
+    return bool(known) and file_sha256(target) in known
+
+
+def _not_ours(target: Path) -> str:
+    return (f"{str(target)!r} was not written by ludolab (or was changed since): "
+            "move it away, give another folder, or add --force to replace it")
+
+
+def refuse_foreign(root: str | Path, rels, force: bool = False) -> None:
+    """Before any work: refuse to write the files ``rels`` (paths inside ``root``) where one of them
+    is a file ludolab did not write there (or that changed since), as :meth:`OutputFolder.write`
+    would refuse it once the work is done; nothing with ``force`` or when ``root`` is not a folder.
+
+    Raises:
+        OutputError: the first such file, in one line saying what to do; a folder in the way; a
+            manifest that cannot be read."""
+    root = Path(root)
+    if force or not root.is_dir():
+        return
+    man = read_manifest(root)
+    for rel in rels:
+        rel = Path(rel).as_posix()
+        if not _replaceable(man, rel, root / rel):
+            raise OutputError(_not_ours(root / rel))
+
+
 class OutputFolder:
     """One write into an output folder: stage files, then :meth:`commit` them together.
 
@@ -279,12 +316,7 @@ class OutputFolder:
     # -- staging
     def _ours(self, rel: str, target: Path) -> bool:
         """Whether ``target`` may be replaced: absent, or a file ludolab wrote there and unchanged."""
-        if not target.exists() and not target.is_symlink():
-            return True
-        if target.is_dir() and not target.is_symlink():
-            raise OutputError(f"cannot write {str(target)!r}: a folder of that name is in the way")
-        known = {e.get("sha256") for e in (self._man["files"].get(rel), self._man["pending"].get(rel)) if e}
-        return bool(known) and file_sha256(target) in known
+        return _replaceable(self._man, rel, target)
 
     def write(self, rel: str, write: Callable[[str], None]) -> Path:
         """Stage the file ``rel`` (a path inside the folder, ``/``-separated): ``write(tmp)`` writes it.
@@ -300,8 +332,7 @@ class OutputFolder:
         target = self.root / rel
         if not self._ours(rel, target):
             if not self.force:
-                raise OutputError(f"{str(target)!r} was not written by ludolab (or was changed since): "
-                                  "move it away, give another folder, or add --force to replace it")
+                raise OutputError(_not_ours(target))
             self.forced.append(rel)
         tmp = target.with_name(f"{_STAGE}{self.run}-{target.name}")
         try:

@@ -406,11 +406,12 @@ def build_report(out_dir: str | Path = "ludolab-report", quick: bool = False, se
         LudolabError: the folder is a file, a file in the way is not ludolab's, or the
             folder cannot be written (one line naming the file and the cause).
     """
-    from .outputs import OutputError, os_error, publish_tree, staging_folder
+    from .outputs import OutputError, os_error, publish_tree, refuse_foreign, staging_folder
 
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise LudolabError(f"the report folder {str(out_dir)!r} is a file: give a folder")
+    refuse_foreign(out_dir, ("report.md", "report.html"), force)  # before the build, not after it
     # Built in a staging folder and moved into place only when complete, so an
     # interrupted or failed run never mixes its tables into an earlier report.
     import shutil

@@ -254,3 +254,29 @@ def test_the_strategy_card_never_replaces_a_users_file(tmp_path):
     assert (out / "strategy_card.png").read_bytes()[:4] == b"\x89PNG"
     man = json.loads((out / MANIFEST).read_text())
     assert {"strategy_card.png", "strategy_card.pdf"} <= set(man["files"])
+
+
+def test_a_users_file_in_the_way_is_refused_before_any_work(tmp_path, monkeypatch):
+    """The strategy card and the report refuse a file of the user's in the way before computing
+    anything (the card is never computed, the report never built), and say what to do."""
+    from ludolab.analysis import box_card, report
+
+    def must_not_run(*a, **k):
+        raise AssertionError("computed before refusing")
+
+    monkeypatch.setattr(box_card, "card_data", must_not_run)
+    monkeypatch.setattr(report, "_build", must_not_run)
+    out = tmp_path / "card"
+    out.mkdir()
+    (out / "strategy_card_exceptions.csv").write_text("mine")
+    r = CliRunner().invoke(cli, ["box", "card", "--out", str(out)])
+    assert r.exit_code == 2 and "strategy_card_exceptions.csv" in r.output and "--force" in r.output
+    assert r.output.count("\n") == 1
+    rep = tmp_path / "rep"
+    rep.mkdir()
+    (rep / "report.md").write_text("# my notes")
+    r = CliRunner().invoke(cli, ["report", "--quick", "--quiet", "--out", str(rep)])
+    assert r.exit_code == 2 and "report.md" in r.output and "--force" in r.output
+    assert (rep / "report.md").read_text() == "# my notes" and sorted(p.name for p in rep.iterdir()) == ["report.md"]
+    outputs.refuse_foreign(rep, ["report.md"], force=True)  # --force lets it through
+    outputs.refuse_foreign(tmp_path / "missing", ["report.md"])  # a folder not there yet holds nothing
