@@ -41,15 +41,27 @@ def _warm_box() -> None:
 
 def _warm_steps(game_id: str) -> None:
     """Two games of the game's first step case through ``play_many`` (its step functions and
-    named policies)."""
+    named policies), and one decision of its determinized search (``search``), which the advice,
+    ladder, search and play-page tests all run."""
     import numpy as np
 
-    from ludolab.sim import play
+    from ludolab.sim import play, search
+    from ludolab.sim.rng import game_state
     from ludolab.stdlib import registry
 
     step = registry.get(game_id).entry("step_game")()
     case = step.cases[0]
-    play.run(step.kernels, case.rules, np.array([1, 2], dtype=np.uint64), list(case.policies))
+    k = step.kernels
+    play.run(k, case.rules, np.array([1, 2], dtype=np.uint64), list(case.policies))
+    state, obs = np.zeros(k.STATE_SIZE, dtype=np.int64), np.zeros(k.OBS_SIZE, dtype=np.int64)
+    k.new_game(case.rules, np.uint64(game_state(np.uint64(1), np.uint64(0))), state)
+    seat = int(k.current_player(state))
+    k.observe(case.rules, state, seat, obs)
+    rollout = [step.policies[step.extra["best"]]] * case.n_players
+    cfg, params = search.config(k, seat, 1, case.n_players, step.lower_wins, 1, rollout,
+                                int(step.max_steps(case.rules)))
+    k.search(case.rules, (cfg, params, obs, np.zeros(k.STATE_SIZE, dtype=np.int64)),
+             search.work_arrays(k, case.n_players))
 
 
 def warm(games=None) -> None:
