@@ -312,7 +312,8 @@ def solve(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target,
 @group.command(short_help="Every legal move for a roll, best first; or one die or two.")
 @box_rules_options
 @objective_options
-@click.option("--open", "open_tiles", required=True, help="The open tiles, e.g. 1,2,3,4,5.")
+@click.option("--open", "open_tiles", required=True,
+              help="The open tiles, e.g. 1,2,3,4,5; ranges as in --tiles, e.g. 1-5 or 1-3,7.")
 @click.option("--roll", default=None, help="The roll: a total (7), or the dice (3+4) for thai moves; omit it for the dice choice.")
 @click.option("--dice", type=click.Choice(("1", "2")), default=None, help="Dice the roll was made with (default: two unless the total needs one).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
@@ -337,10 +338,18 @@ def advise(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target
     import re
 
     parts = [p for p in re.split(r"[\s,]+", open_tiles.strip()) if p]
-    if not parts or not all(ascii_whole(p) for p in parts) or re.search(r",\s*,", open_tiles):
+
+    def span(p):  # a tile, or a range of tiles a-b as --tiles takes them
+        a, dash, b = p.partition("-")
+        if not dash:
+            return [int(p)] if ascii_whole(p) else None
+        return list(range(int(a), int(b) + 1)) if ascii_whole(a) and ascii_whole(b) and int(a) <= int(b) else None
+
+    spans = [span(p) for p in parts]
+    if not parts or any(t is None for t in spans) or re.search(r",\s*,", open_tiles):
         raise InputError(f"cannot read --open {open_tiles!r}: give the open tiles as numbers separated by commas, "
-                         "e.g. 1,2,3,4,5")
-    tiles_open = [int(p) for p in parts]
+                         "ranges allowed, e.g. 1,2,3,4,5 or 1-5 or 1-3,7")
+    tiles_open = [t for sp in spans for t in sp]
     if in_match:
         return _advise_in_match(rules, tiles_open, roll, dice, my_total, their_totals, seat, rounds_left,
                                 threshold if elimination else None, ties_win, fmt)

@@ -122,6 +122,17 @@ def test_stb4_advise_roll_rows_best_first():
         assert sum(r["cover"]) == 7
 
 
+def test_advise_open_tiles_take_ranges_as_tiles_does():
+    """--open takes ranges as --tiles does (1-5, 1-3,7), with the same advice as the tiles listed one by one;
+    a backward or half range is one line naming what is allowed."""
+    assert run_json("box", "advise", "--open", "1-5", "--roll", "7") == run_json("box", "advise", "--open",
+                                                                                "1,2,3,4,5", "--roll", "7")
+    assert run_json("box", "advise", "--open", "1-3,7", "--roll", "4")["open"] == [1, 2, 3, 7]
+    for bad in ("5-3", "1-", "1--3", "a-3"):
+        r = CliRunner().invoke(cli, ["box", "advise", "--open", bad, "--roll", "4"])
+        assert r.exit_code == 2 and "ranges allowed" in r.output and r.output.count("\n") == 1, r.output
+
+
 def test_stb6_advise_without_roll_gives_dice_choice():
     """STB-6: before the roll (789-optional, 7-9 covered) both dice counts are offered, best first."""
     d = run_json("box", "advise", "--open", "1,2,3,4,5")
