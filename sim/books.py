@@ -894,7 +894,7 @@ def advise_rows(rules: BooksRules, hand, position: int, earlier=(), pool: int = 
     params[B.ROLLOUT_HEURISTIC_AT:B.ROLLOUT_HEURISTIC_AT + 9] = B.HEURISTIC_FORECAST_PARAMS
     nc = K._forecast_candidates(obs, int(pool), B.MAX_PREDICTIONS, cands, params)
     stats = np.zeros((nc, 6))
-    rng = py_game_state(int(chunk_keys(seed, 1)[0]), 0)  # the kernel's stream, one kernel fewer to load
+    rng = np.uint64(py_game_state(int(chunk_keys(seed, 1)[0]), 0))  # the kernel's stream, as uint64
     best, _ = K._forecast_search(obs, params, rng, cands, nc, stats, int(max_worlds), float(half_width))
     last = stats[:, 5].max()
     lo, hi = rules.score_bounds()
