@@ -200,7 +200,7 @@ def fig_score_distributions(dist: pd.DataFrame, title: str = "Final score distri
         fig = Figure(figsize=(10.0, 4.6), layout="constrained")
         a, b = fig.subplots(1, 2)
         plot_score_distributions(a, dist, "(a) P(final score = x)", policies=far)
-        plot_score_differences(b, dist, close, f"(b) policies close to {ref}: cumulative difference")
+        plot_score_differences(b, dist, close, f"(b) close to {ref}: cumulative difference")
     fig.suptitle(_title(title, rules), fontsize=FONT + 2)
     return fig
 

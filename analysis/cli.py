@@ -15,7 +15,7 @@ import click
 
 from ludolab.stdlib import registry
 
-from .cli_common import CommandGroup, InputError, check_out, refuse_foreign_digits, user_errors
+from .cli_common import CommandGroup, InputError, check_out, refuse, refuse_foreign_digits, user_errors
 
 
 class GameGroup(CommandGroup):
@@ -116,6 +116,14 @@ def bench(fmt, games, reference_seconds, scale, game_ids, scaling, scaling_secon
         if not math.isfinite(v):
             raise InputError(f"{name} must be a number of seconds from {lo:g} to {hi:g}, not {v}")
 
+    if startup and scaling:
+        raise InputError("--startup and --scaling are two different benches: give one of them")
+    if startup:
+        refuse(["games", "reference_seconds", "scale", "game_ids", "scaling_seconds"],
+               "does not apply with --startup (it times whole commands, each a fixed answer)")
+    elif scaling:
+        refuse(["games", "reference_seconds", "scale", "game_ids"],
+               "does not apply with --scaling (its one setting is --scaling-seconds)")
     if startup:
         from ludolab.analysis.bench import startup_bench
 
@@ -123,8 +131,9 @@ def bench(fmt, games, reference_seconds, scale, game_ids, scaling, scaling_secon
         if fmt == "json":
             click.echo(json.dumps(rows, indent=2))
             return
+        width = max(len(r["command"]) for r in rows)
         for r in rows:
-            click.echo(f"{r['command']:<22} {r['seconds']:6.2f} s  [{r['seconds_min']:.2f} - {r['seconds_max']:.2f}]")
+            click.echo(f"{r['command']:<{width}}  {r['seconds']:6.2f} s  [{r['seconds_min']:.2f} - {r['seconds_max']:.2f}]")
         return
 
     if scaling:

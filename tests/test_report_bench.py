@@ -326,6 +326,10 @@ def test_bench_cli_table():
     (("--scale", "0"), "--scale"),
     (("--scale", "nan"), "--scale"),
     (("--reference-seconds", "nan"), "--reference-seconds"),
+    (("--startup", "--game", "shelf"), "--game"),
+    (("--startup", "--scale", "0.5"), "--scale"),
+    (("--scaling", "--games", "200000"), "--games"),
+    (("--startup", "--scaling"), "--startup"),
 ])
 def test_bench_bad_input_is_one_error_line(capsys, args, name):
     with pytest.raises(SystemExit) as exc:
