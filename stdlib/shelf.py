@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -445,6 +446,10 @@ def _json_kind(v) -> str:
     return {dict: "an object", str: "a string", int: "a number", float: "a number"}.get(type(v), "a value")
 
 
+#: What a card given by its attributes holds (besides an optional ``id``), SHB-1.
+CARD_KEYS = ("field", "colour", "author", "number")
+
+
 def parse_tableau(obj, deck: Deck | None = None) -> Deck:
     """Read a tableau ``{"shelves": [[card x5] x3]}`` (top shelf first, SHB-15).
 
@@ -475,6 +480,9 @@ def parse_tableau(obj, deck: Deck | None = None) -> Deck:
             raise TableauError(f"shelf {r} must hold exactly {COLS} cards, not {got}")
         for c, card in enumerate(shelf, start=1):
             where = f"shelf {r} position {c}"
+            if card is None or (isinstance(card, str) and card.strip() in ("", ".")):
+                raise TableauError(f"{where} is empty: a scored tableau is full, a card in every place "
+                                   "(a deck id or an object with field, colour, author, number)")
             if isinstance(card, str):
                 d = deck if deck is not None else assumed_deck()
                 try:
@@ -483,8 +491,12 @@ def parse_tableau(obj, deck: Deck | None = None) -> Deck:
                     raise TableauError(f"{where}: unknown card id {card!r} (not in deck {d.label})") from None
                 row = {k: str(v) for k, v in d.card(i).items()}
             elif isinstance(card, dict):
+                extra = sorted(set(card) - {"id", *CARD_KEYS})
+                if extra:
+                    raise TableauError(f"{where}: unknown key {extra[0]!r} on a card: allowed are id, "
+                                       + ", ".join(CARD_KEYS))
                 row = {"id": str(card.get("id", f"s{r}p{c}"))}
-                for col in ("field", "colour", "author", "number"):
+                for col in CARD_KEYS:
                     v = card.get(col)
                     if v is None or (isinstance(v, str) and not v.strip()):
                         raise TableauError(f"{where}: the {col} is missing or empty")
@@ -503,7 +515,7 @@ def parse_tableau(obj, deck: Deck | None = None) -> Deck:
                     row[col] = str(v)
             else:
                 raise TableauError(f"{where}: a card is a deck id or an object with field, colour, author, "
-                                   f"number, not {card!r}")
+                                   f"number, not {json.dumps(card)}")
             row["where"] = where
             rows.append(row)
     seen = {}

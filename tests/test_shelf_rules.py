@@ -303,6 +303,11 @@ def _bad(mutate):
     (lambda t: t["shelves"][2][4].update(number=6), "shelf 3 position 5: duplicate card, number 6"),
     (lambda t: t["shelves"][0].__setitem__(0, "NOPE-1"), "shelf 1 position 1: unknown card id 'NOPE-1'"),
     (lambda t: t.pop("shelves"), "a tableau is a JSON object"),
+    (lambda t: t["shelves"][0].__setitem__(1, "."), "shelf 1 position 2 is empty: a scored tableau is full"),
+    (lambda t: t["shelves"][1].__setitem__(0, None), "shelf 2 position 1 is empty"),
+    (lambda t: t["shelves"][0][0].update(year=1), "unknown key 'year' on a card: allowed are id, field"),
+    (lambda t: t["shelves"][0].__setitem__(0, 5), "a deck id or an object with field, colour, author, number, not 5"),
+    (lambda t: t["shelves"][0].__setitem__(0, True), "not true"),
 ])
 def test_shb15_malformed_tableau_refused(mutate, words):
     """SHB-15: a malformed tableau is refused with one line naming the card."""
