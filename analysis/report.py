@@ -126,7 +126,8 @@ class BuildProgress:
     Args:
         log: where messages go (``None``: nowhere, the timings are still kept).
         previous: stage name -> seconds of the previous build (:meth:`read_log`), or ``{}``.
-        n_games: games in the report; beat: seconds between "still on" messages (0: none).
+        n_games: sections of the report (each game's, and the designers'); beat: seconds between "still on"
+            messages (0: none).
     """
 
     def __init__(self, log=None, previous: dict | None = None, n_games: int = 1, beat: float = 30.0):
@@ -150,7 +151,7 @@ class BuildProgress:
     def remaining(self) -> float | None:
         """Seconds the build still needs, estimated; ``None`` before anything is known."""
         now = self._now()
-        done = {_stage_key(n) for n, _, _ in self.stages}
+        done = {_stage_key(n) for n, _, end in self.stages if end is not None}  # not the stage now running
         if self.previous:
             prev_done = sum(v for k, v in self.previous.items() if k in done)
             left = sum(v for k, v in self.previous.items() if k not in done)
@@ -443,7 +444,7 @@ def _build(out_dir: Path, quick: bool, seed: int, log) -> Path:
     The stage timings go to ``build.log`` (estimates for the next build come from it), never into report.md:
     two builds with the same seed differ in report.md only in its one line starting ``Build:``."""
     previous = BuildProgress.read_log(out_dir.parent / "build.log", quick)
-    progress = BuildProgress(log, previous, n_games=len(registry.GAMES))
+    progress = BuildProgress(log, previous, n_games=len(registry.GAMES) + 1)  # the games, then the designers' section
     ctx = ReportContext(out_dir, quick, seed, log, progress=progress)
     parts = []
     for g in registry.GAMES:
