@@ -312,11 +312,11 @@ def save_outputs(out_dir, tables: dict, figures: dict, meta: dict, table_format:
     """
     if out_dir is None:
         return
-    from ludolab.analysis.outputs import OutputFolder, OutputError
+    from ludolab.analysis.outputs import OutputError, OutputFolder, forced_on_command_line
     from ludolab.analysis.results import save_figure, save_table
 
     ctx = click.get_current_context(silent=True)
-    force = bool(ctx and ctx.find_root().meta.get("ludolab.force"))
+    force = forced_on_command_line()
     group = ctx.command_path.partition(" ")[2] if ctx else ""
     written = []
     try:
@@ -346,11 +346,10 @@ def refuse_foreign_out(out_dir, rels) -> None:
         InputError: one line naming the file and what to do."""
     if out_dir is None:
         return
-    from ludolab.analysis.outputs import OutputError, refuse_foreign
+    from ludolab.analysis.outputs import OutputError, forced_on_command_line, refuse_foreign
 
-    ctx = click.get_current_context(silent=True)
     try:
-        refuse_foreign(out_dir, rels, bool(ctx and ctx.find_root().meta.get("ludolab.force")))
+        refuse_foreign(out_dir, rels, forced_on_command_line())
     except OutputError as exc:
         raise InputError(str(exc)) from None
 

@@ -466,6 +466,14 @@ def staging_folder(root: str | Path):
         _ACTIVE.reset(token)
 
 
+def forced_on_command_line() -> bool:
+    """Whether the running ``ludolab`` command was given ``--force`` (False outside a command)."""
+    import click
+
+    ctx = click.get_current_context(silent=True)
+    return bool(ctx and ctx.find_root().meta.get("ludolab.force"))
+
+
 @contextlib.contextmanager
 def writing(root: str | Path, group: str = "", force: bool = False):
     """The write in progress for ``root`` (when one covers it), else a new :class:`OutputFolder`
@@ -473,12 +481,7 @@ def writing(root: str | Path, group: str = "", force: bool = False):
     if active_for(Path(root) / "x") is not None:
         yield _ACTIVE.get()
         return
-    if not force:
-        import click
-
-        ctx = click.get_current_context(silent=True)
-        force = bool(ctx and ctx.find_root().meta.get("ludolab.force"))
-    with OutputFolder(root, group=group, force=force) as w:
+    with OutputFolder(root, group=group, force=force or forced_on_command_line()) as w:
         yield w
 
 
