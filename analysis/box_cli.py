@@ -838,9 +838,10 @@ def card(tiles, one_die, moves, max_tiles_per_move, scoring, objective, rule, ex
 
     tie_break = _thumb_ties()
     out_dir = check_out(out_dir)
-    table = ("strategy_card_exceptions.csv", "strategy_card_exceptions.meta.json") if table_format != "parquet" \
-        else ("strategy_card_exceptions.parquet",)
-    refuse_foreign_out(out_dir, ("strategy_card.png", "strategy_card.pdf") + table)
+    from ludolab.analysis.results import table_files
+
+    refuse_foreign_out(out_dir, ("strategy_card.png", "strategy_card.pdf")
+                       + table_files("strategy_card_exceptions", table_format))
     rules = _thumb_rules(tiles, one_die, moves, max_tiles_per_move, scoring)
     data = box_card.card_data(rules, objective, rule, exceptions, tie_break)
     exc = data["exceptions"]

@@ -67,6 +67,12 @@ def _atomic_write(path: Path, write) -> None:
         raise
 
 
+def table_files(name: str, fmt: str = "csv") -> tuple[str, ...]:
+    """The file names :func:`save_table` writes for table ``name`` in format ``fmt``: the table,
+    and with ``csv`` its ``.meta.json`` provenance sidecar."""
+    return (f"{name}.csv", f"{name}.meta.json") if fmt == "csv" else (f"{name}.{fmt}",)
+
+
 def save_table(df: pd.DataFrame, out_dir: str | Path, name: str, fmt: str = "csv",
                meta: dict | None = None) -> list[Path]:
     """Save a table with its provenance.
@@ -90,14 +96,13 @@ def save_table(df: pd.DataFrame, out_dir: str | Path, name: str, fmt: str = "csv
     out_dir = Path(out_dir)
     info = _jsonable({**run_provenance(), **(meta or {}), **df.attrs})
     if fmt == "csv":
-        path = out_dir / f"{name}.csv"
-        side = out_dir / f"{name}.meta.json"
+        path, side = (out_dir / f for f in table_files(name, fmt))
         with writing(out_dir) as w:
             w.write(_rel(w, path), lambda tmp: df.to_csv(tmp, index=False))
             w.write(_rel(w, side), lambda tmp: Path(tmp).write_text(json.dumps(info, indent=2) + "\n"))
         return [path, side]
     if fmt == "parquet":
-        path = out_dir / f"{name}.parquet"
+        path = out_dir / table_files(name, fmt)[0]
         out = df.copy()
         out.attrs = info
         with writing(out_dir) as w:
