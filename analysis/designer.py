@@ -147,7 +147,7 @@ def fig_variants(table: pd.DataFrame) -> Figure:
     difference in units of its tolerance), each bar a variant's value with its 95% CI.
 
     Returns:
-        A Figure with two horizontal bar panels.
+        A Figure with two horizontal bar panels, each bar labelled with its value.
     """
     keys = sorted(MEASURES, key=lambda m: -np.nanmax(np.abs(table[f"{m[0]}_diff"])) / TOLERANCES[m[0]][0])[:2]
     fig = Figure(figsize=(9.0, 0.5 + 0.42 * len(table) + 1.0), layout="constrained")
@@ -157,6 +157,10 @@ def fig_variants(table: pd.DataFrame) -> Figure:
         v = table[key].to_numpy(float)
         err = np.vstack([v - table[f"{key}_ci_low"].to_numpy(float), table[f"{key}_ci_high"].to_numpy(float) - v])
         ax.barh(y, v, xerr=err, color=["#8c8c8c"] + ["#3182bd"] * (len(table) - 1), capsize=3)
+        # each value written beyond its whisker, so a bar of length 0 (no ties at all) still reads
+        for yi, vi, hi in zip(y, v, np.nan_to_num(v + err[1], nan=0.0)):
+            ax.text(max(hi, vi, 0.0), yi, f" {_n(vi)}", va="center", fontsize=8, color="#333333")
+        ax.margins(x=0.18)
         ax.set_title(label, fontsize=10)
         ax.axvline(v[0], color="#444444", lw=0.8, ls="--")
         ax.grid(axis="x", alpha=0.3)

@@ -44,6 +44,17 @@ def test_the_finding_is_the_largest_change_in_units_of_its_tolerance_and_quotes_
     assert none.kind == "estimate" and "no variant is told apart" in none.text
 
 
+def test_the_chart_writes_every_value_so_a_bar_of_length_0_still_reads():
+    """The Beverbende rulebook has no shared wins: its ties bar has length 0 and showed nothing."""
+    table = pd.DataFrame([_row("rulebook", ties=(-0.5, -0.5, -0.5)), _row("a", ties=(0.05, 0.03, 0.07))])
+    table.loc[0, ["ties", "ties_ci_low", "ties_ci_high"]] = 0.0
+    fig = D.fig_variants(table)
+    ties = [ax for ax in fig.axes if ax.get_title() == "share of games with a shared win"]
+    assert len(ties) == 1
+    labels = sorted(t.get_text().strip() for t in ties[0].texts)
+    assert labels == sorted([D._n(0.0), D._n(table.loc[1, "ties"])]) and D._n(0.0) == "0.000"
+
+
 def _runs(kind, games=400, seed=1):
     rules = np.array([kind], dtype=np.int64)
     return BAL.play_duplicate(T, rules, [(T.K_BEST, np.zeros(1))] * 2, games, seed, 8, (T.K_RANDOM, np.zeros(1)))
