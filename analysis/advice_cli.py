@@ -15,7 +15,7 @@ import click
 
 from ludolab.sim import advice as _advice
 
-from .cli_common import InputError, emit
+from .cli_common import FloatRange, InputError, IntRange, emit
 from .text_table import TextTable
 
 COLUMNS = ["rank", "action", "value", "ci_low", "ci_high"]
@@ -37,15 +37,15 @@ def advice_options(default_budget: int = _advice.DEFAULT_WORLDS):
             return cmd(*args, budget=budget_of(budget, half_width, default_budget), half_width=half_width, **kwargs)
 
         opts = [
-            click.option("--budget", type=click.IntRange(2, _advice.MAX_WORLDS), default=None,
+            click.option("--budget", type=IntRange(2, _advice.MAX_WORLDS), default=None,
                          help=f"Sampled worlds per legal action (default {default_budget:,}; with --half-width, "
                               "the first round)."),
-            click.option("--half-width", type=click.FloatRange(min=0.0, min_open=True), default=None,
+            click.option("--half-width", type=FloatRange(min=0.0, min_open=True), default=None,
                          help="Double the worlds until the best action's 95% CI half-width (points) is at most this."),
-            click.option("--max-worlds", type=click.IntRange(2, _advice.MAX_WORLDS), default=20_000,
+            click.option("--max-worlds", type=IntRange(2, _advice.MAX_WORLDS), default=20_000,
                          show_default=True, help="The most worlds --half-width may use, and the most consistent "
                                                      "worlds an endgame's exact advice plays."),
-            click.option("--seed", type=click.IntRange(min=0, max=2**64 - 1), default=0, show_default=True,
+            click.option("--seed", type=IntRange(min=0, max=2**64 - 1), default=0, show_default=True,
                          help="The sampled worlds' stream (the same seed gives the same advice)."),
             click.option("--continuation", default=None,
                          help="The named policy every seat plays after the action in each world (default: the "

@@ -12,20 +12,20 @@ import json
 
 import click
 
-from .cli_common import InputError, user_errors
+from .cli_common import InputError, IntRange, user_errors
 
 
 @click.command("balance", short_help="Seat edge, skill, decisiveness, drama, length and ties of a game.")
 @click.argument("game")
-@click.option("--players", type=click.IntRange(2, 6), default=None,
+@click.option("--players", type=IntRange(2, 6), default=None,
               help="Seats at the table (default: the game's first table of two or more; a count the game has "
                    "no table for is refused, naming those it has).")
 @click.option("--policy", "policies", multiple=True,
               help="The named policy of each seat in order (repeat); one name plays every seat. "
                    "Default: the game's best heuristic.")
-@click.option("--games", type=click.IntRange(2, 10**7), default=20_000, show_default=True,
+@click.option("--games", type=IntRange(2, 10**7), default=20_000, show_default=True,
               help="Duplicate deals (each also played with every seat in turn at random for the skill measures).")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--seed", type=IntRange(min=0), default=0, show_default=True)
 @click.option("--no-skill", is_flag=True, help="Leave out the skill measures (one run instead of one per seat more).")
 @click.option("--variants", is_flag=True,
               help="Every named scoring or rule variant of the game side by side, one column each, on the same "

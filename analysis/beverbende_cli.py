@@ -6,8 +6,8 @@ import click
 
 from ludolab.stdlib.errors import ascii_digits, ascii_whole
 
-from .cli_common import (CommandGroup, InputError, check_out, emit, output_options, progress_flag, refuse, save_outputs,
-                         seed_options, user_errors)
+from .cli_common import (CommandGroup, FloatRange, InputError, IntRange, check_out, emit, output_options, progress_flag,
+                         refuse, save_outputs, seed_options, user_errors)
 
 SCORINGS = ("sum", "knocker-penalty", "win-count")
 SPECIALS = ("swap", "peek", "draw-twice")
@@ -16,15 +16,15 @@ SPECIALS = ("swap", "peek", "draw-twice")
 def rules_options(fn):
     """--players, --memory-loss, --scoring, --knock-penalty, --round-cap, --exchange-specials, --special, --deck."""
     opts = [
-        click.option("--players", type=click.IntRange(2, 6), default=4, show_default=True,
+        click.option("--players", type=IntRange(2, 6), default=4, show_default=True,
                      help="Number of players, 2..6 (BVB-2)."),
-        click.option("--memory-loss", "memory_loss", type=click.FloatRange(0.0, 1.0), default=0.0,
+        click.option("--memory-loss", "memory_loss", type=FloatRange(0.0, 1.0), default=0.0,
                      show_default=True, help="Chance per turn of forgetting each remembered card (BVB-13)."),
         click.option("--scoring", type=click.Choice(SCORINGS), default="sum", show_default=True,
                      help="Scoring variant (BVB-15)."),
-        click.option("--knock-penalty", type=click.IntRange(0, 36), default=5, show_default=True,
+        click.option("--knock-penalty", type=IntRange(0, 36), default=5, show_default=True,
                      help="Penalty of a knocker who is not strictly lowest, with --scoring knocker-penalty."),
-        click.option("--round-cap", type=click.IntRange(1, 100_000), default=400, show_default=True,
+        click.option("--round-cap", type=IntRange(1, 100_000), default=400, show_default=True,
                      help="Turns after which a round nobody knocks in ends (BVB-12)."),
         click.option("--exchange-specials", is_flag=True,
                      help="A drawn special card may be exchanged into the row (BVB-7 option)."),
@@ -207,7 +207,7 @@ def simulate(players, memory_loss, scoring, knock_penalty, round_cap, exchange_s
 @click.option("--policy", "policies", multiple=True, default=("random", "threshold", "expected-value"),
               show_default=True, help="Candidate policies for the seat (repeatable). " + POLICY_HELP)
 @click.option("--field", default="threshold", show_default=True, help="Policy of every other seat.")
-@click.option("--seat", type=click.IntRange(0, 5), default=0, show_default=True,
+@click.option("--seat", type=IntRange(0, 5), default=0, show_default=True,
               help="The seat the candidates play (0 starts the round).")
 @run_options(20_000)
 @output_options
@@ -279,7 +279,7 @@ def sweep(players, memory_loss, scoring, knock_penalty, round_cap, exchange_spec
 @click.option("--objective", type=click.Choice(("margin", "mean_score", "p_win")), default="margin",
               show_default=True, help="Lowest score relative to the other seats' mean, lowest own score, or highest "
               "chance of the lowest row (shared counted half).")
-@click.option("--passes", type=click.IntRange(1, 10), default=2, show_default=True,
+@click.option("--passes", type=IntRange(1, 10), default=2, show_default=True,
               help="Passes of the coordinate search.")
 @run_options(4_000)
 @output_options

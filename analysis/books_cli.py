@@ -10,8 +10,8 @@ import click
 from ludolab.stdlib.errors import ascii_digits
 
 from .advice_cli import advice_options, emit_advice
-from .cli_common import (CommandGroup, InputError, check_out, emit, output_options, progress_flag, refuse, save_outputs,
-                         seed_options, user_errors)
+from .cli_common import (CommandGroup, FloatRange, InputError, IntRange, check_out, emit, output_options, progress_flag,
+                         refuse, save_outputs, seed_options, user_errors)
 
 FORECASTS = ("heuristic", "zero", "random", "rollout")
 PLAYS = ("heuristic", "random", "rollout")
@@ -59,11 +59,11 @@ def run_options(default_hands: int, unit: str = "hands"):
 def rollout_options(fn):
     """--rollout-pool, --rollout-worlds (rollout forecaster), --play-worlds (rollout player)."""
     opts = [
-        click.option("--rollout-pool", type=click.IntRange(1, 12), default=6, show_default=True,
+        click.option("--rollout-pool", type=IntRange(1, 12), default=6, show_default=True,
                      help="Rollout forecaster: cards considered for prediction (subsets of at most 5)."),
-        click.option("--rollout-worlds", type=click.IntRange(1, 10_000), default=4, show_default=True,
+        click.option("--rollout-worlds", type=IntRange(1, 10_000), default=4, show_default=True,
                      help="Rollout forecaster: sampled deals per candidate in the first halving round."),
-        click.option("--play-worlds", type=click.IntRange(1, 10_000), default=16, show_default=True,
+        click.option("--play-worlds", type=IntRange(1, 10_000), default=16, show_default=True,
                      help="Rollout player: sampled deals per decision."),
     ]
     for o in reversed(opts):
@@ -235,7 +235,7 @@ def compare(players, scoring, void_trump, forecasts, plays, rollout_pool, rollou
 
 @group.command()
 @click.option("--players", type=click.Choice(("3", "4")), default="4", show_default=True)
-@click.option("--rollout-hands", type=click.IntRange(0, 100_000), default=0, show_default=True,
+@click.option("--rollout-hands", type=IntRange(0, 100_000), default=0, show_default=True,
               help="Also run the rollout forecaster (slow) on this many deals per variant.")
 @run_options(20_000)
 @output_options
@@ -297,17 +297,17 @@ def score(record_file, scoring, void_trump, fmt):
 @click.option("--position", type=int, required=True, help="Your position in forecast order (1 = first).")
 @click.option("--earlier", multiple=True,
               help='Prediction cards laid by each player before you, in order; "" for one who laid none.')
-@click.option("--pool", type=click.IntRange(1, 12), default=8, show_default=True,
+@click.option("--pool", type=IntRange(1, 12), default=8, show_default=True,
               help="Cards considered for prediction (the best-rated ones); candidates are their subsets of <= 5.")
-@click.option("--worlds", type=click.IntRange(1, 10_000), default=32, show_default=True,
+@click.option("--worlds", type=IntRange(1, 10_000), default=32, show_default=True,
               help="Sampled deals per candidate in the first round of successive halving.")
-@click.option("--half-width", type=click.FloatRange(min=0.001), default=0.1, show_default=True,
+@click.option("--half-width", type=FloatRange(min=0.001), default=0.1, show_default=True,
               help="Target 95% CI half-width (points) of the expected score of the final candidates.")
-@click.option("--max-worlds", type=click.IntRange(1, 1_000_000), default=40_000, show_default=True,
+@click.option("--max-worlds", type=IntRange(1, 1_000_000), default=40_000, show_default=True,
               help="Stop narrowing the final candidates' CIs once each has this many sampled deals (the halving "
                    "rounds before may already have given them more).")
-@click.option("--top", type=click.IntRange(1, 500), default=10, show_default=True)
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--top", type=IntRange(1, 500), default=10, show_default=True)
+@click.option("--seed", type=IntRange(min=0), default=0, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(("table", "json", "csv")), default="table", show_default=True)
 @user_errors
 def advise(players, scoring, void_trump, hand, position, earlier, pool, worlds, half_width, max_worlds, top, seed,

@@ -6,8 +6,8 @@ import click
 
 from ludolab.stdlib.errors import ascii_whole
 
-from .cli_common import (FORMATS, CommandGroup, InputError, check_out, emit, given, output_options, progress_flag, refuse,
-                         refuse_foreign_out, save_outputs, seed_options, user_errors)
+from .cli_common import (FORMATS, CommandGroup, InputError, IntRange, check_out, emit, given, output_options,
+                         progress_flag, refuse, refuse_foreign_out, save_outputs, seed_options, user_errors)
 
 ONE_DIE = ("never", "789-optional", "789-forced", "le6-optional", "le6-forced", "always-optional")
 SCORES = ("sum", "count", "digital", "all-or-nothing")
@@ -38,7 +38,7 @@ def box_rules_options(fn):
                           "le6-forced."),
         click.option("--moves", type=click.Choice(("subset", "thai")), default="subset", show_default=True,
                      help="subset: any tiles adding up to the roll; thai: one tile equal to a die or the total."),
-        click.option("--max-tiles-per-move", type=click.IntRange(1, 20), default=None,
+        click.option("--max-tiles-per-move", type=IntRange(1, 20), default=None,
                      help="At most K tiles per move (default: no limit) (STB-4)."),
         click.option("--score", "scoring", type=click.Choice(SCORES), default="sum", show_default=True,
                      help="Scoring of the open tiles (STB-8)."),
@@ -87,7 +87,7 @@ def objective_options(fn):
     opts = [
         click.option("--objective", type=click.Choice(("expected-score", "shut", "beat")), default="expected-score",
                      show_default=True, help="What the optimal policy plays for."),
-        click.option("--target", type=click.IntRange(0, 10**15), default=None,
+        click.option("--target", type=IntRange(0, 10**15), default=None,
                      help="Score to beat, for --objective beat (a score strictly below T wins)."),
         click.option("--ties-win", is_flag=True, help="With --objective beat, a score equal to T also counts."),
     ]
@@ -102,16 +102,16 @@ MATCH_SITUATION = ("my_total", "their_totals", "seat", "rounds_left", "eliminati
 def match_situation_options(fn):
     """--my-total, --their-total, --seat, --rounds-left, --elimination, --threshold: advice in a match (STB-O5)."""
     opts = [
-        click.option("--my-total", type=click.IntRange(0), default=0, show_default=True,
+        click.option("--my-total", type=IntRange(0), default=0, show_default=True,
                      help="In a match: your total so far (STB-11, STB-12)."),
-        click.option("--their-total", "their_totals", type=click.IntRange(0), multiple=True,
+        click.option("--their-total", "their_totals", type=IntRange(0), multiple=True,
                      help="In a match: an opponent's total (repeat for a second opponent, in seat order)."),
-        click.option("--seat", type=click.IntRange(1, 3), default=1, show_default=True,
+        click.option("--seat", type=IntRange(1, 3), default=1, show_default=True,
                      help="In a match: your seat this round; the seats before yours have played it already."),
-        click.option("--rounds-left", type=click.IntRange(1, 1000), default=None,
+        click.option("--rounds-left", type=IntRange(1, 1000), default=None,
                      help="In a match of several rounds: rounds still to play, this one included (STB-11)."),
         click.option("--elimination", is_flag=True, help="In an elimination game (STB-12)."),
-        click.option("--threshold", type=click.IntRange(1, 10**6), default=45, show_default=True,
+        click.option("--threshold", type=IntRange(1, 10**6), default=45, show_default=True,
                      help="Elimination threshold (with --elimination)."),
     ]
     for o in reversed(opts):
@@ -510,7 +510,7 @@ def compare(tiles, one_die, moves, max_tiles_per_move, scoring, objective, targe
 
 @group.command(short_help="What playing for the wrong scoring costs.")
 @box_rules_options
-@click.option("--top", type=click.IntRange(min=1), default=10, show_default=True,
+@click.option("--top", type=IntRange(min=1), default=10, show_default=True,
               help="How many disagreements to list.")
 @output_options
 @user_errors
@@ -553,12 +553,12 @@ def variants(tiles, one_die, moves, max_tiles_per_move, scoring, top, fmt, out_d
 
 @group.command(short_help="2-6 players: win and tie chances per seat.")
 @box_rules_options
-@click.option("--players", type=click.IntRange(2, 6), default=2, show_default=True, help="Players (2..6).")
+@click.option("--players", type=IntRange(2, 6), default=2, show_default=True, help="Players (2..6).")
 @click.option("--ties-win", is_flag=True, help="A shared lowest score is worth a win when choosing a policy.")
-@click.option("--rounds", type=click.IntRange(1, 1000), default=None,
+@click.option("--rounds", type=IntRange(1, 1000), default=None,
               help="Multi-round game: totals over this many rounds, by simulation (STB-11).")
 @click.option("--elimination", is_flag=True, help="Elimination game by simulation (STB-12).")
-@click.option("--threshold", type=click.IntRange(1, 10**9), default=45, show_default=True,
+@click.option("--threshold", type=IntRange(1, 10**9), default=45, show_default=True,
               help="Elimination threshold (with --elimination).")
 @click.option("--policy", "policy_name", default="optimal", show_default=True,
               help="Policy every seat plays in multi-round and elimination games (the one-round game is "
@@ -775,8 +775,8 @@ def foresight(tiles, one_die, moves, max_tiles_per_move, scoring, thumb, fmt, ou
 @group.command(short_help="Rules of thumb: every rule of up to 3 preferences, costed exactly.")
 @box_rules_options
 @objective_options
-@click.option("--top", type=click.IntRange(min=1), default=5, show_default=True, help="Rules listed.")
-@click.option("--max-keys", type=click.IntRange(1, 3), default=3, show_default=True,
+@click.option("--top", type=IntRange(min=1), default=5, show_default=True, help="Rules listed.")
+@click.option("--max-keys", type=IntRange(1, 3), default=3, show_default=True,
               help="Longest list of preferences tried.")
 @click.option("--every-one-die", is_flag=True,
               help="Survey every one-die rule (never, 789-optional, ...) and both objectives instead.")
@@ -826,7 +826,7 @@ def thumb(tiles, one_die, moves, max_tiles_per_move, scoring, objective, target,
 @click.option("--rule", default=None,
               help="A rule of thumb to put on the card, e.g. 'fewest-tiles > lowest-top; dice cover' "
                    "(default: the best one found).")
-@click.option("--exceptions", type=click.IntRange(1, 20), default=6, show_default=True,
+@click.option("--exceptions", type=IntRange(1, 20), default=6, show_default=True,
               help="Situations where the rule goes wrong to list.")
 @output_options
 @user_errors

@@ -15,7 +15,8 @@ import click
 
 from ludolab.stdlib import registry
 
-from .cli_common import CommandGroup, InputError, check_out, refuse, refuse_foreign_digits, user_errors
+from .cli_common import (CommandGroup, FloatRange, InputError, IntRange, check_out, refuse, refuse_foreign_digits,
+                         user_errors)
 
 
 class GameGroup(CommandGroup):
@@ -87,11 +88,11 @@ _add_shared_commands()
 @cli.command(short_help="Kernel speed against the pure-Python reference.")
 @click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True,
               help="A table, or JSON records (kernel, per_second, reference_per_second, ratio, ...).")
-@click.option("--games", type=click.IntRange(1000, 10**9), default=5_000_000, show_default=True,
+@click.option("--games", type=IntRange(1000, 10**9), default=5_000_000, show_default=True,
               help="Games for the Monte Carlo kernel timing.")
-@click.option("--reference-seconds", type=click.FloatRange(0.1, 60.0), default=1.0, show_default=True,
+@click.option("--reference-seconds", type=FloatRange(0.1, 60.0), default=1.0, show_default=True,
               help="Least time of each repeat of a pure-Python reference timing.")
-@click.option("--scale", type=click.FloatRange(0.001, 100.0), default=1.0, show_default=True,
+@click.option("--scale", type=FloatRange(0.001, 100.0), default=1.0, show_default=True,
               help="Each timing repeat lasts at least this many seconds of work (after a warm-up call); "
                    "a record is the median of 3 repeats with their min and max.")
 @click.option("--game", "game_ids", multiple=True,
@@ -99,7 +100,7 @@ _add_shared_commands()
 @click.option("--scaling", is_flag=True,
               help="Instead: scaling of a long run from 1 to 2 local threads, and a 2-worker Dask LocalCluster "
                    "against the local backend.")
-@click.option("--scaling-seconds", type=click.FloatRange(0.5, 600.0), default=8.0, show_default=True,
+@click.option("--scaling-seconds", type=FloatRange(0.5, 600.0), default=8.0, show_default=True,
               help="With --scaling: about how long the run takes on one thread.")
 @click.option("--startup", is_flag=True,
               help="Instead: warm start-up of the commands answered at the table (box advise, box solve, shelf "
@@ -161,13 +162,13 @@ def bench(fmt, games, reference_seconds, scale, game_ids, scaling, scaling_secon
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="ludolab-report",
               show_default=True, help="Folder for report.md, report.html, their tables and charts.")
 @click.option("--quick", is_flag=True, help="Fewer simulated games (a smoke run).")
-@click.option("--seed", type=click.IntRange(min=0), default=2026, show_default=True,
+@click.option("--seed", type=IntRange(min=0), default=2026, show_default=True,
               help="Root seed of every simulation in the report.")
 @click.option("--backend", type=click.Choice(("local", "dask")), default="local", show_default=True,
               help="Where the Monte Carlo runs execute (the numbers are the same).")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
               help="With --backend dask: a running Dask scheduler.")
-@click.option("--workers", type=click.IntRange(1, 1024), default=None,
+@click.option("--workers", type=IntRange(1, 1024), default=None,
               help="With --backend dask: start a LocalCluster of this many workers.")
 @click.option("--quiet", is_flag=True, help="No progress messages.")
 @click.option("--force", is_flag=True, help="Replace files in --out that ludolab did not write (refused otherwise).")
@@ -202,7 +203,7 @@ def report(out_dir, quick, seed, backend, scheduler, workers, quiet, force):
 @cli.command(short_help="Print a saved result with its provenance; --rerun repeats its run.")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--rerun", is_flag=True, help="Repeat the command that made FILE and say whether the numbers match.")
-@click.option("--rows", type=click.IntRange(0), default=20, show_default=True, help="Rows of the table to print.")
+@click.option("--rows", type=IntRange(0), default=20, show_default=True, help="Rows of the table to print.")
 @user_errors
 def show(file, rerun, rows):
     """Print a table saved with --out (CSV with its .meta.json sidecar, or Parquet) and its provenance."""

@@ -51,6 +51,57 @@ class CommandGroup(click.Group):
         return super().resolve_command(ctx, args)
 
 
+class _PlainRange:
+    """A number option's range in words, and one message for a value that is not a number or is
+    outside the range (click's own names neither the kind of number nor the range)."""
+
+    #: What a value must be, in the message ("whole numbers", "numbers"), and one of them.
+    kind = "numbers"
+    one = "a number"
+
+    def allowed(self) -> str:
+        """The allowed values in words, e.g. ``whole numbers from 1 to 1000000``."""
+        low = None if self.min is None else f"{'above' if self.min_open else 'from'} {self.min}"
+        high = None if self.max is None else f"{'below' if self.max_open else 'to'} {self.max}"
+        if low and high:
+            return f"{self.kind} {low} {high}" if low.startswith("from") else f"{self.kind} {low} and {high}"
+        if low:
+            return f"{self.kind} {self.min} or more" if not self.min_open else f"{self.kind} {low}"
+        if high:
+            return f"{self.kind} {self.max} or less" if not self.max_open else f"{self.kind} {high}"
+        return self.kind
+
+    def convert(self, value, param, ctx):
+        """``value`` as a number inside the range; otherwise :class:`click.BadParameter` naming
+        the allowed values."""
+        try:
+            self._number_class(value)
+        except (TypeError, ValueError, OverflowError):
+            self.fail(f"{value!r} is not {self.one}: allowed are {self.allowed()}", param, ctx)
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter:
+            self.fail(f"{value} is out of range: allowed are {self.allowed()}", param, ctx)
+
+
+class IntRange(_PlainRange, click.IntRange):
+    """:class:`click.IntRange` whose message says what is allowed in words (``whole numbers from
+    1 to 100``)."""
+
+    name = "integer"
+    kind = "whole numbers"
+    one = "a whole number"
+
+
+class FloatRange(_PlainRange, click.FloatRange):
+    """:class:`click.FloatRange` whose message says what is allowed in words (``numbers from 0.0
+    to 1.0``)."""
+
+    name = "float"
+    kind = "numbers"
+    one = "a number"
+
+
 class InputError(click.ClickException):
     """Bad input: shown as one ``Error:`` line, exit code 2."""
 
@@ -121,11 +172,11 @@ def seed_options(default_games: int, names: tuple = ("--games",), dest: str = "g
 
     def deco(fn):
         opts = [
-            click.option(*names, dest, type=click.IntRange(1, 10**12), default=default_games, show_default=True,
+            click.option(*names, dest, type=IntRange(1, 10**12), default=default_games, show_default=True,
                          help=help),
-            click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+            click.option("--seed", type=IntRange(min=0), default=0, show_default=True,
                          help="Root seed; the same seed gives the same numbers on any thread count."),
-            click.option("--chunks", type=click.IntRange(1, 4096), default=64, show_default=True,
+            click.option("--chunks", type=IntRange(1, 4096), default=64, show_default=True,
                          help="Chunks the run is cut into (part of what the seed means)."),
         ]
         for o in reversed(opts):

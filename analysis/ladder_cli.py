@@ -26,7 +26,7 @@ import click
 
 from ludolab.stdlib.errors import ascii_digits
 
-from .cli_common import InputError, user_errors
+from .cli_common import InputError, IntRange, user_errors
 
 SEARCH_KINDS = ("search", "tree", "all-seeing")
 
@@ -100,12 +100,12 @@ def make_ladder_command(game_id: str) -> click.Command:
                   help="A contender (repeat): a named policy, search:budget=B,rollout=NAME, tree:..., "
                        "all-seeing:..., python:MODULE:FUNCTION. Default: every named policy.")
     @click.option("--baseline", default=None, help="The named policy of the other seats (default: the game's best heuristic).")
-    @click.option("--players", type=click.IntRange(2, 6), default=None,
+    @click.option("--players", type=IntRange(2, 6), default=None,
                   help="Seats at the table (default: the game's first ladder table; a count the game's "
                        "ladder has no table for is refused, naming those it has).")
-    @click.option("--deals", type=click.IntRange(2, 10**7), default=200, show_default=True,
+    @click.option("--deals", type=IntRange(2, 10**7), default=200, show_default=True,
                   help="Duplicate deals; each is played once per seat per contender.")
-    @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+    @click.option("--seed", type=IntRange(min=0), default=0, show_default=True)
     @click.option("--saturate", "saturate", default=None,
                   help="B:TOL: double the budget of the one search, tree or all-seeing --policy from B (in place "
                        "of its budget=) until a doubling gains less than TOL points (its 95% CI below TOL; gain "

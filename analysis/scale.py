@@ -25,7 +25,7 @@ from pathlib import Path
 
 import click
 
-from .cli_common import InputError
+from .cli_common import InputError, IntRange
 
 SCALE_PARAMS = ("scheduler", "workers", "run_dir", "resume", "precision")
 
@@ -46,7 +46,7 @@ def scale_options(fn):
     opts = [
         click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
                      help="Run the chunks on this Dask scheduler (same numbers as the local backend)."),
-        click.option("--workers", type=click.IntRange(1, 1024), default=None,
+        click.option("--workers", type=IntRange(1, 1024), default=None,
                      help="Start a Dask LocalCluster with this many workers for the run."),
         click.option("--run-dir", type=click.Path(file_okay=False), default=None,
                      help="Keep every finished chunk in this folder (continue later with --resume)."),

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from .cli_common import (FORMATS, CommandGroup, InputError, check_out, emit, output_options, progress_flag, refuse, save_outputs,
-                         seed_options, user_errors)
+from .cli_common import (FORMATS, CommandGroup, InputError, IntRange, check_out, emit, output_options, progress_flag,
+                         refuse, save_outputs, seed_options, user_errors)
 
 VARIANT_NAMES = ("standard", "flat", "linear", "pairs", "columns")
 POLICY_HELP = ("random, greedy or potential, optionally with parameters, e.g. "
@@ -218,7 +218,7 @@ def variants(players, skilled, deck_file, games, seed, chunks, fmt, out_dir, tab
 @click.option("--correlation", type=float, default=0.0, show_default=True,
               help="Generated deck: share of cards whose colour follows their field, 0..1.")
 @click.option("--size", type=int, default=90, show_default=True, help="Generated deck: number of cards.")
-@click.option("--deck-seed", type=click.IntRange(min=0), default=0, show_default=True, help="Generated deck: seed.")
+@click.option("--deck-seed", type=IntRange(min=0), default=0, show_default=True, help="Generated deck: seed.")
 @click.option("--write", "write_file", type=click.Path(dir_okay=False), default=None,
               help="Write the deck as CSV to this file (a new file: an existing one is never overwritten).")
 @click.option("--sensitivity", is_flag=True, help="Run the deck sensitivity study (Monte Carlo).")

@@ -251,3 +251,45 @@ def test_a_whole_number_in_a_deck_or_tableau_file_is_written_with_0_to_9():
 
     assert ascii_whole("10") and ascii_whole(" -3 ") and not ascii_whole("１0") and not ascii_whole("")
     assert not ascii_whole(10)
+
+
+@pytest.mark.parametrize("args,words", [
+    (("box", "simulate", "--games", "abc"), "'abc' is not a whole number: allowed are whole numbers from 1 to"),
+    (("box", "simulate", "--games", "1e3"), "allowed are whole numbers from 1 to"),
+    (("box", "simulate", "--games", "-5"), "-5 is out of range: allowed are whole numbers from 1 to"),
+    (("box", "simulate", "--seed", "x"), "allowed are whole numbers 0 or more"),
+    (("beverbende", "simulate", "--memory-loss", "x"), "'x' is not a number: allowed are numbers from 0.0 to 1.0"),
+    (("beverbende", "simulate", "--memory-loss", "2"), "2 is out of range: allowed are numbers from 0.0 to 1.0"),
+    (("shelf", "advise", "--half-width", "0"), "allowed are numbers above 0.0"),
+])
+def test_a_bad_number_names_its_kind_and_range(capsys, args, words):
+    """Through the console entry point, as a user meets it: click's own message for a non-number
+    ("'abc' is not a valid integer range") named no range."""
+    from ludolab.analysis.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(list(args))
+    out, err = capsys.readouterr()
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert exc.value.code == 2 and out == "" and len(lines) == 1, err
+    assert lines[0].startswith("Error:") and words in lines[0], lines[0]
+
+
+def test_every_number_option_says_its_range_in_words():
+    """No option keeps click's own range types, whose message for a non-number ("'abc' is not a valid
+    integer range") names no range."""
+    import click
+
+    from ludolab.analysis.cli_common import FloatRange, IntRange
+
+    def commands(cmd, ctx=None):
+        yield cmd
+        if isinstance(cmd, click.Group):  # groups load their commands when asked for them
+            ctx = click.Context(cmd, parent=ctx)
+            for name in cmd.list_commands(ctx):
+                yield from commands(cmd.get_command(ctx, name), ctx)
+
+    params = [(cmd.name, p) for cmd in commands(cli) for p in cmd.params
+              if isinstance(p.type, (click.IntRange, click.FloatRange))]
+    assert len(params) > 40
+    assert [(name, p.name) for name, p in params if not isinstance(p.type, (IntRange, FloatRange))] == []

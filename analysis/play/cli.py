@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from ludolab.analysis.cli_common import InputError, user_errors
+from ludolab.analysis.cli_common import InputError, IntRange, user_errors
 
 HOST = "127.0.0.1"  # the page is served on this machine only
 
@@ -27,7 +27,7 @@ def _port_free(port: int) -> bool:
 
 
 @click.command(short_help="Play the games against the bots in a local web page, with hints.")
-@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True,
+@click.option("--port", type=IntRange(1, 65535), default=8765, show_default=True,
               help="Port on 127.0.0.1 (the page is served on this machine only).")
 @click.option("--no-browser", is_flag=True, help="Do not open the page in the default browser.")
 @user_errors
