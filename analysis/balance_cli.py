@@ -26,7 +26,8 @@ from .cli_common import InputError, IntRange, user_errors
 @click.option("--games", type=IntRange(2, 10**7), default=20_000, show_default=True,
               help="Duplicate deals (each also played with every seat in turn at random for the skill measures).")
 @click.option("--seed", type=IntRange(min=0), default=0, show_default=True)
-@click.option("--no-skill", is_flag=True, help="Leave out the skill measures (one run instead of one per seat more).")
+@click.option("--no-skill", is_flag=True,
+              help="Leave out the skill measures (one run instead of one per seat more, and no skill chain).")
 @click.option("--variants", is_flag=True,
               help="Every named scoring or rule variant of the game side by side, one column each, on the same "
                    "deals (the same seed).")
@@ -66,8 +67,10 @@ def balance(game, players, policies, games, seed, no_skill, variants, fmt):
         click.echo(f"Balance of {info.title} ({cases[0].label}; seats {', '.join(names)}; {games} games, seed {seed})")
         w = max(len(r["metric"]) for r in rows)
         for r in rows:
-            ci = "(exact)" if r["metric"].startswith("exact_") else f"({r['ci_low']:.4f} to {r['ci_high']:.4f})"
-            click.echo(f"{r['metric']:<{w}}  {r['value']:10.4f}  {ci:<20}  {r['meaning']}")
+            ci = ("(exact)" if r["metric"].startswith("exact_") else f"(of {r['steps']} steps)" if "steps" in r
+                  else f"({r['ci_low']:.4f} to {r['ci_high']:.4f})")
+            value = f"{int(r['value']):5d}     " if "steps" in r else f"{r['value']:10.4f}"
+            click.echo(f"{r['metric']:<{w}}  {value}  {ci:<20}  {r['meaning']}")
         return
     click.echo(f"Balance of {info.title} by rule variant ({cases[0].n_players} players; seats {', '.join(names)}; "
                f"{games} games on the same deals, seed {seed}); each cell the value (95% CI)")
@@ -78,6 +81,7 @@ def balance(game, players, policies, games, seed, no_skill, variants, fmt):
     for r in rows:
         table.setdefault(r["metric"], {"metric": r["metric"]})[r["variant"]] = (
             f"{_num(r['value'])} (exact)" if r["metric"].startswith("exact_") else
+            f"{int(r['value'])} of {r['steps']} steps" if "steps" in r else
             f"{_num(r['value'])} ({_num(r['ci_low'])} to {_num(r['ci_high'])})")
     click.echo(TextTable(list(table.values()), ["metric", *labels]).to_string())
     first = {r["metric"]: (r["value"], r["ci_low"], r["ci_high"]) for r in rows if r["variant"] == labels[0]}
@@ -118,6 +122,8 @@ def _study(g, info, case, policies, games, seed, no_skill) -> list:
     moments = int(g.extra["moments"](case.rules)) if "moments" in g.extra else int(g.max_steps(case.rules)) + 1
     rows = BAL.study(g.kernels, case.rules, [named[n] for n in names], bool(g.lower_wins), games, seed, moments,
                      random_policy=random_policy, variant=case.label)
+    if random_policy is not None:
+        rows.append(BAL.skill_chain(g, case, min(int(games), BAL.CHAIN_DEALS), seed, variant=case.label))
     dists = g.extra["exact_seats"](case, names) if "exact_seats" in g.extra else None
     if dists is not None:
         rows += BAL.exact_seats(dists, bool(g.lower_wins), variant=case.label)

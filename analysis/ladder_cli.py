@@ -183,10 +183,10 @@ def _print(rows, sat, fmt, game_id, case, base_name, deals, seed, lower):
                    f"{elo(r['rating_ci_high']):>5})")
     click.echo("rating: Bradley-Terry strength on the Elo scale, baseline 0; n/a where a share of 0 or 1 "
                "leaves it unbounded")
-    chain = sorted(rows, key=lambda r: r["rung"])
-    line = chain[0]["policy"] + "".join((" > " if a["separated_below"] else " ~ ") + b["policy"]
-                                         for a, b in zip(chain, chain[1:]))
-    click.echo(f"skill chain: {chain[0]['skill_chain']} of {len(chain) - 1} steps between neighbouring rungs told "
+    from ludolab.sim.ladder import chain_text
+
+    line = chain_text(rows)
+    click.echo(f"skill chain: {rows[0]['skill_chain']} of {len(rows) - 1} steps between neighbouring rungs told "
                f"apart (paired 95% CI of their difference excludes 0; '>' told apart, '~' not): {line}")
     if sat:
         click.echo("Budget doubling (gain of each doubling, 95% CI):")

@@ -73,6 +73,8 @@ MEANINGS = {
     "duration_p50": "median actions per game",
     "duration_p95": "95th percentile of actions per game",
     "ties": "share of games whose best return is shared",
+    "skill_chain": "steps between neighbouring rungs of a ladder of the game's named policies told apart by a "
+                   "paired 95% CI, of {steps} ({deals} duplicate deals against {baseline}): {chain}",
     "exact_seat_win_share": "seat {s}'s win share, exact (from each seat's exact score distribution)",
     "exact_seat_points": "seat {s}'s mean points, exact",
     "exact_seat_edge": "seat edge, exact",
@@ -394,3 +396,48 @@ def paired_difference(a: tuple, b: tuple, measure: str, lower: bool, resamples: 
     boots = np.sort(_paired_value(measure, pa, idx) - _paired_value(measure, pb, idx))
     lo, hi = float(boots[int(0.025 * len(boots))]), float(boots[int(0.975 * len(boots)) - 1])
     return float(diff), min(lo, float(diff)), max(hi, float(diff))
+
+
+#: The most duplicate deals the skill chain's ladder plays (fewer when the study has fewer games): every
+#: fast named policy in every seat against the best heuristic, so its cost is policies x seats x deals games.
+CHAIN_DEALS = 2_000
+
+
+def skill_chain(game, case, deals: int, seed: int, variant: str = "") -> dict:
+    """The skill chain as a balance row: how many neighbouring rungs of a strength ladder are told apart.
+
+    The ladder (:func:`ludolab.sim.ladder.ladder`) plays every named policy of the game except those its
+    step game lists as slow (``extra["slow_policies"]``: the rollout players) in every seat against the
+    game's best heuristic (``extra["best"]``) on the same duplicate deals; its rungs are ordered by their
+    paired difference from that heuristic, and a step between neighbours counts when the paired 95% CI of
+    their per-deal difference excludes 0 (:func:`ludolab.sim.ladder.skill_chain`; Ludii's "skill trace"
+    counts the same steps).
+
+    Args:
+        game: a step game; case: one of its rulesets (2 or more seats); deals: duplicate deals (2 or more);
+        seed: the deals' root seed (the ladder's keys).
+
+    Returns:
+        The row ``skill_chain``: ``value`` the steps told apart (``ci_low == ci_high == value``: the count
+        comes from CIs, it has none of its own), ``steps`` the steps in all, ``chain`` the rungs in one line
+        (``a > b ~ c``), and the ``meaning`` naming both.
+
+    Raises:
+        ValueError: fewer than 2 deals, or fewer than 2 fast named policies.
+    """
+    from . import ladder as L
+    from .step import named_policies
+
+    named = named_policies(game, case)
+    slow = set(game.extra.get("slow_policies", ()))
+    fast = [n for n in named if n not in slow]
+    if len(fast) < 2:
+        raise ValueError(f"a skill chain needs 2 or more named policies, not {len(fast)}")
+    best = game.extra.get("best", fast[0])
+    base = L.Contender(best, "named", named[best])
+    rows = L.ladder(L.Table(game, case), [L.Contender(n, "named", named[n]) for n in fast], base,
+                    deals=deals, seed=seed)
+    links, text = int(rows[0]["skill_chain"]), L.chain_text(rows)
+    row = _row("skill_chain", variant, links, links, links, steps=len(rows) - 1, deals=int(deals), baseline=best,
+               chain=text)
+    return {**row, "steps": len(rows) - 1, "chain": text}

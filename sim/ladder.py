@@ -148,6 +148,9 @@ class Table:
         """float64 (deals, P, P): ``[d, s]`` the returns of every seat on deal d with contender ``c``
         in seat s and the baseline in the others."""
         out = np.zeros((len(keys), self.n, self.n))
+        if c == baseline and c.kind == "named":  # every seat the same named policy: one game per deal
+            out[:] = play.run(self.k, self.rules, np.array(keys, dtype=np.uint64), [c.policy] * self.n)[0][:, None, :]
+            return out
         for s in range(self.n):
             seats = [baseline] * self.n
             seats[s] = c
@@ -222,10 +225,11 @@ def ladder(table: Table, contenders: list, baseline: Contender, deals: int = 200
         if c.kind not in CONTENDER_KINDS:
             raise ValueError(f"unknown contender kind {c.kind!r}: allowed {', '.join(CONTENDER_KINDS)}")
     keys = deal_keys(seed, deals)
-    base = table.seat_results(baseline, baseline, keys)
+    base_games = table.seat_games(baseline, baseline, keys)
+    base = np.stack([base_games[:, s, s] for s in range(table.n)], axis=1)
     rows = []
     for c in contenders:
-        games = table.seat_games(c, baseline, keys)
+        games = base_games if c == baseline else table.seat_games(c, baseline, keys)
         mine = np.stack([games[:, s, s] for s in range(table.n)], axis=1)
         d = (mine - base).mean(axis=1)
         diff, lo, hi = _ci(d)
@@ -274,6 +278,14 @@ def skill_chain(rows: list[dict], lower: bool) -> dict:
     for rec in out.values():
         rec["skill_chain"] = links
     return out
+
+
+def chain_text(rows: list[dict]) -> str:
+    """The skill chain in one line, strongest first: ``a > b ~ c`` (``>`` told apart from the next rung
+    down, ``~`` not), from rows carrying :func:`skill_chain`'s ``rung`` and ``separated_below``."""
+    chain = sorted(rows, key=lambda r: r["rung"])
+    return chain[0]["policy"] + "".join((" > " if a["separated_below"] else " ~ ") + b["policy"]
+                                        for a, b in zip(chain, chain[1:]))
 
 
 MAX_DOUBLINGS = 6

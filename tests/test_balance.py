@@ -62,6 +62,41 @@ def test_a_game_of_skill_shows_it():
     assert _holds(r["skill_expression"], 0.375), r["skill_expression"]
 
 
+def test_the_skill_chain_tells_skill_apart_and_a_coin_toss_not():
+    """Known answers: in the game of picks the best pick beats a random one on the same deals (1 of 1
+    step); in a coin toss both policies get the same returns on every deal (0 of 1)."""
+    skill = T.step_game(T.SKILL)
+    row = BAL.skill_chain(skill, skill.cases[0], 400, 5, variant="toy")
+    assert (row["metric"], row["value"], row["steps"], row["chain"]) == ("skill_chain", 1.0, 1, "best > random")
+    assert row["ci_low"] == row["ci_high"] == 1.0 and "of 1 (400 duplicate deals against best)" in row["meaning"]
+    coin = T.step_game(T.COIN)
+    row = BAL.skill_chain(coin, coin.cases[0], 400, 5)
+    assert row["value"] == 0.0 and row["steps"] == 1 and " ~ " in row["chain"]
+
+
+def test_the_skill_chain_row_is_the_ladders_chain_on_the_same_deals():
+    """``balance`` and ``ladder`` give the same chain: the balance row plays the same ladder over the
+    game's fast named policies, at min(games, CHAIN_DEALS) deals."""
+    import json
+
+    from click.testing import CliRunner
+
+    from ludolab.analysis.cli import cli
+
+    res = CliRunner().invoke(cli, ["balance", "box", "--games", "300", "--seed", "4", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    (row,) = [r for r in json.loads(res.stdout) if r["metric"] == "skill_chain"]
+    lad = CliRunner().invoke(cli, ["box", "ladder", "--players", "2", "--deals", "300", "--seed", "4", "--format", "json"])
+    assert lad.exit_code == 0, lad.output
+    rows = json.loads(lad.stdout)["rows"]
+    assert row["value"] == rows[0]["skill_chain"] and row["ci_low"] == row["ci_high"] == row["value"]
+    text = CliRunner().invoke(cli, ["balance", "box", "--games", "300", "--seed", "4"]).stdout
+    from ludolab.sim.ladder import chain_text
+
+    assert f"of {len(rows) - 1} steps" in text and chain_text(rows) in text
+    assert "skill_chain" not in CliRunner().invoke(cli, ["balance", "box", "--games", "300", "--no-skill"]).stdout
+
+
 def test_shut_the_box_seat_win_shares_match_the_exact_distributions():
     """Seat 1 plays optimally, seat 2 at random, one round (STB-9): the exact chance that seat 1
     scores less (a tie split) from the two exact score distributions, inside the CI."""

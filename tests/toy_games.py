@@ -116,3 +116,19 @@ def running_score(rules, state, out):
 def play_traced_many(rules, inp, out):
     _play.play_traced(new_game, current_player, apply_action, observe, returns, act, running_score,
                       rules, inp, out)
+
+
+@njit(cache=True, nogil=True)
+def play_many(rules, inp, out):
+    _play.play_games(new_game, current_player, legal_actions, apply_action, observe, returns, act, rules, inp, out)
+
+
+def step_game(kind: int):
+    """What the ladder and the skill chain read of a step game, for toy game ``kind`` at two seats."""
+    from types import SimpleNamespace
+
+    case = SimpleNamespace(rules=np.array([kind], dtype=np.int64), n_players=2, named=None, label="toy")
+    return SimpleNamespace(kernels=__import__(__name__), cases=[case], lower_wins=False,
+                           policies={"best": (K_BEST, np.zeros(1)), "random": (K_RANDOM, np.zeros(1))},
+                           max_steps=lambda rules: max(LENGTH), return_bounds=lambda rules: (0.0, 1.0),
+                           extra={"best": "best", "random": "random"})
