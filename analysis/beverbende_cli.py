@@ -384,10 +384,10 @@ def _situation_of_options(players, seat, turns, start, phase, drawn, draw_twice,
 @group.command(short_help="Advice at any decision: every legal action's value (this round's points) with a 95% CI.")
 @click.option("--situation", "situation_file", default=None, metavar="FILE",
               help="The situation as a JSON file (- reads standard input); see the README for its keys.")
-@click.option("--seat", type=int, default=None, help="The seat to move (0-based, BVB-2), whose knowledge this is.")
-@click.option("--turns", type=int, default=None, help="Turns completed in the round (default 0; at the knock "
+@click.option("--seat", type=IntRange(), default=None, help="The seat to move (0-based, BVB-2), whose knowledge this is.")
+@click.option("--turns", type=IntRange(), default=None, help="Turns completed in the round (default 0; at the knock "
                                                           "decision it counts the turn just played).")
-@click.option("--start", type=int, default=None, help="The round's starting seat (default: the one that puts --seat "
+@click.option("--start", type=IntRange(), default=None, help="The round's starting seat (default: the one that puts --seat "
                                                           "to move after --turns).")
 @click.option("--phase", type=click.Choice(("action", "drawn", "swap", "peek", "knock")), default=None,
               help="The decision: take or draw (action), the drawn card (drawn), the swap or peek to carry out, or "
@@ -400,8 +400,8 @@ def _situation_of_options(players, seat, turns, start, phase, drawn, draw_twice,
                    "repeatable, seats not given are unknown.")
 @click.option("--discard", default=None, metavar="CARDS",
               help="Every card on the discard pile, the top card last, e.g. \"4 9 SW 2\".")
-@click.option("--knocker", type=int, default=None, help="The seat that knocked this round, if any (BVB-9).")
-@click.option("--reshuffles", type=int, default=None, help="Times the draw pile was rebuilt this round (BVB-11).")
+@click.option("--knocker", type=IntRange(), default=None, help="The seat that knocked this round, if any (BVB-9).")
+@click.option("--reshuffles", type=IntRange(), default=None, help="Times the draw pile was rebuilt this round (BVB-11).")
 @rules_options
 @_advise_imports().advice_options(default_budget=ADVISE_BUDGET)
 @user_errors

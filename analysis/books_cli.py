@@ -294,7 +294,7 @@ def score(record_file, scoring, void_trump, fmt):
 @click.option("--scoring", type=click.Choice(SCORINGS), default="rulebook", show_default=True)
 @click.option("--void-trump", type=click.Choice(("counts", "ignored")), default="counts", show_default=True)
 @click.option("--hand", required=True, help='Your hand before forecasting, e.g. "R15 R9 B10 ..." (STK-2).')
-@click.option("--position", type=int, required=True, help="Your position in forecast order (1 = first).")
+@click.option("--position", type=IntRange(), required=True, help="Your position in forecast order (1 = first).")
 @click.option("--earlier", multiple=True,
               help='Prediction cards laid by each player before you, in order; "" for one who laid none.')
 @click.option("--pool", type=IntRange(1, 12), default=8, show_default=True,
@@ -432,8 +432,8 @@ def _play_advice_options(fn):
         click.option("--tie-break", type=click.Choice(("last-start", "shared")), default=None,
                      help="Default last-start (STK-9)."),
         click.option("--hand", default=None, help='Your cards in hand now, e.g. "R15 R9 B10" (STK-2).'),
-        click.option("--start", type=int, default=None, help="The seat (0-based) that led the hand's first trick."),
-        click.option("--seat", type=int, default=None,
+        click.option("--start", type=IntRange(), default=None, help="The seat (0-based) that led the hand's first trick."),
+        click.option("--seat", type=IntRange(), default=None,
                      help="Your seat (0-based); checked: it must be the seat to act."),
         click.option("--predictions", default=None,
                      help='Every prediction card laid, open or closed, seat 0 first, seats separated by "/": '
@@ -443,9 +443,9 @@ def _play_advice_options(fn):
                           'then "close CARD" where the winner chose among matches: "B10 B11 B12 B13 / Y13 Y3 Y4 '
                           'Y5 close Y15" (STK-5, STK-6).'),
         click.option("--trick", default=None, help='The trick in progress, from its leader: "Y2 Y8".'),
-        click.option("--hand-number", type=int, default=None,
+        click.option("--hand-number", type=IntRange(), default=None,
                      help="Hands finished before this one in the game (with --hands; default: a one-hand game)."),
-        click.option("--hands", type=int, default=None,
+        click.option("--hands", type=IntRange(), default=None,
                      help="Hands in the game (STK-9); the value is then the game total at its end."),
         click.option("--totals", default=None, help='Each seat\'s points from the finished hands: "6 -3 4 2".'),
     ]

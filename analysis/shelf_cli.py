@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from .cli_common import (FORMATS, CommandGroup, InputError, IntRange, check_out, emit, output_options, progress_flag,
-                         refuse, save_outputs, seed_options, user_errors)
+from .cli_common import (FORMATS, CommandGroup, FloatRange, InputError, IntRange, check_out, emit, output_options,
+                         progress_flag, refuse, save_outputs, seed_options, user_errors)
 
 VARIANT_NAMES = ("standard", "flat", "linear", "pairs", "columns")
 POLICY_HELP = ("random, greedy or potential, optionally with parameters, e.g. "
@@ -15,7 +15,7 @@ POLICY_HELP = ("random, greedy or potential, optionally with parameters, e.g. "
 def rules_options(fn):
     """--players, --variant, --tiebreak, --deck (SHB-1, SHB-2, SHB-11, SHB-12)."""
     opts = [
-        click.option("--players", type=int, default=4, show_default=True, help="Players, 2..5 (SHB-2)."),
+        click.option("--players", type=IntRange(), default=4, show_default=True, help="Players, 2..5 (SHB-2)."),
         click.option("--variant", type=click.Choice(VARIANT_NAMES), default="standard", show_default=True,
                      help="Scoring variant (SHB-11): standard 1/3/5, flat 1/2/3, linear, pairs, columns."),
         click.option("--tiebreak", type=click.Choice(("shared", "sequences")), default="shared", show_default=True,
@@ -172,7 +172,7 @@ def compare(players, variant, tiebreak, deck_file, policies, games, seed, chunks
 
 
 @group.command(short_help="What each scoring variant does to the game.")
-@click.option("--players", type=int, default=4, show_default=True, help="Players, 2..5.")
+@click.option("--players", type=IntRange(), default=4, show_default=True, help="Players, 2..5.")
 @click.option("--policy", "skilled", default="potential", show_default=True,
               help=f"The skilled policy set against random play: {POLICY_HELP}.")
 @click.option("--deck", "deck_file", default=None, help="Deck CSV (default: the assumed deck assumed-90).")
@@ -212,17 +212,17 @@ def variants(players, skilled, deck_file, games, seed, chunks, fmt, out_dir, tab
 @group.command(short_help="Describe a deck, write a generated one, or study deck sensitivity.")
 @click.option("--deck", "deck_file", default=None, help="Deck CSV to describe (default: the assumed deck).")
 @click.option("--generate", is_flag=True, help="Describe a generated deck instead (options below).")
-@click.option("--fields", type=int, default=6, show_default=True, help="Generated deck: number of fields.")
-@click.option("--colours", type=int, default=5, show_default=True, help="Generated deck: number of colours.")
+@click.option("--fields", type=IntRange(), default=6, show_default=True, help="Generated deck: number of fields.")
+@click.option("--colours", type=IntRange(), default=5, show_default=True, help="Generated deck: number of colours.")
 @click.option("--numbers", default="1-90", show_default=True, help="Generated deck: accession number range LOW-HIGH.")
-@click.option("--correlation", type=float, default=0.0, show_default=True,
+@click.option("--correlation", type=FloatRange(), default=0.0, show_default=True,
               help="Generated deck: share of cards whose colour follows their field, 0..1.")
-@click.option("--size", type=int, default=90, show_default=True, help="Generated deck: number of cards.")
+@click.option("--size", type=IntRange(), default=90, show_default=True, help="Generated deck: number of cards.")
 @click.option("--deck-seed", type=IntRange(min=0), default=0, show_default=True, help="Generated deck: seed.")
 @click.option("--write", "write_file", type=click.Path(dir_okay=False), default=None,
               help="Write the deck as CSV to this file (a new file: an existing one is never overwritten).")
 @click.option("--sensitivity", is_flag=True, help="Run the deck sensitivity study (Monte Carlo).")
-@click.option("--players", type=int, default=4, show_default=True, help="Players for --sensitivity.")
+@click.option("--players", type=IntRange(2, 5), default=4, show_default=True, help="Players for --sensitivity.")
 @seed_options(500)
 @output_options
 @user_errors
@@ -346,8 +346,8 @@ def _situation_from_options(opts: dict) -> dict:
 @click.option("--situation", "situation_file", default=None,
               help="The situation as a JSON file ('-': standard input); see the README. Or give it with the "
                    "options below.")
-@click.option("--players", type=int, default=None, help="Players, 2..5 (SHB-2).")
-@click.option("--seat", type=int, default=None, help="Your seat, 1..players: the seat to act.")
+@click.option("--players", type=IntRange(), default=None, help="Players, 2..5 (SHB-2).")
+@click.option("--seat", type=IntRange(), default=None, help="Your seat, 1..players: the seat to act.")
 @click.option("--variant", type=click.Choice(VARIANT_NAMES), default=None, help="Scoring variant (SHB-11); standard.")
 @click.option("--tiebreak", type=click.Choice(("shared", "sequences")), default=None, help="Tie-break (SHB-12); shared.")
 @click.option("--tableau", "tableaus", multiple=True,
@@ -358,16 +358,16 @@ def _situation_from_options(opts: dict) -> dict:
               help="SEAT=CARD: a seat's first placed card where it is not the first of its top shelf.")
 @click.option("--hand", default=None, help="Your hand card (at a place decision: the one held before this turn).")
 @click.option("--offer", default=None, help="The offer cards in order, separated by spaces.")
-@click.option("--pile", type=int, default=None, help="Cards left in the pile.")
+@click.option("--pile", type=IntRange(), default=None, help="Cards left in the pile.")
 @click.option("--draw-two/--no-draw-two", "draw_two", default=None,
               help="Whether drawing two is allowed (optional: checked against the pile, SHB-7).")
 @click.option("--source", type=click.Choice(("offer", "draw")), default=None,
               help="At a place decision: you took an offer card, or drew two.")
-@click.option("--offer-place", "offer_place", type=int, default=None,
+@click.option("--offer-place", "offer_place", type=IntRange(), default=None,
               help="With --source offer: the offer place (1 = first) the card was taken from; default 1.")
 @click.option("--taken", default=None, help="With --source offer: the card you took.")
 @click.option("--drawn", default=None, help="With --source draw: the two cards drawn, the pile's top first.")
-@click.option("--put-back-by", "put_back_by", type=int, default=None,
+@click.option("--put-back-by", "put_back_by", type=IntRange(), default=None,
               help="The seat that put the pile's top card back, if nobody has drawn from the pile since.")
 @click.option("--known", multiple=True, help="SEAT=CARD: a hand card the whole table knows (repeat).")
 @click.option("--deck", "deck_file", default=None,
