@@ -60,8 +60,8 @@ def balance(game, players, policies, games, seed, no_skill, variants, fmt):
         rows += _study(g, info, case, policies, games, seed, no_skill)
     names = rows[0]["_seats"]
     if fmt == "json":
-        click.echo(json.dumps([{k: r[k] for k in ("metric", "variant", "value", "ci_low", "ci_high")} for r in rows],
-                              indent=2))
+        keys = ("metric", "variant", "value", "ci_low", "ci_high", "steps", "chain")  # the last two: skill_chain's
+        click.echo(json.dumps([{k: r[k] for k in keys if k in r} for r in rows], indent=2))
         return
     if not variants:
         click.echo(f"Balance of {info.title} ({cases[0].label}; seats {', '.join(names)}; {games} games, seed {seed})")

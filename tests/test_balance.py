@@ -82,6 +82,7 @@ def test_the_skill_chain_row_is_the_ladders_chain_on_the_same_deals():
     from click.testing import CliRunner
 
     from ludolab.analysis.cli import cli
+    from ludolab.sim.ladder import chain_text
 
     res = CliRunner().invoke(cli, ["balance", "box", "--games", "300", "--seed", "4", "--format", "json"])
     assert res.exit_code == 0, res.output
@@ -90,9 +91,8 @@ def test_the_skill_chain_row_is_the_ladders_chain_on_the_same_deals():
     assert lad.exit_code == 0, lad.output
     rows = json.loads(lad.stdout)["rows"]
     assert row["value"] == rows[0]["skill_chain"] and row["ci_low"] == row["ci_high"] == row["value"]
+    assert row["steps"] == len(rows) - 1 and row["chain"] == chain_text(rows)
     text = CliRunner().invoke(cli, ["balance", "box", "--games", "300", "--seed", "4"]).stdout
-    from ludolab.sim.ladder import chain_text
-
     assert f"of {len(rows) - 1} steps" in text and chain_text(rows) in text
     assert "skill_chain" not in CliRunner().invoke(cli, ["balance", "box", "--games", "300", "--no-skill"]).stdout
 
