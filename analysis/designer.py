@@ -157,9 +157,12 @@ def fig_variants(table: pd.DataFrame) -> Figure:
         v = table[key].to_numpy(float)
         err = np.vstack([v - table[f"{key}_ci_low"].to_numpy(float), table[f"{key}_ci_high"].to_numpy(float) - v])
         ax.barh(y, v, xerr=err, color=["#8c8c8c"] + ["#3182bd"] * (len(table) - 1), capsize=3)
-        # each value written beyond its whisker, so a bar of length 0 (no ties at all) still reads
+        # each value written beyond its whisker, so a bar of length 0 (no ties at all) still reads; one
+        # precision per panel, on a white ground where the rulebook's dashed line passes
+        fmt = "{:.1f}" if np.nanmax(np.abs(v)) >= 10 else "{:.3f}"
         for yi, vi, hi in zip(y, v, np.nan_to_num(v + err[1], nan=0.0)):
-            ax.text(max(hi, vi, 0.0), yi, f" {_n(vi)}", va="center", fontsize=8, color="#333333")
+            ax.text(max(hi, vi, 0.0), yi, " " + fmt.format(vi), va="center", fontsize=8, color="#333333",
+                    bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5}, zorder=3)
         ax.margins(x=0.18)
         ax.set_title(label, fontsize=10)
         ax.axvline(v[0], color="#444444", lw=0.8, ls="--")

@@ -52,7 +52,13 @@ def test_the_chart_writes_every_value_so_a_bar_of_length_0_still_reads():
     ties = [ax for ax in fig.axes if ax.get_title() == "share of games with a shared win"]
     assert len(ties) == 1
     labels = sorted(t.get_text().strip() for t in ties[0].texts)
-    assert labels == sorted([D._n(0.0), D._n(table.loc[1, "ties"])]) and D._n(0.0) == "0.000"
+    assert labels == sorted(["0.000", f"{table.loc[1, 'ties']:.3f}"])
+    # one precision per panel: 9.4 beside 11.2 is written 9.4, not 9.400
+    table.loc[0, ["duration", "duration_ci_low", "duration_ci_high"]] = (9.4, 9.0, 9.8)
+    table.loc[1, ["duration", "duration_ci_low", "duration_ci_high"]] = (11.2, 10.8, 11.6)
+    table.loc[1, ["duration_diff", "duration_diff_ci_low", "duration_diff_ci_high"]] = (50.0, 49.0, 51.0)
+    (actions,) = [ax for ax in D.fig_variants(table).axes if ax.get_title() == "actions per game"]
+    assert sorted(t.get_text().strip() for t in actions.texts) == ["11.2", "9.4"]
 
 
 def _runs(kind, games=400, seed=1):
