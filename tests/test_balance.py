@@ -179,7 +179,8 @@ def test_balance_command_json_rows_and_bad_input():
     r = CliRunner().invoke(cli, ["balance", "box", "--players", "3", "--games", "200", "--format", "json"])
     assert r.exit_code == 0, r.output
     rows = json.loads(r.output)
-    assert all(set(x) == {"metric", "variant", "value", "ci_low", "ci_high"} for x in rows)
+    base = {"metric", "variant", "value", "ci_low", "ci_high"}
+    assert all(set(x) == (base | {"steps", "chain"} if x["metric"] == "skill_chain" else base) for x in rows)
     metrics = {x["metric"] for x in rows}
     assert {"seat_edge", "skill_share", "decisiveness", "lead_changes", "duration_p95", "ties"} <= metrics
     lead = next(x for x in rows if x["metric"] == "lead_changes")
