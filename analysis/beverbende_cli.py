@@ -142,7 +142,7 @@ def group():
     """
 
 
-POLICY_HELP = ("Policy: random, threshold[:knock=10,take=2,unknown=4.5,exchange=1,swap=6,peek=1,draw2=1] or "
+POLICY_HELP = ("Policy: random, threshold[:knock=10,take=2,unknown=4.5,exchange=1,swap=6,peek=1,draw2=1,late=0] or "
                "expected-value[:margin=4,kmax=6,take=1,exchange=0.5,swapgain=1]. Give it once for every seat, "
                "or once per seat.")
 

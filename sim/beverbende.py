@@ -39,7 +39,7 @@ class PolicyError(LudolabError):
 POLICY_PARAMS = {
     "random": {},
     "threshold": {"knock": 10.0, "take": 2.0, "unknown": 4.5, "exchange": 1.0, "swap": 6.0, "peek": 1.0,
-                  "draw2": 1.0},
+                  "draw2": 1.0, "late": 0.0},
     "expected-value": {"margin": 4.0, "kmax": 6.0, "take": 1.0, "exchange": 0.5, "swapgain": 1.0},
 }
 POLICY_KINDS = {"random": K.K_RANDOM, "threshold": K.K_THRESHOLD, "expected-value": K.K_EV}
@@ -47,7 +47,8 @@ POLICY_HELP = {
     "random": "uniformly random among the legal decisions",
     "threshold": "knock when the believed total <= knock; take the discard when it improves the worst "
                  "believed card by >= take; unknown cards count as `unknown`; exchange a drawn card when it "
-                 "improves by >= exchange; swap away a card >= swap; peek/draw2 on (1) or off (0)",
+                 "improves by >= exchange; swap away a card >= swap; peek/draw2 on (1) or off (0); "
+                 "the knock bar moves by `late` points for each lap of the table completed before the turn",
     "expected-value": "unknown cards valued at the mean of the unseen number cards; knock when the own "
                       "expected total + margin <= every opponent's, or <= kmax",
 }
@@ -262,7 +263,9 @@ def compare(rules: BeverbendeRules, candidates, field="threshold", rounds: int =
         ``diff_vs_first`` (paired mean score difference against the first candidate) and its CI,
         ``margin`` (the focal seat's round score minus the mean of the other seats': what decides a game
         scored by sums; negative is good) and its CI, ``margin_diff_vs_first`` (paired margin difference
-        against the first candidate on the same deals) and its CI, ``capped_rounds``.
+        against the first candidate on the same deals) and its CI, ``share_differs_from_first`` (share of
+        rounds in which the focal seat's round score differs from the first candidate's on the same deal),
+        ``capped_rounds``.
 
     Raises:
         PolicyError, LudolabError: bad policies, seat or counts.
@@ -284,7 +287,7 @@ def compare(rules: BeverbendeRules, candidates, field="threshold", rounds: int =
         kinds[a], params[a] = seat_arrays(rules, seats)
     mem = np.tile(memory_array(rules, memory_loss), (len(cands), 1))
     Kc = len(cands)
-    spec = _spec("_compare_rounds", (rules.rules_array(), kinds, params, mem, int(focal)), (Kc, 2 * Kc + 10),
+    spec = _spec("_compare_rounds", (rules.rules_array(), kinds, params, mem, int(focal)), (Kc, 2 * Kc + 11),
                  rounds, seed, chunks, "rounds").with_metric("ludolab.sim.metrics:mean", (0, Kc), (0, Kc + 1))
     out = run(spec, progress).sum(axis=0)
     n = int(spec.plan().n_games)
@@ -306,6 +309,7 @@ def compare(rules: BeverbendeRules, candidates, field="threshold", rounds: int =
                      "margin": mg.value, "margin_ci_low": mg.low, "margin_ci_high": mg.high,
                      "margin_diff_vs_first": md.value, "margin_diff_vs_first_ci_low": md.low,
                      "margin_diff_vs_first_ci_high": md.high,
+                     "share_differs_from_first": out[a, 2 * Kc + 10] / n,
                      "table_mean_score": out[a, Kc + 6] / n / P,
                      "capped_rounds": int(out[a, Kc + 4]), "rounds": n})
     return pd.DataFrame(rows)

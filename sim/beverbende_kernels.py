@@ -139,6 +139,7 @@ T_EXCHANGE = 3    # exchange a drawn number card when it improves the worst beli
 T_SWAP = 4        # carry out a swap when the own worst believed card is at least this (and the target is lower)
 T_PEEK = 5        # >= 0.5: carry out a peek when an own card is unknown
 T_DRAW2 = 6       # >= 0.5: carry out a draw twice
+T_LATE = 7        # the knock bar moves by this much for each lap of the table completed before this turn
 # expected-value policy parameters
 E_MARGIN = 0      # knock when own expected total + margin <= every opponent's expected total
 E_KMAX = 1        # ... or when the own expected total is at most this
@@ -434,7 +435,7 @@ def _act_heuristic(kind, par, obs):
     if ph == PH_KNOCK:
         t = _own_total(obs, u)
         if kind == K_THRESHOLD:
-            return 1 if t <= par[T_KNOCK] else 0
+            return 1 if t <= par[T_KNOCK] + par[T_LATE] * ((obs[O_TURNS] - 1) // obs[O_NP]) else 0
         if t <= par[E_KMAX]:
             return 1
         seat = obs[O_SEAT]
@@ -761,7 +762,8 @@ def _compare_rounds(keys, starts, stops, rules, kinds, params, mem, focal, out):
     out[i, a, K+4] += capped rounds; out[i, a, K+5] += knocks by the focal seat;
     out[i, a, K+6] += the mean score over all seats (sum over seats); out[i, a, K+7] += its square;
     out[i, a, K+8] += (P - 1) times the focal seat's margin over the mean of the other seats; [K+9] its square;
-    out[i, a, K+10+b] += (m_a - m_b)**2 for those (P - 1)-scaled margins (the paired margin difference).
+    out[i, a, K+10+b] += (m_a - m_b)**2 for those (P - 1)-scaled margins (the paired margin difference);
+    out[i, a, 2K+10] += 1 when the focal seat's round score differs from the first seating's (x_a != x_0).
     """
     K = kinds.shape[0]
     P = rules[R_PLAYERS]
@@ -807,6 +809,8 @@ def _compare_rounds(keys, starts, stops, rules, kinds, params, mem, focal, out):
                     out[i, a, b] += dd * dd
                     dm = mx[a] - mx[b]
                     out[i, a, K + 10 + b] += dm * dm
+                if x[a] != x[0]:
+                    out[i, a, 2 * K + 10] += 1
 
 
 @njit(cache=True)

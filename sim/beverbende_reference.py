@@ -203,8 +203,8 @@ def policy_act(kind: int, par, obs, st: int) -> tuple[int, int]:
         t = 0.0
         for s in range(SLOTS):
             t += _belief(obs, seat, s, u)
-        if kind == THRESHOLD:
-            return int(t <= par[0]), st
+        if kind == THRESHOLD:   # the bar moves by par[7] for each lap completed before this turn
+            return int(t <= par[0] + par[7] * ((obs["turns"] - 1) // obs["players"])), st
         if t <= par[1]:
             return 1, st
         for i in range(1, obs["players"]):

@@ -18,6 +18,7 @@ from ludolab.sim.rng import chunk_keys, py_game_state
 from ludolab.stdlib.beverbende import CARD_NAMES, STANDARD_COMPOSITION, BeverbendeRules
 
 POLICIES = ["random", "threshold", "expected-value", "threshold:knock=-1", "threshold:knock=14,peek=0,draw2=0",
+            "threshold:knock=16,late=-2", "threshold:knock=4,late=1.5",
             "expected-value:margin=0,kmax=3"]
 
 
@@ -89,6 +90,34 @@ def test_compare_uses_common_random_numbers():
     assert df.diff_vs_first[1] == 0.0 and df.diff_vs_first_ci_low[1] == 0.0
     single = B.simulate(rules, "threshold", rounds=400, seed=3, chunks=4)
     assert np.isclose(single["seats"][0]["mean_score"], df.mean_score[0])
+    assert df.share_differs_from_first.tolist()[:2] == [0.0, 0.0] and df.share_differs_from_first[2] > 0.5
+
+
+def test_compare_counts_the_rounds_a_candidate_changes_as_the_reference_does():  # BVB-9, BVB-10
+    """The compare kernel's count of rounds where the focal seat's score differs from the first candidate's
+    equals a count over the same rounds played by the pure-Python reference, seating by seating."""
+    rules = BeverbendeRules(players=3)
+    seatings = [[B.as_policy(c), B.as_policy("threshold"), B.as_policy("threshold")]
+                for c in ("threshold", "threshold:knock=4,late=2", "expected-value")]
+    arrays = [B.seat_arrays(rules, s) for s in seatings]
+    kinds = np.stack([k for k, _ in arrays])
+    params = np.stack([p for _, p in arrays])
+    mem = np.tile(B.memory_array(rules), (3, 1))
+    plan = plan_run(90, 3, 5)
+    out = np.zeros((3, 3, 2 * 3 + 11), dtype=np.int64)
+    K._compare_rounds(plan.keys, np.zeros(3, dtype=np.int64), plan.games, rules.rules_array(), kinds, params,
+                      mem, 0, out)
+    differs = np.zeros(3, dtype=np.int64)
+    for i in range(3):
+        for g in range(int(plan.games[i])):
+            first = None
+            for a in range(3):
+                _, raw, _, _ = R.play_round(rules, kinds[a].tolist(), params[a].tolist(), mem[a].tolist(),
+                                            py_game_state(int(plan.keys[i]), g))
+                first = raw[0] if first is None else first
+                differs[a] += raw[0] != first
+    assert out.sum(axis=0)[:, 2 * 3 + 10].tolist() == differs.tolist()
+    assert differs[0] == 0 and differs[1] > 0
 
 
 # ------------------------------------------------------------------ properties

@@ -376,3 +376,18 @@ def test_rows_never_touched_average_twenty():  # BVB-1, BVB-10
     lo, hi = out["mean_score_ci"]
     assert lo <= 20.0 <= hi
     assert out["mean_turns"] == 5   # seat 2 knocks at once (BVB-9), seats 0 and 1 play once more
+
+
+@pytest.mark.parametrize("P", [2, 4])
+def test_the_late_parameter_moves_the_knock_bar_once_a_lap_is_done(P):  # BVB-9
+    """``late`` raises the knock bar for each lap of the table completed before the turn. With a bar of -1
+    (never) and late=100, nobody knocks in the first lap (the last seat's first turn is its first chance,
+    BVB-9) and seat 0 knocks on its second turn, turn P + 1; the others then play once more: 2P turns. The
+    kernel and the pure-Python twin agree on the turns."""
+    pol = B.make_policy("threshold", knock=-1, late=100)
+    out = B.simulate(BeverbendeRules(players=P), pol, rounds=200, seed=3, chunks=2)
+    assert out["mean_turns"] == 2 * P
+    r, _, _, _ = R.play_round(BeverbendeRules(players=P), [1] * P, [pol.params] * P, [0] * P, py_game_state(5, 0))
+    assert r.knocker == 0 and r.turns == 2 * P
+    falling = B.make_policy("threshold", knock=99, late=-200)   # knocks at the first chance, never later
+    assert B.simulate(BeverbendeRules(players=P), falling, rounds=200, seed=3, chunks=2)["mean_turns"] == 2 * P - 1
