@@ -196,6 +196,133 @@ def knock_finding(knock_rows, default_k: float, bv: pd.DataFrame, var: pd.DataFr
     return Finding("rule", "When to knock.", text, quotes)
 
 
+#: The knock rules tried by :func:`knock_rules`: the bar as an offset from the best fixed threshold, how far
+#: it moves for each lap of the table completed, and what a card of the own row not yet seen counts.
+KNOCK_RULE_GRID = {"knock": (-2.0, 0.0, 2.0), "late": (-1.0, -0.5, 0.0, 0.5, 1.0), "unknown": (4.5, 6.0, 8.0)}
+KNOCK_RULE_GRID_QUICK = {"knock": (-2.0, 0.0, 2.0), "late": (-1.0, 0.0, 1.0), "unknown": (4.5, 6.0, 8.0)}
+
+
+def knock_rules(fixed_knock: dict, rounds: int = 16_000, seed: int = 0, check_seed: int = 1, grid=None,
+                field="threshold", base: BeverbendeRules | None = None, progress=False):
+    """Knock rules that use the lap of the round and what the player knows of their own row (BVB-9), for seat 0
+    of the threshold heuristic against a field (every other seat), judged by margin.
+
+    A rule is ``(knock, late, unknown)``: count each own card not yet seen as ``unknown`` points and knock when
+    the row's total is at most ``knock`` plus ``late`` points for every lap of the table completed before this
+    turn (the threshold policy's parameters of the same names). For each player count every rule of the grid
+    is played on the same deals, the first being the fixed rule (``fixed_knock[P]``, late 0, unknown 4.5). The
+    rule with the lowest margin is then played again with the fixed rule on fresh deals (``check_seed``), so its
+    paired difference is not the winner of a noisy contest.
+
+    Args:
+        fixed_knock: ``{players: knock threshold}`` of the fixed rule (e.g. the best of :func:`best_knock`).
+        grid: ``{"knock": offsets from the fixed threshold, "late": ..., "unknown": ...}`` (points); default
+            :data:`KNOCK_RULE_GRID`.
+
+    Returns:
+        ``(tried, check)``: ``tried`` has one row per player count and rule with ``knock``, ``late``,
+        ``unknown`` and the columns of :func:`ludolab.sim.beverbende.compare`; ``check`` has per player count the
+        fixed rule, the chosen one and the chosen one with ``late`` 0, on fresh deals, with
+        ``margin_diff_vs_first`` against the fixed rule and its CI, ``share_differs_from_first`` (rounds in which
+        the rule changes seat 0's score), and on the chosen row ``lap_gain`` and its CI: the paired margin of the
+        chosen rule minus the same rule without the lap (what moving the bar with the lap is worth).
+
+    Raises:
+        LudolabError: a grid without the three keys.
+    """
+    grid = grid or KNOCK_RULE_GRID
+    if set(grid) != {"knock", "late", "unknown"}:
+        raise LudolabError(f"a knock-rule grid needs knock, late and unknown, not {', '.join(map(str, grid))}")
+    base = base or BeverbendeRules()
+    unk0 = float(bev.POLICY_PARAMS["threshold"]["unknown"])
+    tried, check = [], []
+    for P, k0 in fixed_knock.items():
+        rules = base.with_changes(players=int(P))
+        combos = [(float(k0), 0.0, unk0)] + [(float(k0) + dk, float(lt), float(u)) for dk in grid["knock"]
+                                             for lt in grid["late"] for u in grid["unknown"]
+                                             if (float(k0) + dk, float(lt), float(u)) != (float(k0), 0.0, unk0)]
+        pols = [bev.make_policy("threshold", knock=k, late=lt, unknown=u) for k, lt, u in combos]
+        df = bev.compare(rules, pols, field, rounds, seed, progress=progress)
+        df.insert(0, "knock", [c[0] for c in combos])
+        df.insert(1, "late", [c[1] for c in combos])
+        df.insert(2, "unknown", [c[2] for c in combos])
+        tried.append(df)
+        best = int(df.margin.values.argmin())
+        k, _, u = combos[best]
+        rows = [combos[0], combos[best], (k, 0.0, u)]
+        chosen = [pols[0], pols[best], bev.make_policy("threshold", knock=k, late=0.0, unknown=u)]
+        chk = bev.compare(rules, chosen, field, rounds, check_seed, progress=progress)
+        lap = bev.compare(rules, chosen[2:0:-1], field, rounds, check_seed).iloc[1]   # the same fresh deals
+        chk.insert(0, "rule", ["fixed", "chosen", "chosen without the lap"])
+        for i, col in enumerate(("knock", "late", "unknown")):
+            chk.insert(1 + i, col, [r[i] for r in rows])
+        for col in ("", "_ci_low", "_ci_high"):
+            chk[f"lap_gain{col}"] = [0.0, float(lap[f"margin_diff_vs_first{col}"]), 0.0]
+        check.append(chk)
+    return pd.concat(tried, ignore_index=True), pd.concat(check, ignore_index=True)
+
+
+def knock_rule_words(knock: float, late: float, unknown: float) -> str:
+    """A knock rule of :func:`knock_rules` in words a player can follow at the table."""
+    move = ("" if late == 0 else f", {abs(late):g} point{'' if abs(late) == 1 else 's'} "
+            f"{'higher' if late > 0 else 'lower'} for each lap of the table already played")
+    return f"count each card of your row you have not seen as {unknown:g} and knock at {knock:g} or less{move}"
+
+
+def knock_rule_finding(check: pd.DataFrame):
+    """What the lap and your own row are worth when to knock, per player count: the simplest rule of
+    :func:`knock_rules` that keeps its gain (the chosen rule, or the same without the lap when moving the bar
+    with the lap is not better by the paired-comparison rule), against the fixed threshold on fresh deals.
+
+    Returns:
+        a ``rule`` :class:`~ludolab.analysis.findings.Finding` quoting each count's paired margin difference,
+        the lap's paired gain and the share of rounds the rule changes (table ``beverbende_knock_rules``).
+    """
+    from .findings import Finding, Quote, compare
+
+    parts, quotes, verdicts, laps = [], {}, [], []
+    for P, d in check.groupby("players", sort=True):
+        d = d.set_index("rule")
+        fx, ch = d.loc["fixed"], d.loc["chosen"]
+        lap_v = compare(ch.lap_gain, ch.lap_gain_ci_low, ch.lap_gain_ci_high, "bev_margin")
+        laps.append(lap_v)
+        use = "chosen" if lap_v == "better" else "chosen without the lap"
+        r = d.loc[use]
+        v = compare(r.margin_diff_vs_first, r.margin_diff_vs_first_ci_low, r.margin_diff_vs_first_ci_high,
+                    "bev_margin")
+        verdicts.append(v)
+        row = f"{int(P)} players, {use}"
+        if (r.knock, r.late, r.unknown) == (fx.knock, fx.late, fx.unknown):
+            parts.append(f"{int(P)} players: no rule tried beats knocking at {fx.knock:g} with each unseen card "
+                         f"as {fx.unknown:g}")
+            continue
+        word = {"better": "better than", "worse": "worse than", "equally good": "as good as",
+                "cannot tell yet": "cannot tell yet against"}[v]
+        lap_text = ("" if ch.late == 0 else
+                    f"; the lap's own part ({ch.late:+g} point{'' if abs(ch.late) == 1 else 's'} a lap, against none, "
+                    "same deals): "
+                    f"{ch.lap_gain:+.2f} points a round ({_ci(ch.lap_gain_ci_low, ch.lap_gain_ci_high)})")
+        parts.append(f"{int(P)} players: {knock_rule_words(r.knock, r.late, r.unknown)}: {word} knocking at "
+                     f"{fx.knock:g} with each unseen card as {fx.unknown:g}, margin {r.margin_diff_vs_first:+.2f} "
+                     f"points a round ({_ci(r.margin_diff_vs_first_ci_low, r.margin_diff_vs_first_ci_high)}), "
+                     f"changing your round in {r.share_differs_from_first:.0%} of rounds{lap_text}")
+        quotes[f"diff_{int(P)}"] = Quote(r.margin_diff_vs_first, "beverbende_knock_rules", "margin_diff_vs_first",
+                                         row)
+        quotes[f"changes_{int(P)}"] = Quote(r.share_differs_from_first, "beverbende_knock_rules",
+                                            "share_differs_from_first", row)
+        if ch.late != 0:
+            quotes[f"lap_{int(P)}"] = Quote(ch.lap_gain, "beverbende_knock_rules", "lap_gain", f"{int(P)} players")
+    n_better = verdicts.count("better")
+    head = ("Knock by what you know of your row." if n_better else
+            "Knowing the lap and your row changes little." if all(v == "equally good" for v in verdicts) else
+            "Knock rules by the lap and your row: no clear gain.")
+    n_lap = laps.count("better")
+    lead = (f"A rule that uses what you know beats the fixed threshold at {n_better} of {len(verdicts)} player "
+            f"counts; moving the bar with the lap of the round pays at {n_lap} of them (paired on fresh deals; "
+            "the simplest rule that keeps the gain at each count, lower margin is better): ")
+    return Finding("rule", head, lead + "; ".join(parts) + ".", quotes)
+
+
 def tuned_finding(chk: pd.DataFrame, tuned_knock: float, default_k: float, tuned_unknown: float | None = None,
                   default_unknown: float = 4.5):
     """The tuned threshold heuristic judged like every policy, by paired margin (what decides a game), with
@@ -693,10 +820,10 @@ def _specials_finding(sv_big):
 
 def section_findings(*, pt: pd.DataFrame, pairs: pd.DataFrame, knock_rows, default_k: float, bv: pd.DataFrame,
                      var: pd.DataFrame, fp: pd.DataFrame, mc: pd.DataFrame, su: pd.DataFrame, sv: pd.DataFrame,
-                     chk: pd.DataFrame, tuned_params: dict, gw: pd.DataFrame) -> list:
+                     chk: pd.DataFrame, tuned_params: dict, gw: pd.DataFrame, kr_check: pd.DataFrame) -> list:
     """The findings of the Beverbende section, most useful to a player first: a pure function of the section's
     tables (:func:`policy_table`, :func:`policy_pairs`, the knock rows of :func:`best_knock`,
-    :func:`best_by_variant` and :func:`variants`, :func:`first_player`, :func:`memory_curve`,
+    :func:`best_by_variant` and :func:`variants`, the check of :func:`knock_rules`, :func:`first_player`, :func:`memory_curve`,
     :func:`special_use`, :func:`special_values`, the tuned check of :func:`ludolab.sim.beverbende.compare`,
     :func:`game_wins`).
 
@@ -724,6 +851,7 @@ def section_findings(*, pt: pd.DataFrame, pairs: pd.DataFrame, knock_rows, defau
                                                                     "4 players, random")},
                         verdict=pol_find.verdict))
     find.append(knock_finding(knock_rows, default_k, bv, var))
+    find.append(knock_rule_finding(kr_check))
     find.append(_first_player_finding(first, last))
     find.append(_memory_finding(m0, m1))
     find.append(_special_use_finding(use))
@@ -838,6 +966,51 @@ def _study_knock(ctx, s) -> list[str]:
                      shown=bk[bk.field_knock == knock_rows[0][1].field_knock])]
 
     s.knock_rows = knock_rows
+    return body
+
+
+def _study_knock_rules(ctx, s) -> list[str]:
+    """When to knock by the lap and what the player knows: :func:`knock_rules` from the best fixed thresholds.
+
+    Reads ``knock_rows`` from ``s`` (:func:`_study_knock`), adds ``kr_check`` to it; returns the Markdown blocks."""
+    quick, n, meta, base_defs = s.quick, s.n, s.meta, s.base_defs
+    ctx.say("beverbende: knock rules by the lap and what you know ...")
+    fixed = {P: float(r.best_knock) for P, r, _, _ in s.knock_rows if P in (2, 4, 6)}
+    fk = float(s.knock_rows[0][1].field_knock)   # the field the fixed thresholds were best against
+    grid = KNOCK_RULE_GRID_QUICK if quick else KNOCK_RULE_GRID
+    tried, chk = knock_rules(fixed, n, ctx.seed, ctx.seed + 2000, grid, field=_threshold(fk))
+    per = len(tried) // len(fixed)
+    shown = chk[chk.rule != "fixed"][["players", "rule", "knock", "late", "unknown", "margin_diff_vs_first",
+                                       "margin_diff_vs_first_ci_low", "margin_diff_vs_first_ci_high",
+                                       "lap_gain", "lap_gain_ci_low", "lap_gain_ci_high",
+                                       "share_differs_from_first"]]
+    body = ["\n## When to knock, by the lap and what you know\n",
+            f"A knock rule a player can follow: count each card of your own row you have not seen as *unknown* "
+            f"points, and knock when the total is at most *knock*, moved by *late* points for each lap of the table "
+            f"already played. Seat 0 tries {per} such rules per player count ({', '.join(map(str, fixed))} "
+            f"players; *knock* within 2 of the best fixed threshold above, *late* from {min(grid['late']):g} to "
+            f"{max(grid['late']):g}, *unknown* {', '.join(f'{u:g}' for u in grid['unknown'])}) against the threshold "
+            f"heuristic knocking at {fk:g} in the other seats, as above, {n:,} rounds each on the same deals. The rule with the lowest margin, and the "
+            f"same without the lap, are played again beside the fixed threshold (each unseen card as 4.5, no "
+            f"change with the lap) on {n:,} fresh rounds, paired: the table. Every rule tried is in `tables/beverbende_knock_rules_tried.csv`.\n",
+            _columns(shown, {**base_defs, "knock": "the chosen rule's bar (points)",
+                             "late": "how far the bar moves for each lap of the table already played (points, "
+                                     "negative: lower)",
+                             "unknown": "what a card of your own row you have not seen counts (points)",
+                             "margin_diff_vs_first": "seat 0's margin with the rule minus its margin with "
+                                                     "the fixed threshold, on the same fresh deals (points, "
+                                                     "negative is better)",
+                             "share_differs_from_first": "share of rounds in which the rule changes seat 0's "
+                                                         "round score (against the fixed threshold)",
+                             "rule": "`chosen` for the rule tried with the lowest margin, `chosen without the lap` "
+                                     "for the same with *late* 0",
+                             "lap_gain": "on the chosen row, its margin minus that of the same rule without the "
+                                         "lap, on the same deals (points, negative: the lap pays)"}),
+            ctx.table(chk, "beverbende_knock_rules", {**meta, "rounds": n, "check_seed": ctx.seed + 2000},
+                      shown=shown),
+            ]
+    ctx.table(tried, "beverbende_knock_rules_tried", {**meta, "rounds": n})
+    s.kr_check = chk
     return body
 
 
@@ -1060,11 +1233,12 @@ def study(ctx) -> tuple[dict, list[str]]:
     }
     s = SimpleNamespace(quick=quick, n=n, rules=rules, meta=meta, default_k=default_k, base_defs=base_defs)
     body = []
-    for part in (_study_policies, _study_first_player, _study_knock, _study_memory, _study_specials,
+    for part in (_study_policies, _study_first_player, _study_knock, _study_knock_rules, _study_memory,
+                 _study_specials,
                  _study_variants, _study_tuned, _study_games):
         body += part(ctx, s)
-    tables = {k: getattr(s, k) for k in ("pt", "pairs", "knock_rows", "default_k", "bv", "var", "fp", "mc", "su",
-                                          "sv", "chk", "tuned_params", "gw")}
+    tables = {k: getattr(s, k) for k in ("pt", "pairs", "knock_rows", "default_k", "bv", "var", "kr_check", "fp",
+                                          "mc", "su", "sv", "chk", "tuned_params", "gw")}
     return tables, body
 
 

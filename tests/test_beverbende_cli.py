@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from ludolab.analysis import beverbende as A
 from ludolab.analysis.cli import cli
 from ludolab.stdlib.beverbende import BeverbendeRules
+from ludolab.stdlib.errors import LudolabError
 
 
 def run(*args):
@@ -140,6 +141,28 @@ def test_analyses_return_tidy_tables():
     assert best["knock"] in (6.0, 10.0) and hist.chosen.sum() == 1
 
 
+def test_knock_rules_start_from_the_fixed_rule_and_check_the_best_on_fresh_deals():  # BVB-9
+    grid = {"knock": (0.0, 2.0), "late": (-1.0, 0.0), "unknown": (4.5, 6.0)}
+    tried, chk = A.knock_rules({2: 10.0, 3: 8.0}, rounds=300, seed=1, check_seed=2, grid=grid)
+    assert len(tried) == 2 * 8 and list(chk.rule[:3]) == ["fixed", "chosen", "chosen without the lap"]
+    for P, d in tried.groupby("players"):
+        first = d.iloc[0]
+        assert (first.knock, first.late, first.unknown) == ({2: 10.0, 3: 8.0}[P], 0.0, 4.5)
+        assert d.margin_diff_vs_first.iloc[0] == 0 and d.share_differs_from_first.iloc[0] == 0
+        best = d.loc[d.margin.idxmin()]
+        c = chk[chk.players == P].set_index("rule")
+        assert (c.loc["chosen", "knock"], c.loc["chosen", "late"], c.loc["chosen", "unknown"]) == \
+            (best.knock, best.late, best.unknown)
+        assert c.loc["chosen without the lap", "late"] == 0 and c.loc["chosen without the lap", "lap_gain"] == 0
+        lo, hi = c.loc["chosen", "lap_gain_ci_low"], c.loc["chosen", "lap_gain_ci_high"]
+        assert lo <= c.loc["chosen", "lap_gain"] <= hi
+    # the chosen rule is played on fresh deals: its margin there is not the contest's
+    assert not chk[chk.rule == "chosen"].margin.reset_index(drop=True).equals(
+        tried.loc[tried.groupby("players").margin.idxmin()].margin.reset_index(drop=True))
+    with pytest.raises(LudolabError, match="knock, late and unknown"):
+        A.knock_rules({2: 10.0}, rounds=10, grid={"knock": (0.0,)})
+
+
 def test_figures_have_titles_and_labels():
     sw = A.knock_sweep((2, 3), (4, 8), (6, 10), rounds=100, seed=1)
     knock = A.fig_knock_margin(sw, 6.0)
@@ -219,7 +242,7 @@ def test_report_section_findings_first_and_every_column_defined(tmp_path):
             assert sep and definition.strip(), clause
             defined += re.findall(r"`([^`]+)`", name_part)
         assert sorted(defined) == sorted(shown), (shown, defined)
-    assert tables == 10
+    assert tables == 11
     # the knock question answered twice: a different best value must be called noise, never left unexplained
     assert "within the noise" in md
     assert "With 2 players the best is" not in md

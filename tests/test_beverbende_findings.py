@@ -7,6 +7,24 @@ import pandas as pd
 
 from findings_tables import check_change_caught, check_findings, with_ci
 from ludolab.analysis import beverbende as A
+from ludolab.analysis.findings import quote_problems
+
+
+def _knock_rules_check(counts) -> pd.DataFrame:
+    """A :func:`~ludolab.analysis.beverbende.knock_rules` check by hand: per ``(players, chosen's margin
+    difference, its CI half-width, the lap's gain)`` the fixed rule, the chosen one (late -1, unknown 6) and the
+    same without the lap (margin difference 0.03 weaker); the lap's CI half-width is 0.02."""
+    rows = []
+    for P, d, half, lap in counts:
+        for rule, late, diff, h, g in (("fixed", 0.0, 0.0, 0.0, 0.0), ("chosen", -1.0, d, half, lap),
+                                       ("chosen without the lap", 0.0, d + 0.03, half, 0.0)):
+            rows.append({"players": P, "rule": rule, "knock": 10.0 if rule == "fixed" else 8.0, "late": late,
+                         "unknown": 4.5 if rule == "fixed" else 6.0, "margin_diff_vs_first": diff,
+                         "margin_diff_vs_first_ci_low": diff - h, "margin_diff_vs_first_ci_high": diff + h,
+                         "lap_gain": g, "lap_gain_ci_low": g - (0.02 if rule == "chosen" else 0.0),
+                         "lap_gain_ci_high": g + (0.02 if rule == "chosen" else 0.0),
+                         "share_differs_from_first": 0.0 if rule == "fixed" else 0.6 + 0.01 * P})
+    return pd.DataFrame(rows)
 
 
 def _tables() -> dict:
@@ -35,21 +53,40 @@ def _tables() -> dict:
                                     "diff_vs_first": [0.0, 0.1]}), 0.1, "margin_diff_vs_first", "diff_vs_first")
     gw = with_ci(pd.DataFrame({"players": [2, 2, 4], "policy": ["threshold", "random", "threshold"],
                                "p_win_alone": [0.55, 0.1, 0.3], "fair_share": [0.5, 0.5, 0.25]}), 0.03, "p_win_alone")
-    args = dict(pt=pt, pairs=pairs, knock_rows=[(4, best, 8.0, 12.0)], default_k=12.0, bv=bv, var=var, fp=fp,
+    kr = _knock_rules_check([(2, -0.05, 0.1, -0.01), (4, -0.4, 0.05, -0.04)])
+    args = dict(kr_check=kr, pt=pt, pairs=pairs, knock_rows=[(4, best, 8.0, 12.0)], default_k=12.0, bv=bv, var=var, fp=fp,
                 mc=mc, su=su, sv=sv, chk=chk, tuned_params={"knock": 10.0, "unknown": 5.0}, gw=gw)
     named = {"beverbende_policies": pt, "beverbende_policy_pairs": pairs, "beverbende_knock_sweep": sw,
              "beverbende_variants": bv, "beverbende_first_player": fp, "beverbende_memory": mc,
              "beverbende_special_use": su, "beverbende_specials": sv, "beverbende_tuned": chk,
-             "beverbende_game_wins": gw}
+             "beverbende_game_wins": gw, "beverbende_knock_rules": kr}
     return args, named
 
 
 def test_findings_quote_only_numbers_of_their_tables():
     args, named = _tables()
-    check_findings(A.section_findings(**args), named, 8,
+    check_findings(A.section_findings(**args), named, 9,
                    ("+6.50", "14.50", "19.50", "+1.00", "55%", "-0.75", "8 to 12"))
 
 
 def test_a_changed_number_is_caught():
     args, named = _tables()
     check_change_caught(A.section_findings(**args), named, "beverbende_memory", "mean_score", [1.0, 2.0, 3.0])
+
+
+def test_the_knock_rule_is_the_simplest_one_that_keeps_its_gain():
+    """The lap part is kept only where the paired rule calls it better (its CI excludes 0); elsewhere the advice
+    is the same rule without the lap. The verdict against the fixed threshold follows the shared rule."""
+    kr = _knock_rules_check([(2, -0.05, 0.1, -0.01), (4, -0.4, 0.05, -0.04)])
+    f = A.knock_rule_finding(kr)
+    assert quote_problems([f], {"beverbende_knock_rules": kr}) == []
+    two, four = f.text.split("; 4 players: ")
+    assert "knock at 8 or less:" in two and "lap of the table" not in two.split(":")[1]   # lap -0.01 +- 0.02
+    assert "as good as knocking at 10" in two and "changing your round in 62% of rounds" in two
+    assert "1 point lower for each lap of the table already played: better than knocking at 10" in four
+    assert "-0.40 points a round" in four and "64%" in four
+    assert abs(f.quotes["diff_2"].value + 0.02) < 1e-12 and f.quotes["diff_4"].value == -0.4
+    assert f.title == "Knock by what you know of your row."
+    same = _knock_rules_check([(4, 0.0, 0.0, 0.0)])
+    same.loc[same.rule != "fixed", ["knock", "late", "unknown"]] = [10.0, 0.0, 4.5]
+    assert "no rule tried beats knocking at 10" in A.knock_rule_finding(same).text
