@@ -212,7 +212,9 @@ def ladder(table: Table, contenders: list, baseline: Contender, deals: int = 200
         One dict per contender: ``policy``, ``mean`` (its mean return over seats
         and deals), ``diff`` with ``ci_low``/``ci_high`` (the paired 95% CI of its
         return minus the baseline's in the same seat, in the game's units; for a
-        game where lower is better, negative is better), ``win_share`` (pairs at
+        game where lower is better, negative is better), ``share_changed`` (the share of games, deal by
+        seat, whose return for that seat differs from the baseline's: how often the contender matters),
+        ``win_share`` (pairs at
         the table won, ties half), ``rating`` with ``rating_ci_low/high`` (NaN where the share or
         a CI end is 0 or 1: the strength is then unbounded).
 
@@ -236,7 +238,8 @@ def ladder(table: Table, contenders: list, baseline: Contender, deals: int = 200
         share = table.pairwise(games) if c != baseline else np.full(len(keys), 0.5)
         q, qlo, qhi = _ci(share)
         rows.append({"policy": c.label, "mean": float(mine.mean()), "diff": diff, "ci_low": lo, "ci_high": hi,
-                     "win_share": q, "rating": _elo(q), "rating_ci_low": _elo(qlo), "rating_ci_high": _elo(qhi),
+                     "share_changed": float((mine != base).mean()), "win_share": q, "rating": _elo(q),
+                     "rating_ci_low": _elo(qlo), "rating_ci_high": _elo(qhi),
                      "deals": len(keys), "_per_deal": d})
     chain = skill_chain(rows, bool(table.game.lower_wins))
     for r in rows:

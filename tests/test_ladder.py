@@ -31,6 +31,11 @@ def test_ladder_orders_random_below_optimal_and_search_reaches_optimal(table):
     # a search with optimal playouts plays optimally up to noise: its paired CI holds 0
     assert rows["search 1024"]["ci_low"] <= 0 <= rows["search 1024"]["ci_high"]
     assert rows["optimal"]["diff"] == 0 and rows["optimal"]["win_share"] == 0.5
+    # how often a contender matters: the share of (deal, seat) games whose return differs from the baseline's
+    assert rows["optimal"]["share_changed"] == 0
+    keys4 = L.deal_keys(4, 60)
+    mine, base = t.seat_results(rnd, opt, keys4), t.seat_results(opt, opt, keys4)
+    assert rows["random"]["share_changed"] == float((mine != base).mean()) > 0.5
     # the mean of the optimal field is the exact expected score within its CI (STB-O1)
     exact = B.solve(B.BoxRules()).start_value
     keys = L.deal_keys(4, 60)
