@@ -453,6 +453,105 @@ def _look_ahead_finding(h2h: pd.DataFrame, deals: int):
                                           "fair": Quote(ro["fair_share"], t, "fair_share")})
 
 
+#: Rules a player can follow at the table (SHB-5, SHB-6, SHB-8): ``(name, what it does, policy, parameters)``;
+#: the first is the baseline every other seat plays, the last the strongest player the tool has.
+THUMB_RULES = (
+    ("potential", "place for points now plus unfinished runs; draw blind only when no offer card gains a point",
+     "potential", {}),
+    ("points now only", "place each book where it scores most at once, ignoring unfinished runs (greedy)",
+     "greedy", {}),
+    ("unfinished runs count double", "as potential, with every unfinished run worth twice as much",
+     "potential", {"open_run2": 0.6, "open_run3": 1.2, "open_run4": 1.8}),
+    ("never draw blind", "as potential, but always take an offer card", "potential", {"draw_below": -1e9}),
+    ("draw blind unless an offer scores 2", "as potential, but draw blind unless an offer card gains at least 2 "
+     "points at once", "potential", {"draw_below": 1.5}),
+    ("draw blind whenever allowed", "as potential, but draw blind whenever the pile allows", "potential",
+     {"draw_below": 1e9}),
+    ("best play (rollout)", "Monte Carlo look-ahead, the strongest player the tool has", "rollout", {}),
+)
+
+
+def rules_of_thumb(rules: ShelfRules, deals: int = 400, seed: int = 0, thumb_rules=THUMB_RULES) -> pd.DataFrame:
+    """Each rule of ``thumb_rules`` in one seat, the first rule (potential) in every other seat, on duplicate
+    deals with the seats rotated (:func:`ludolab.sim.ladder.ladder`): what each rule is worth against the
+    baseline in the same seat on the same deals, and how often it changes the seat's result.
+
+    Args:
+        rules: the ruleset (its deck and scoring); ``deals`` >= 2, each played once per seat per rule.
+        thumb_rules: ``(name, description, policy name, parameters)`` rows, the baseline first.
+
+    Returns:
+        one row per rule: ``rule``, ``what``, ``mean`` (its mean final score, points), ``diff_vs_potential``
+        with ``diff_vs_potential_ci_low/high`` (its score minus the baseline's in the same seat, paired 95% CI),
+        ``share_changed`` (games, deal by seat, whose score it changes), ``win_share`` (pairs at the table won,
+        ties half), ``verdict`` (:func:`ludolab.analysis.findings.compare` on ``shelf_points``, higher is
+        better) and ``deals``.
+
+    Raises:
+        PolicyError: an unknown policy or parameter; ValueError: fewer than 2 deals.
+    """
+    from ludolab.sim import ladder as L
+    from ludolab.sim import shelf_kernels as SK
+    from ludolab.sim.step import RulesCase
+
+    from .findings import compare
+
+    ra = S.step_rules(rules)
+    named = S.step_policies(ra)
+    case = RulesCase("rules of thumb", ra, rules.players, (named["potential"],) * rules.players, named=named)
+    cons = [L.Contender(name, "named", (named[pol][0], SK.policy_params(S.make_policy(pol, **par).array(), ra)))
+            for name, _, pol, par in thumb_rules]
+    rows = L.ladder(L.Table(S.step_game(), case), cons, cons[0], deals, seed)
+    out = []
+    for (name, what, _, _), r in zip(thumb_rules, rows):
+        same = r["ci_low"] == r["ci_high"] == r["diff"] == 0
+        out.append({"rule": name, "what": what, "mean": r["mean"], "diff_vs_potential": r["diff"],
+                    "diff_vs_potential_ci_low": r["ci_low"], "diff_vs_potential_ci_high": r["ci_high"],
+                    "share_changed": r["share_changed"], "win_share": r["win_share"],
+                    "verdict": "equally good" if same else compare(r["diff"], r["ci_low"], r["ci_high"],
+                                                                   "shelf_points", lower_is_better=False),
+                    "deals": int(deals)})
+    return pd.DataFrame(out)
+
+
+def thumb_finding(th: pd.DataFrame):
+    """Where to place and when to draw blind, as rules a player can follow, each measured in one seat against
+    potential play in the others and set beside the best play the tool has (table ``shelf_rules_of_thumb``).
+
+    Returns:
+        a ``rule`` :class:`~ludolab.analysis.findings.Finding` quoting each rule's paired difference and the
+        share of games it changes.
+    """
+    from .findings import Finding, Quote
+
+    t = "shelf_rules_of_thumb"
+    rows = th.set_index("rule")
+    base, best = th.iloc[0], th.iloc[-1]
+    word = {"better": "gains", "worse": "costs", "equally good": "equally good,", "cannot tell yet":
+            "cannot tell yet,"}
+
+    def one(r):
+        d = f"{abs(r.diff_vs_potential):.2f}" if r.verdict in ("better", "worse") else f"{r.diff_vs_potential:+.2f}"
+        return (f"*{r.name}* {word[r.verdict]} {d} points a game (paired 95% CI {r.diff_vs_potential_ci_low:+.2f} "
+                f"to {r.diff_vs_potential_ci_high:+.2f}), changing the seat's score in {r.share_changed:.0%} of "
+                "games")
+    others = rows.iloc[1:-1]
+    quotes = {f"diff_{i}": Quote(r.diff_vs_potential, t, "diff_vs_potential", name)
+              for i, (name, r) in enumerate(rows.iterrows())}
+    quotes.update({f"changed_{i}": Quote(r.share_changed, t, "share_changed", name)
+                   for i, (name, r) in enumerate(rows.iterrows()) if i})
+    worse = [n for n, r in others.iterrows() if r.verdict == "worse"]
+    head = ("Place for unfinished runs and draw blind only when no offer card scores."
+            if {"points now only", "never draw blind", "draw blind whenever allowed"} <= set(worse) else
+            "Rules of thumb for placing and drawing, measured.")
+    text = (f"Each rule in one seat against `{base['rule']}` play in the others ({int(base.deals):,} duplicate deals, seats "
+            f"rotated), against that rule ({base['what']}) in the same seat: " + "; ".join(one(r) for _, r in others.iterrows())
+            + f". The best play the tool has, *{best['rule']}*, scores {best.diff_vs_potential:+.2f} points a game "
+            f"(95% CI {best.diff_vs_potential_ci_low:+.2f} to {best.diff_vs_potential_ci_high:+.2f}) against that "
+            "rule in the same seat: what the rules of thumb leave on the table.")
+    return Finding("rule", head, text, quotes)
+
+
 def _draw_finding(dw: pd.DataFrame):
     """What the blind draw is worth (SHB-6), from :func:`draw_option_table` (table ``shelf_draw_option``):
     never drawing blind and drawing blind whenever allowed, paired against the potential policy."""
@@ -564,7 +663,7 @@ def _repeat_finding(df: pd.DataFrame, dv: pd.DataFrame, dd: pd.DataFrame):
 
 def section_findings(*, policies: pd.DataFrame, head_to_head: pd.DataFrame, h2h_deals: int, players: pd.DataFrame,
                      turn_order: pd.DataFrame, draw: pd.DataFrame, variants: pd.DataFrame,
-                     decks: pd.DataFrame) -> list:
+                     decks: pd.DataFrame, thumb: pd.DataFrame) -> list:
     """The findings of the Shelve the Book section, a pure function of its tables, most useful first.
 
     Args:
@@ -576,17 +675,19 @@ def section_findings(*, policies: pd.DataFrame, head_to_head: pd.DataFrame, h2h_
         draw: :func:`draw_option_table` (as it is, never drawing blind, drawing blind whenever allowed).
         variants: :func:`variant_table` (rows ``standard`` and ``pairs`` among them).
         decks: :func:`deck_table` (the assumed deck first).
+        thumb: :func:`rules_of_thumb` (potential first, the best play last).
 
     Returns:
         :class:`~ludolab.analysis.findings.Finding` objects, each quoting its numbers from the tables
         ``shelf_policies``, ``shelf_head_to_head``, ``shelf_players``, ``shelf_turn_order``,
-        ``shelf_draw_option``, ``shelf_variants`` and ``shelf_decks``.
+        ``shelf_draw_option``, ``shelf_rules_of_thumb``, ``shelf_variants`` and ``shelf_decks``.
 
     Raises:
         KeyError: a row named above is missing.
     """
     return [_policy_finding(policies), sequence_finding(policies, "potential"),
-            _look_ahead_finding(head_to_head, h2h_deals), _draw_finding(draw), _first_finding(turn_order),
+            _look_ahead_finding(head_to_head, h2h_deals), thumb_finding(thumb), _draw_finding(draw),
+            _first_finding(turn_order),
             _players_finding(players), _designer_pairs_finding(variants), _deck_finding(decks),
             _repeat_finding(policies, variants, decks)]
 
@@ -722,6 +823,34 @@ def _study_draw(ctx, s) -> list[str]:
             ctx.table(dw, "shelf_draw_option", s.meta(what="value of the blind draw", games=g_draw))]
 
 
+def _study_thumb(ctx, s) -> list[str]:
+    """Rules of thumb for placing and drawing, each in one seat against potential play (adds ``thumb``)."""
+    ctx.say("shelf: rules of thumb against the best play ...")
+    deals = 100 if ctx.quick else 400
+    th = s.tables["thumb"] = rules_of_thumb(s.rules, deals, s.seed + 7)
+    shown = th[["rule", "mean", "diff_vs_potential", "diff_vs_potential_ci_low", "diff_vs_potential_ci_high",
+                "share_changed", "win_share", "verdict", "deals"]]
+    return ["## Rules of thumb at the table\n",
+            "Rules a player can follow for where to place and when to draw blind, each played in one seat with "
+            f"`potential` play in the other three, on {deals:,} duplicate deals with the seats rotated (every rule "
+            "meets the same cards in every seat): "
+            + "; ".join(f"*{r.rule}*: {r.what}" for r in th.itertuples())
+            + ". The verdict is the report's paired rule on the difference against `potential` in the same seat "
+              "(the tolerance for equally good is in the table of how the report words its findings).\n",
+            columns_line(shown, {"rule": "the rule the one seat follows",
+                                 "mean": "its mean final score (points per game)",
+                                 "diff_vs_potential": "its score minus that of potential play in the same seat "
+                                                      "on the same deals (points, paired)",
+                                 "share_changed": "share of games, deal by seat, in which the rule changes the "
+                                                  "seat's final score",
+                                 "win_share": "share of the seat's pairings with each other player that it wins "
+                                              "(ties half; 0.5 is even)",
+                                 "verdict": "better, worse, equally good or cannot tell yet, against potential play",
+                                 "deals": "duplicate deals, each played once per seat"}),
+            ctx.table(th, "shelf_rules_of_thumb", s.meta(what="rules of thumb in one seat", deals=deals),
+                      shown=shown)]
+
+
 def _study_variants(ctx, s) -> list[str]:
     """What each scoring rule does (SHB-11): skill's spread and where the points come from, per variant."""
     ctx.say("shelf: scoring variants ...")
@@ -811,7 +940,7 @@ def study(ctx) -> tuple[dict, list[str]]:
     Args:
         ctx: the :class:`~ludolab.analysis.report.ReportContext` (``ctx.quick``: 1,500 deals for the policy
             table, 300 per variant, 200 per deck and 100 head to head, instead of 6,000, 1,200, 800 and 400;
-            seeds ``ctx.seed`` to ``ctx.seed + 6``).
+            seeds ``ctx.seed`` to ``ctx.seed + 7``).
 
     Returns:
         ``(tables, body)``: the arguments of :func:`section_findings` by name, and the sub-sections as Markdown
@@ -828,7 +957,8 @@ def study(ctx) -> tuple[dict, list[str]]:
                         g_deck=200 if ctx.quick else 800,
                         meta=lambda **fields: provenance("shelf", **rules_meta(rules, **fields)))
     body = []
-    for part in (_study_policies, _study_head_to_head, _study_players, _study_draw, _study_variants, _study_decks):
+    for part in (_study_policies, _study_head_to_head, _study_players, _study_draw, _study_thumb, _study_variants,
+                 _study_decks):
         body += part(ctx, s)
     return s.tables, body
 

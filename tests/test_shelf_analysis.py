@@ -51,3 +51,27 @@ def test_draw_option_table():
     dw = A.draw_option_table(ShelfRules(players=2), 20, seed=6)
     assert dw["draw_share"][1] == 0.0 and dw["draw_share"][2] > dw["draw_share"][0]
     assert dw["diff_vs_potential"][0] == 0.0
+
+
+def test_rules_of_thumb_are_paired_in_one_seat_against_the_baseline():  # SHB-6, SHB-8
+    """The baseline's row is 0 with nothing changed; a rule's difference is the ladder's on the same deals, and
+    its share of changed games is at most 1; a rule that never draws blind really differs from the baseline."""
+    from ludolab.sim import ladder as L
+    from ludolab.sim import shelf as S
+    from ludolab.sim import shelf_kernels as SK
+    from ludolab.sim.step import RulesCase
+
+    rules = ShelfRules(players=3)
+    picks = (A.THUMB_RULES[0], A.THUMB_RULES[1], A.THUMB_RULES[3])
+    th = A.rules_of_thumb(rules, 12, 5, picks)
+    assert list(th.rule) == ["potential", "points now only", "never draw blind"]
+    base = th.iloc[0]
+    assert base.diff_vs_potential == 0 and base.share_changed == 0 and base.verdict == "equally good"
+    assert (th.share_changed.iloc[1:] > 0).all() and (th.share_changed <= 1).all()
+    ra = S.step_rules(rules)
+    named = S.step_policies(ra)
+    greedy = L.Contender("g", "named", (named["greedy"][0], SK.policy_params(S.make_policy("greedy").array(), ra)))
+    pot = L.Contender("p", "named", named["potential"])
+    case = RulesCase("x", ra, 3, (named["potential"],) * 3, named=named)
+    row = L.ladder(L.Table(S.step_game(), case), [greedy], pot, 12, 5)[0]
+    assert row["diff"] == th.diff_vs_potential.iloc[1] and row["share_changed"] == th.share_changed.iloc[1]
