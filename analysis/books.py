@@ -274,7 +274,8 @@ COLUMN_DEFS = {
                 "`rollout(...)`: the rollout forecaster below)",
     "play": "how the cards were played (`heuristic`: wins a trick with a card that closes one of its open "
             "prediction cards, and loses it on purpose when winning would only add an extra trick; `random`: "
-            "any legal card)",
+            "any legal card; `rollout(N worlds)`: each legal card played out with heuristic play on N sampled "
+            "deals consistent with what the player has seen, the best mean score chosen)",
     "player_hands": "how many player-hands were counted (one per seat and deal)",
     "exact": "share of player-hands with off 0 (the forecast came out exactly)",
     "off_by_1": "share of player-hands with off 1",
@@ -647,10 +648,18 @@ def _study_rollout(ctx, s) -> None:
     bins, summ = racc.calibration()
     s.tables.update(rollout=rov, rollout_paired=rpair, calibration=summ)
     rmeta = provenance(GAME, **racc.provenance, configs=[list(c) for c in racc.configs])
-    # the main accuracy table includes the strongest player the project has, on the deals it can afford
-    main = pd.concat([rov.iloc[[0]][STUDY_COLUMNS], s.tables["overall"][STUDY_COLUMNS]], ignore_index=True)
+    # the main accuracy table includes the strongest players the project has, on the deals it can afford:
+    # rollout forecasts with rollout play (every seat), and the rollout forecaster with heuristic play
+    pool, worlds, play_worlds, sd = (6, 4, 16, 40) if ctx.quick else (8, 16, 64, 100)
+    s.strong = {"pool": pool, "worlds": worlds, "play_worlds": play_worlds, "deals": sd}
+    ctx.say(f"books: rollout forecasts with rollout play, {sd:,} deals ...")
+    sf = S.forecast_policy("rollout", pool=pool, worlds=worlds)
+    sacc = S.accuracy(s.rules, [(sf, S.play_policy("rollout", worlds=play_worlds))], sd, ctx.seed + 3)
+    srow = sacc.overall().iloc[[0]][STUDY_COLUMNS].assign(play=f"rollout({play_worlds} worlds)")
+    main = pd.concat([srow, rov.iloc[[0]][STUDY_COLUMNS], s.tables["overall"][STUDY_COLUMNS]], ignore_index=True)
     s.acc_table = _shown(ctx, main, "books_accuracy_overall",
-                         {**s.meta, "rollout_row": {"deals": rh, "seed": ctx.seed, "configs": [list(racc.configs[0])]}})
+                         {**s.meta, "rollout_row": {"deals": rh, "seed": ctx.seed, "configs": [list(racc.configs[0])]},
+                          "strong_row": {"deals": sd, "seed": ctx.seed + 3, "configs": [list(sacc.configs[0])]}})
     s.cal_table = _shown(ctx, summ, "books_calibration", rmeta)
     s.cal_fig = ctx.figure(fig_reliability(bins, summ, s.rules), "books_reliability",
                            "Calibration of the rollout forecaster's P(exact)")
@@ -677,18 +686,22 @@ def _study_variants(ctx, s) -> None:
 
 
 def _body_accuracy(s) -> list[str]:
-    """How often do forecasts come out exact: the best pair, the accuracy table and its chart."""
+    """How often do forecasts come out exact: the best pair of heuristics, the accuracy table and its chart."""
     ov = s.tables["overall"]
     best = ov.loc[ov["mean_score"].astype(float).idxmax()]
     return ["## How often do forecasts come out exact?", "",
-            f"The best pair, {label(best['forecast'], best['play'])}, forecasts exactly (off 0) in "
+            f"The best pair of heuristics, {label(best['forecast'], best['play'])}, forecasts exactly (off 0) in "
             f"{_pct(best['exact'])} of player-hands (95% CI {_pct(best['exact_ci_low'])} to "
             f"{_pct(best['exact_ci_high'])}), misses by one in {_pct(best['off_by_1'])}, and scores "
             f"{best['mean_score']:.2f} points per hand ({_ci(best['mean_score_ci_low'], best['mean_score_ci_high'])}); "
             f"its forecasts are off by {best['mae']:.2f} tricks on average in absolute terms (`mae`).",
-            f"The first row is the strongest player the project has, the rollout forecaster with heuristic play "
-            f"(see \"Does searching ahead forecast better?\"), on its own {s.tables['rollout_deals']:,} deals: it is "
-            f"slow, so its `player_hands` are fewer and its CIs wider.", "",
+            f"The first two rows are the strongest players the project has, each on its own deals: rollout "
+            f"forecasts with rollout play in every seat (the forecaster weighing the {s.strong['pool']} candidate "
+            f"cards on {s.strong['worlds']} sampled deals, every card played after {s.strong['play_worlds']} sampled "
+            f"deals; {s.strong['deals']:,} deals), then the rollout forecaster with heuristic play (see \"Does "
+            f"searching ahead forecast better?\"; {s.tables['rollout_deals']:,} deals). They are slow, so their "
+            "`player_hands` are fewer and their CIs wider; how far strong play goes at larger budgets is "
+            "`ludolab books ladder`'s question.", "",
             s.acc_table, *s.acc_figs[1:],
             "The same figures by forecast position and by number of prediction cards, and the distribution "
             "of off, are in `tables/books_accuracy_by_seat.csv`, `tables/books_accuracy_by_predictions.csv` "

@@ -125,7 +125,8 @@ def test_hand_strength_count_is_defined_with_the_forecasters_own_values():
 
 def test_findings_name_no_tuned_parameter_as_a_discovery(quick_report):
     """The heuristic's default (lose with the lowest losing card) is not presented as what tuning found, and the
-    main accuracy table holds the strongest player, the rollout forecaster."""
+    main accuracy table holds the strongest players: rollout forecasts with rollout play, then the rollout
+    forecaster with heuristic play."""
     import pandas as pd
 
     tmp_path, _ = quick_report
@@ -134,8 +135,9 @@ def test_findings_name_no_tuned_parameter_as_a_discovery(quick_report):
     assert "lowest losing card" not in head and "tuned_keep_low" not in head
     assert "hand-strength count" in head
     acc = pd.read_csv(tmp_path / "tables" / "books_accuracy_overall.csv")
-    assert acc["forecast"].iloc[0].startswith("rollout")
-    assert "strongest player the project has" in md
+    assert acc["forecast"].iloc[0].startswith("rollout") and acc["play"].iloc[0].startswith("rollout(")
+    assert acc["forecast"].iloc[1].startswith("rollout") and acc["play"].iloc[1] == "heuristic"
+    assert "strongest players the project has" in md
 
 
 def test_variants_chart_puts_every_scoring_on_one_scale():
