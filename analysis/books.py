@@ -307,6 +307,17 @@ COLUMN_DEFS = {
                                 "sets under this scoring), every seat using it, heuristic play",
     "rollout_exact": "its share of exact forecasts",
     "rollout_mean_score": "its mean points per player-hand",
+    "policy": "what the one player does, as forecast/play (`zero`: lays no prediction card)",
+    "what": "the same in words",
+    "mean_per_hand": "the one player's mean points per hand",
+    "diff_per_hand": "its points minus those of the count (heuristic/heuristic) in the same seat on the same "
+                     "deals, per hand (paired)",
+    "share_changed": "share of games, deal by seat, in which it changes the seat's points",
+    "win_share": "share of its pairings with each other player at the table that it wins (ties half; 0.5 is "
+                 "even)",
+    "verdict": "better, worse, equally good or cannot tell yet, against the count in the same seat",
+    "games": "games played, each once per seat",
+    "hands": "hands per game (one per player, each forecasting first once)",
 }
 _CI_DEF = "`_ci_low`/`_ci_high` are the 95% confidence limits of the column they extend"
 
@@ -503,26 +514,105 @@ def _pair_rows(overall: pd.DataFrame):
     return row("heuristic", "heuristic"), row("heuristic", "random"), row("zero", "heuristic")
 
 
-def _lay_and_play_findings(overall: pd.DataFrame) -> list:
-    """Do lay cards, and careful play matters: policy pairs of ``books_accuracy_overall`` on the same deals."""
+#: The one-seat study (:func:`one_seat`): ``(policy pair of the step game, what a player does)``, the field first.
+ONE_SEAT = (("heuristic/heuristic", "forecast by the hand-strength count, play heuristically (the field)"),
+            ("zero/heuristic", "lay no prediction card and lose every trick you can"),
+            ("heuristic/random", "forecast by the count, play any legal card"),
+            ("rollout/heuristic", "forecast with the rollout forecaster, play heuristically"))
+
+
+def one_seat(rules: BooksRules, deals: int = 300, seed: int = 0, contenders=ONE_SEAT) -> pd.DataFrame:
+    """Each policy pair of ``contenders`` in one seat, the first pair in every other seat, on duplicate deals:
+    whole games of one hand per player (STK-9), so every seat forecasts first once, and the seats rotated
+    (:func:`ludolab.sim.ladder.ladder` over the step game).
+
+    Args:
+        rules: the ruleset; ``deals`` >= 2 games, each played once per seat per contender.
+        contenders: ``(forecast/play name of the step game, what it does)``, the field first.
+
+    Returns:
+        one row per contender: ``policy``, ``what``, ``mean_per_hand`` (its points per hand),
+        ``diff_per_hand`` with ``diff_per_hand_ci_low/high`` (its points minus the field policy's in the same
+        seat on the same deals, per hand, paired 95% CI), ``share_changed`` (games, deal by seat, whose points it
+        changes), ``win_share`` (pairs at the table won, ties half), ``verdict``
+        (:func:`ludolab.analysis.findings.compare` on ``books_points``, higher is better), ``games``, ``hands``
+        (per game).
+
+    Raises:
+        KeyError: a name that is not a policy pair of the step game; ValueError: fewer than 2 deals.
+    """
+    from ludolab.sim import ladder as L
+    from ludolab.sim.step import RulesCase
+
+    from .findings import compare
+
+    named = S.step_policies(rules)
+    hands = rules.players
+    case = RulesCase("one seat", rules.game_array(), rules.players, (named[contenders[0][0]],) * rules.players,
+                     named=named)
+    cons = [L.Contender(n, "named", named[n]) for n, _ in contenders]
+    rows = L.ladder(L.Table(S.step_game(), case), cons, cons[0], deals, seed)
+    out = []
+    for (name, what), r in zip(contenders, rows):
+        d, lo, hi = (r[k] / hands for k in ("diff", "ci_low", "ci_high"))
+        out.append({"policy": name, "what": what, "mean_per_hand": r["mean"] / hands, "diff_per_hand": d,
+                    "diff_per_hand_ci_low": lo, "diff_per_hand_ci_high": hi, "share_changed": r["share_changed"],
+                    "win_share": r["win_share"],
+                    "verdict": "equally good" if lo == hi == d == 0 else compare(d, lo, hi, "books_points",
+                                                                                 lower_is_better=False),
+                    "games": int(deals), "hands": hands})
+    return pd.DataFrame(out)
+
+
+def _one_seat_finding(seat: pd.DataFrame, overall: pd.DataFrame):
+    """How many cards to lay against a table that forecasts by the count: :func:`one_seat` (table
+    ``books_one_seat``), with the self-play rows of ``books_accuracy_overall`` to say what happens when every
+    player does the same."""
     from .findings import Finding, Quote
 
-    hh, hr, zh = _pair_rows(overall)
+    t = "books_one_seat"
+    rows = seat.set_index("policy")
+    hh, _, zh = _pair_rows(overall)
+    word = {"better": "gains", "worse": "costs", "equally good": "equally good,", "cannot tell yet":
+            "cannot tell yet,"}
+
+    def one(name, r):
+        d = f"{abs(r.diff_per_hand):.2f}" if r.verdict in ("better", "worse") else f"{r.diff_per_hand:+.2f}"
+        return (f"*{r.what}* {word[r.verdict]} {d} points per hand (paired 95% CI {r.diff_per_hand_ci_low:+.2f} to "
+                f"{r.diff_per_hand_ci_high:+.2f}), changing the seat's game result in {r.share_changed:.0%} of games")
+    others = rows.iloc[1:]
+    zero = rows.loc["zero/heuristic"]
+    title = ("Against players who lay by the count, lay fewer cards." if zero.verdict == "better" else
+             "Do lay cards." if zero.verdict == "worse" else "Laying no card: no clear answer.")
+    text = (f"One player against three who forecast by the hand-strength count and play heuristically "
+            f"({int(seat.games.iloc[0]):,} games of {int(seat.hands.iloc[0])} hands, seats rotated, against the "
+            "count in the same seat): " + "; ".join(one(n, r) for n, r in others.iterrows()) + ". "
+            f"Laying nothing works only while others take the tricks: when every player lays nothing, each scores "
+            f"{zh['mean_score']:.2f} points per hand against {hh['mean_score']:.2f} when every player uses the count.")
+    quotes = {f"diff_{i}": Quote(r.diff_per_hand, t, "diff_per_hand", n) for i, (n, r) in enumerate(others.iterrows())}
+    quotes.update({f"changed_{i}": Quote(r.share_changed, t, "share_changed", n)
+                   for i, (n, r) in enumerate(others.iterrows())})
+    quotes.update({"zero_all": Quote(zh["mean_score"], "books_accuracy_overall", "mean_score", "zero / heuristic"),
+                   "count_all": Quote(hh["mean_score"], "books_accuracy_overall", "mean_score",
+                                      "heuristic / heuristic")})
+    return Finding("rule", title, text, quotes)
+
+
+def _play_finding(overall: pd.DataFrame):
+    """Careful play matters: heuristic forecasts with heuristic and with random play in every seat, rows of
+    ``books_accuracy_overall`` on the same deals."""
+    from .findings import Finding, Quote
+
+    hh, hr, _ = _pair_rows(overall)
     t = "books_accuracy_overall"
-    lay = (f"Never forecasting (laying no card) scores {zh['mean_score']:.2f} points per hand "
-           f"({_ci(zh['mean_score_ci_low'], zh['mean_score_ci_high'])}) against {hh['mean_score']:.2f} "
-           f"({_ci(hh['mean_score_ci_low'], hh['mean_score_ci_high'])}) for heuristic forecasts, with the "
-           "same heuristic play.")
     play = (f"The same heuristic forecasts score {hh['mean_score']:.2f} "
             f"points per hand with heuristic play and {hr['mean_score']:.2f} "
             f"({_ci(hr['mean_score_ci_low'], hr['mean_score_ci_high'])}) with random play: win a trick with a card "
             "that closes one of your open prediction cards, and lose it on purpose when winning would only add an "
             "extra trick.")
     hq = Quote(hh["mean_score"], t, "mean_score", "heuristic / heuristic")
-    return [Finding("estimate", "Do lay cards.", lay,
-                    {"zero": Quote(zh["mean_score"], t, "mean_score", "zero / heuristic"), "heuristic": hq}),
-            Finding("estimate", "Careful play matters.", play,
-                    {"heuristic": hq, "random_play": Quote(hr["mean_score"], t, "mean_score", "heuristic / random")})]
+    return Finding("estimate", "Careful play matters.", play,
+                   {"heuristic": hq, "random_play": Quote(hr["mean_score"], t, "mean_score", "heuristic / random")})
 
 
 def _first_cost_finding(first_cost: pd.DataFrame):
@@ -586,7 +676,7 @@ def _confidence_finding(calibration: pd.DataFrame):
 
 def section_findings(*, overall: pd.DataFrame, by_predictions: pd.DataFrame, first_cost: pd.DataFrame,
                      rollout: pd.DataFrame, rollout_paired: pd.DataFrame, calibration: pd.DataFrame,
-                     variants: pd.DataFrame, rollout_deals: int) -> list:
+                     variants: pd.DataFrame, rollout_deals: int, seat_study: pd.DataFrame) -> list:
     """The findings of the Shut The Books section, a pure function of its tables, most useful first.
 
     Args:
@@ -596,6 +686,7 @@ def section_findings(*, overall: pd.DataFrame, by_predictions: pd.DataFrame, fir
             ``paired`` and the calibration summary; the rollout forecaster everywhere first, the heuristic
             second), played on ``rollout_deals`` deals.
         variants: :func:`variants` (one row per scoring, with the re-tuned heuristic and the rollout columns).
+        seat_study: :func:`one_seat` (the field's pair first, ``zero/heuristic`` among the others).
 
     Returns:
         :class:`~ludolab.analysis.findings.Finding` objects quoting the tables ``books_accuracy_overall``,
@@ -606,7 +697,7 @@ def section_findings(*, overall: pd.DataFrame, by_predictions: pd.DataFrame, fir
     tb = variants["tuned_bias"].astype(float)
     return [hand_strength_finding(tuned_bias=float(tb.iloc[0]) if tb.min() == tb.max() else None),
             _rollout_finding(rollout, rollout_paired, variants, rollout_deals),
-            _predictions_finding(by_predictions), *_lay_and_play_findings(overall),
+            _one_seat_finding(seat_study, overall), _predictions_finding(by_predictions), _play_finding(overall),
             _first_cost_finding(first_cost), _designer_finding(variants), _confidence_finding(calibration)]
 
 
@@ -665,6 +756,30 @@ def _study_rollout(ctx, s) -> None:
                            "Calibration of the rollout forecaster's P(exact)")
     ctx.table(bins, "books_reliability", rmeta)
     ctx.table(rov, "books_rollout_accuracy", rmeta)
+
+
+def _study_one_seat(ctx, s) -> None:
+    """One player against three who use the count: :func:`one_seat` (adds ``seat_study``)."""
+    from ludolab.analysis.results import provenance
+
+    g = 60 if ctx.quick else 300
+    ctx.say(f"books: one player against a table of counters, {g:,} games ...")
+    seat = s.tables["seat_study"] = one_seat(s.rules, g, ctx.seed + 4)
+    shown = seat.drop(columns=["what"])
+    s.seat_table = _shown(ctx, shown, "books_one_seat",
+                          provenance(GAME, rules=s.rules.as_dict(), seed=ctx.seed + 4, games=g))
+
+
+def _body_one_seat(s) -> list[str]:
+    """One player against a table of counters: what each way of forecasting and playing is worth in one seat."""
+    seat = s.tables["seat_study"]
+    return ["## One player against a table of counters", "",
+            f"One seat plays each way below, the other three forecast by the hand-strength count and play "
+            f"heuristically, over {int(seat.games.iloc[0]):,} games of {int(seat.hands.iloc[0])} hands (every player "
+            "forecasts first once), each game played once with the one player in each seat; its points are paired "
+            "with those of the count in the same seat on the same deals: "
+            + "; ".join(f"`{r.policy}`: {r.what}" for r in seat.itertuples()) + ".", "",
+            s.seat_table, ""]
 
 
 def _study_variants(ctx, s) -> None:
@@ -806,9 +921,10 @@ def study(ctx) -> tuple[dict, list[str]]:
     from types import SimpleNamespace
 
     s = SimpleNamespace(hands=4_000 if ctx.quick else 40_000, rules=BooksRules(4), tables={})
-    for part in (_study_accuracy, _study_rollout, _study_variants):
+    for part in (_study_accuracy, _study_rollout, _study_one_seat, _study_variants):
         part(ctx, s)
-    lines = _body_accuracy(s) + _body_first_cost(s) + _body_search(s) + _body_variants(s)
+    lines = (_body_accuracy(s) + _body_one_seat(s) + _body_first_cost(s) + _body_search(s)
+             + _body_variants(s))
     return s.tables, ["\n".join(lines) + "\n"]
 
 

@@ -8,6 +8,20 @@ import pandas as pd
 from findings_tables import check_change_caught, check_findings, with_ci
 from ludolab.analysis import books as A
 
+def _seat(rows) -> pd.DataFrame:
+    """A :func:`~ludolab.analysis.books.one_seat` table by hand: ``(policy, difference per hand, CI half-width,
+    share changed)``, the field first; each verdict by the report's paired rule."""
+    from ludolab.analysis.findings import compare
+
+    out = []
+    for pol, d, h, ch in rows:
+        out.append({"policy": pol, "what": f"plays {pol}", "mean_per_hand": 0.5 + d, "diff_per_hand": d,
+                    "diff_per_hand_ci_low": d - h, "diff_per_hand_ci_high": d + h, "share_changed": ch,
+                    "win_share": 0.5, "verdict": "equally good" if h == 0 else
+                    compare(d, d - h, d + h, "books_points", lower_is_better=False), "games": 300, "hands": 4})
+    return pd.DataFrame(out)
+
+
 def _tables() -> tuple[dict, dict]:
     overall = with_ci(pd.DataFrame({"forecast": ["heuristic", "heuristic", "zero"],
                                     "play": ["heuristic", "random", "heuristic"], "mean_score": [1.25, -0.75, 0.5]}), 0.05, "mean_score")
@@ -23,11 +37,13 @@ def _tables() -> tuple[dict, dict]:
     variants = with_ci(pd.DataFrame({"scoring": ["rulebook", "linear"], "tuned_bias": [-0.5, -0.5],
                                      "rollout_hands": [30, 30], "mean_predictions": [2.0, 2.5], "rollout_mean_predictions": [1.5, 1.75],
                                      "skill_spread_sd": [0.9, 0.6]}), 0.1, "skill_spread_sd")
-    args = dict(overall=overall, by_predictions=by_pred, first_cost=first, rollout=rollout, rollout_paired=paired,
+    seat = _seat([("heuristic/heuristic", 0.0, 0.0, 0.0), ("zero/heuristic", 1.125, 0.25, 0.97),
+                  ("heuristic/random", -1.25, 0.125, 0.99), ("rollout/heuristic", 1.5, 0.3, 0.95)])
+    args = dict(seat_study=seat, overall=overall, by_predictions=by_pred, first_cost=first, rollout=rollout, rollout_paired=paired,
                 calibration=cal, variants=variants, rollout_deals=60)
     named = {"books_accuracy_overall": overall, "books_accuracy_by_predictions": by_pred, "books_first_cost": first,
              "books_rollout_accuracy": rollout, "books_rollout_paired": paired, "books_calibration": cal,
-             "books_variants": variants}
+             "books_variants": variants, "books_one_seat": seat}
     return args, named
 
 
@@ -41,3 +57,21 @@ def test_findings_quote_only_numbers_of_their_tables():
 def test_a_changed_number_is_caught():
     args, named = _tables()
     check_change_caught(A.section_findings(**args), named, "books_calibration", "observed_exact", [0.1, 0.2])
+
+
+def test_the_one_seat_finding_says_what_laying_nothing_is_worth_and_why_it_fails_for_all():
+    """Laying no card is judged in one seat against the count by the paired rule; its title follows the verdict,
+    and the self-play rows say what happens when every player lays nothing."""
+    from ludolab.analysis.findings import quote_problems
+
+    args, named = _tables()
+    f = A._one_seat_finding(args["seat_study"], args["overall"])
+    assert quote_problems([f], named) == []
+    assert f.title == "Against players who lay by the count, lay fewer cards."
+    assert "*plays zero/heuristic* gains 1.12 points per hand (paired 95% CI +0.88 to +1.38)" in f.text
+    assert "*plays heuristic/random* costs 1.25 points per hand" in f.text and "97% of games" in f.text
+    assert "when every player lays nothing, each scores 0.50 points per hand against 1.25" in f.text
+    worse = _seat([("heuristic/heuristic", 0.0, 0.0, 0.0), ("zero/heuristic", -2.0, 0.25, 0.97)])
+    assert A._one_seat_finding(worse, args["overall"]).title == "Do lay cards."
+    unsure = _seat([("heuristic/heuristic", 0.0, 0.0, 0.0), ("zero/heuristic", 0.1, 0.5, 0.97)])
+    assert A._one_seat_finding(unsure, args["overall"]).title == "Laying no card: no clear answer."

@@ -76,7 +76,7 @@ def test_report_section_findings_first_and_columns_defined(quick_report):
     assert subs[0] < first_table and not any(ln.startswith("Columns:") for ln in lines[:subs[0]])
     assert "**off**" in md.split("## ")[0]  # off is explained in plain words before the findings
     tables = [i for i, ln in enumerate(lines) if ln.startswith("| ") and (i == 0 or not lines[i - 1].startswith("|"))]
-    assert len(tables) == 3
+    assert len(tables) == 4
     for i in tables:
         header = [c.strip() for c in lines[i].strip("|").split("|")]
         j = i - 1
@@ -161,3 +161,25 @@ def test_rollout_against_heuristic_is_worded_by_the_shared_rule():
     assert A._paired_words(0.05, -0.1, 0.2).startswith("equally good")
     assert A._paired_words(0.5, 0.2, 0.8).startswith("better")
     assert A._paired_words(-0.5, -0.8, -0.2).startswith("worse")
+
+
+def test_one_seat_is_the_ladder_per_hand():  # STK-8, STK-9
+    """The one-seat study is the strength ladder over the step game on the same deals, divided by the hands of a
+    game (one per player); the field's own row is 0 and changes nothing."""
+    from ludolab.analysis import books as A
+    from ludolab.sim import books as S
+    from ludolab.sim import ladder as L
+    from ludolab.sim.step import RulesCase
+    from ludolab.stdlib.books import BooksRules
+
+    rules = BooksRules(3)
+    pick = (A.ONE_SEAT[0], A.ONE_SEAT[1])
+    seat = A.one_seat(rules, 8, 2, pick)
+    assert seat.diff_per_hand.iloc[0] == 0 and seat.share_changed.iloc[0] == 0
+    assert seat.verdict.iloc[0] == "equally good" and (seat.hands == 3).all()
+    named = S.step_policies(rules)
+    case = RulesCase("x", rules.game_array(), 3, (named["heuristic/heuristic"],) * 3, named=named)
+    base = L.Contender("b", "named", named["heuristic/heuristic"])
+    row = L.ladder(L.Table(S.step_game(), case), [L.Contender("z", "named", named["zero/heuristic"])], base, 8, 2)[0]
+    assert abs(seat.diff_per_hand.iloc[1] - row["diff"] / 3) < 1e-12
+    assert seat.share_changed.iloc[1] == row["share_changed"]
