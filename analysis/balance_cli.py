@@ -31,9 +31,13 @@ from .cli_common import InputError, IntRange, user_errors
 @click.option("--variants", is_flag=True,
               help="Every named scoring or rule variant of the game side by side, one column each, on the same "
                    "deals (the same seed).")
+@click.option("--strong", is_flag=True,
+              help="Every seat plays strong play: the top of a strength ladder of the game's named policies "
+                   "(the rollout players included) against its best heuristic, on 200 duplicate deals; the "
+                   "heuristic where nothing beats it by a paired 95% CI. Slow for the card games.")
 @click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
 @user_errors
-def balance(game, players, policies, games, seed, no_skill, variants, fmt):
+def balance(game, players, policies, games, seed, no_skill, variants, strong, fmt):
     """One row per measure: its value, 95% CI and what it means (definitions in the README,
     section "Balance"); with --variants one column per rule variant."""
     from ludolab.stdlib import registry
@@ -48,6 +52,8 @@ def balance(game, players, policies, games, seed, no_skill, variants, fmt):
     cases = [c for c in g.cases if c.n_players >= 2 and (players is None or c.n_players == players)]
     if not cases:
         raise InputError(f"--players {players}: {info.title} is measured at {', '.join(map(str, sizes))} players")
+    if strong and policies:
+        raise InputError("--strong chooses every seat's policy: give it or --policy, not both")
     if variants:
         if "variants" not in g.extra:
             raise InputError(f"--variants: {info.title} has no rule variants to set side by side here "
@@ -55,14 +61,27 @@ def balance(game, players, policies, games, seed, no_skill, variants, fmt):
         cases = list(g.extra["variants"](cases[0].n_players))
     else:
         cases = cases[:1]
-    rows = []
+    rows, picked = [], []
     for case in cases:
+        if strong:
+            from ludolab.sim import balance as BAL
+
+            pick = BAL.strongest(g, case, min(int(games), BAL.STRONG_DEALS), seed)
+            picked.append((case.label, pick))
+            policies = (pick["policy"],)
+            rows.append(_strong_row(pick, case.label))
         rows += _study(g, info, case, policies, games, seed, no_skill)
-    names = rows[0]["_seats"]
+    names = rows[-1]["_seats"]
     if fmt == "json":
-        keys = ("metric", "variant", "value", "ci_low", "ci_high", "steps", "chain")  # the last two: skill_chain's
+        keys = ("metric", "variant", "value", "ci_low", "ci_high", "steps", "chain",  # skill_chain's
+                "policy", "baseline", "deals")  # strong_play's
         click.echo(json.dumps([{k: r[k] for k in keys if k in r} for r in rows], indent=2))
         return
+    for label, pick in picked:
+        click.echo(f"strong play{'' if not variants else f' ({label})'}: {pick['policy']}, the top of a ladder of the "
+                   f"named policies on {pick['deals']} duplicate deals, {pick['diff']:+.4f} "
+                   f"({pick['ci_low']:+.4f} to {pick['ci_high']:+.4f}) against {pick['baseline']} in the same seat")
+    rows = [r for r in rows if r["metric"] != "strong_play"]
     if not variants:
         click.echo(f"Balance of {info.title} ({cases[0].label}; seats {', '.join(names)}; {games} games, seed {seed})")
         w = max(len(r["metric"]) for r in rows)
@@ -91,6 +110,13 @@ def balance(game, players, policies, games, seed, no_skill, variants, fmt):
             click.echo(f"note: {lab} equals {labels[0]} in every measure: with these policies the rule changes "
                        "nothing these measures see (a tie-break is not seen by win shares that split ties, a "
                        "heuristic may never use an option)")
+
+
+def _strong_row(pick: dict, variant: str) -> dict:
+    """The JSON row naming strong play: ``value`` its paired difference from the best heuristic."""
+    return {"metric": "strong_play", "variant": variant, "value": pick["diff"], "ci_low": pick["ci_low"],
+            "ci_high": pick["ci_high"], "policy": pick["policy"], "baseline": pick["baseline"],
+            "deals": pick["deals"], "_seats": []}
 
 
 def _num(x: float) -> str:

@@ -441,3 +441,41 @@ def skill_chain(game, case, deals: int, seed: int, variant: str = "") -> dict:
     row = _row("skill_chain", variant, links, links, links, steps=len(rows) - 1, deals=int(deals), baseline=best,
                chain=text)
     return {**row, "steps": len(rows) - 1, "chain": text}
+
+
+#: Duplicate deals of the ladder that picks strong play (:func:`strongest`).
+STRONG_DEALS = 200
+
+
+def strongest(game, case, deals: int = STRONG_DEALS, seed: int = 0) -> dict:
+    """Strong play for the balance measures: the top of a strength ladder over every named policy of the game
+    (the slow rollout players included) against the game's best heuristic (``extra["best"]``) on the same
+    duplicate deals (:func:`ludolab.sim.ladder.ladder`).
+
+    The strongest is the policy with the best paired difference from that heuristic whose 95% CI excludes 0
+    on the good side; where none does, the heuristic itself (nothing measured beats it).
+
+    Args:
+        game: a step game; case: one of its rulesets (2 or more seats); deals: duplicate deals (2 or more);
+        seed: the deals' root seed.
+
+    Returns:
+        ``{"policy", "baseline", "diff", "ci_low", "ci_high", "deals"}``: the name chosen and its paired
+        difference from the heuristic in the same seat (the game's units; 0 when the heuristic is chosen).
+
+    Raises:
+        ValueError: fewer than 2 deals.
+    """
+    from . import ladder as L
+    from .step import named_policies
+
+    named = named_policies(game, case)
+    best = game.extra.get("best", next(iter(named)))
+    base = L.Contender(best, "named", named[best])
+    rows = L.ladder(L.Table(game, case), [L.Contender(n, "named", named[n]) for n in named], base,
+                    deals=deals, seed=seed)
+    sign = -1.0 if game.lower_wins else 1.0
+    told = [r for r in rows if r["policy"] != best and (sign * r["ci_low"] > 0 if sign > 0 else r["ci_high"] < 0)]
+    top = max(told, key=lambda r: sign * r["diff"]) if told else next(r for r in rows if r["policy"] == best)
+    return {"policy": top["policy"], "baseline": best, "diff": float(top["diff"]), "ci_low": float(top["ci_low"]),
+            "ci_high": float(top["ci_high"]), "deals": int(deals)}

@@ -74,6 +74,39 @@ def test_the_skill_chain_tells_skill_apart_and_a_coin_toss_not():
     assert row["value"] == 0.0 and row["steps"] == 1 and " ~ " in row["chain"]
 
 
+def test_strong_play_is_the_top_of_the_ladder_only_when_a_ci_says_so():
+    """Known answers: with random play as the game's heuristic, the game of picks' best policy beats it by a
+    paired CI and is chosen; in a coin toss nothing beats it, so the heuristic itself stays."""
+    skill = T.step_game(T.SKILL)
+    skill.extra = {**skill.extra, "best": "random"}
+    pick = BAL.strongest(skill, skill.cases[0], 300, 2)
+    assert pick["policy"] == "best" and pick["baseline"] == "random" and pick["ci_low"] > 0
+    coin = T.step_game(T.COIN)
+    coin.extra = {**coin.extra, "best": "random"}
+    pick = BAL.strongest(coin, coin.cases[0], 300, 2)
+    assert pick["policy"] == "random" and pick["diff"] == 0
+
+
+def test_balance_strong_names_its_pick_and_plays_it_in_every_seat():
+    """``--strong`` prints the policy it chose and its paired gain, plays it in every seat, gives it as a JSON
+    row, and is refused beside --policy."""
+    import json
+
+    from click.testing import CliRunner
+
+    from ludolab.analysis.cli import cli
+
+    res = CliRunner().invoke(cli, ["balance", "shelf", "--strong", "--games", "40", "--no-skill"])
+    assert res.exit_code == 0, res.output
+    assert res.stdout.startswith("strong play: rollout, the top of a ladder") and "seats rollout, rollout;" in res.stdout
+    j = json.loads(CliRunner().invoke(cli, ["balance", "shelf", "--strong", "--games", "40", "--no-skill",
+                                            "--format", "json"]).stdout)
+    assert j[0]["metric"] == "strong_play" and j[0]["policy"] == "rollout" and j[0]["baseline"] == "potential"
+    assert j[0]["ci_low"] > 0 and j[0]["deals"] == 40
+    bad = CliRunner().invoke(cli, ["balance", "shelf", "--strong", "--policy", "greedy"])
+    assert bad.exit_code == 2 and "give it or --policy, not both" in bad.output
+
+
 def test_the_skill_chain_row_is_the_ladders_chain_on_the_same_deals():
     """``balance`` and ``ladder`` give the same chain: the balance row plays the same ladder over the
     game's fast named policies, at min(games, CHAIN_DEALS) deals."""
