@@ -71,6 +71,11 @@ def balance(game, players, policies, games, seed, no_skill, variants, strong, fm
             policies = (pick["policy"],)
             rows.append(_strong_row(pick, case.label))
         rows += _study(g, info, case, policies, games, seed, no_skill)
+        if strong and "exact_match" in g.extra:
+            from ludolab.sim import balance as BAL
+
+            seats, tie = g.extra["exact_match"](case)
+            rows += [{**r, "_seats": rows[-1]["_seats"]} for r in BAL.exact_match(seats, tie, case.label)]
     names = rows[-1]["_seats"]
     if fmt == "json":
         keys = ("metric", "variant", "value", "ci_low", "ci_high", "steps", "chain",  # skill_chain's

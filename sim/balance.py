@@ -79,6 +79,11 @@ MEANINGS = {
     "exact_seat_points": "seat {s}'s mean points, exact",
     "exact_seat_edge": "seat edge, exact",
     "exact_ties": "share of games whose best return is shared, exact",
+    "exact_match_win": "seat {s}'s chance to win one round alone under the match equilibrium (later seats play "
+                       "to beat the score so far, a shut box wins at once), exact",
+    "exact_match_tie": "seat {s}'s chance to share the lowest score under the match equilibrium, exact",
+    "exact_match_seat_edge": "seat edge under the match equilibrium (two seats: ties split), exact",
+    "exact_match_ties": "chance the round ends tied under the match equilibrium, exact",
 }
 
 
@@ -479,3 +484,30 @@ def strongest(game, case, deals: int = STRONG_DEALS, seed: int = 0) -> dict:
     top = max(told, key=lambda r: sign * r["diff"]) if told else next(r for r in rows if r["policy"] == best)
     return {"policy": top["policy"], "baseline": best, "diff": float(top["diff"]), "ci_low": float(top["ci_low"]),
             "ci_high": float(top["ci_high"]), "deals": int(deals)}
+
+
+def exact_match(seats, p_tie_game: float, variant: str = "") -> list[dict]:
+    """The seat measures of one round under the exact match equilibrium of Shut the Box
+    (:func:`ludolab.sim.box_match.match_exact`: each seat plays for the best chance to win given the score so
+    far, a shut box wins at once, STB-9, STB-10).
+
+    Args:
+        seats: its per-seat DataFrame (``p_win`` sole winner, ``p_tie`` shares the lowest score), in seat order.
+        p_tie_game: the chance the round ends tied.
+
+    Returns:
+        Rows ``exact_match_win[s]``, ``exact_match_tie[s]``, ``exact_match_ties`` and, for two seats (where a
+        tie is shared by both, so the win share with ties split is exact), ``exact_match_seat_edge`` as
+        ``seat_edge`` defines it; ``ci_low == ci_high == value``.
+    """
+    P = len(seats)
+    rows = []
+    for s, r in enumerate(seats.itertuples()):
+        rows.append(_row("exact_match_win[{s}]", variant, *(float(r.p_win),) * 3, s=s + 1))
+        rows.append(_row("exact_match_tie[{s}]", variant, *(float(r.p_tie),) * 3, s=s + 1))
+    if P == 2:
+        share = seats.p_win.to_numpy(float) + p_tie_game / 2
+        edge = round((share.max() - 0.5) / 0.5, 12) + 0.0
+        rows.append(_row("exact_match_seat_edge", variant, *(edge,) * 3))
+    rows.append(_row("exact_match_ties", variant, *(float(p_tie_game),) * 3))
+    return rows

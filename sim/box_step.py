@@ -275,6 +275,16 @@ def step_game() -> S.StepGame:
             out.append((np.arange(len(total))[keep], total[keep] / total.sum()))
         return out
 
+    def exact_match(case):
+        """The exact equilibrium of one round played as a match (STB-9, STB-10: later seats play to beat
+        the score so far, a shut box wins at once) under the case's rules and seat count, from
+        :func:`ludolab.sim.box_match.match_exact`: its per-seat DataFrame and the chance of a tie."""
+        from .box_match import match_exact
+
+        rules = tables[case.label][0]
+        sol = match_exact(rules, case.n_players, keep_policies=False)
+        return sol.seats, float(sol.p_tie_game)
+
     def _find(rules_arr, policies):
         for c in cases:
             if c.rules is rules_arr or np.array_equal(c.rules, rules_arr):
@@ -293,5 +303,5 @@ def step_game() -> S.StepGame:
                       return_bounds=_return_bounds, check_state=_check_state, simulate=simulate,
                       accumulator=_columns, fast_games=fast, lower_wins=True, winner=_sole_winner,
                       extra={"hidden_information": False, "best": "optimal", "random": "random",
-                             "exact_seats": exact_seats, "variants": variants,
+                             "exact_seats": exact_seats, "exact_match": exact_match, "variants": variants,
                              "moments": lambda r: (int(r[K.R_ROUNDS]) or int(r[K.R_MAXROUNDS])) + 1})

@@ -298,3 +298,28 @@ def test_games_split_over_threads_are_the_games_of_one_thread(game_id, monkeypat
         for k in ("ret", "steps", "marks", "scores"):
             assert np.array_equal(tr[k], results[0][2][k]), k
     assert np.array_equal(results[0][2]["ret"], results[0][0])
+
+
+def test_balance_box_strong_adds_the_exact_match_equilibrium():  # STB-9, STB-10
+    """For Shut the Box, --strong adds the one-round match equilibrium of `box match` (later seats play to beat
+    the score so far): the same win and tie chances, and for two seats the seat edge with ties split."""
+    import json
+
+    from click.testing import CliRunner
+
+    from ludolab.analysis.cli import cli
+    from ludolab.sim.box_match import match_exact
+    from ludolab.stdlib.box import BoxRules
+
+    res = CliRunner().invoke(cli, ["balance", "box", "--strong", "--games", "200", "--no-skill", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    rows = {r["metric"]: r for r in json.loads(res.stdout)}
+    sol = match_exact(BoxRules(), 2, keep_policies=False)
+    for s in (1, 2):
+        assert rows[f"exact_match_win[{s}]"]["value"] == float(sol.seats.p_win.iloc[s - 1])
+        assert rows[f"exact_match_tie[{s}]"]["value"] == float(sol.seats.p_tie.iloc[s - 1])
+    share = float(sol.seats.p_win.iloc[0]) + sol.p_tie_game / 2
+    assert abs(rows["exact_match_seat_edge"]["value"] - (share - 0.5) / 0.5) < 1e-12
+    assert rows["exact_match_ties"]["value"] == sol.p_tie_game and rows["strong_play"]["policy"] == "optimal"
+    assert "exact_match_win[1]" not in CliRunner().invoke(cli, ["balance", "box", "--games", "200",
+                                                                "--no-skill"]).stdout
