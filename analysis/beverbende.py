@@ -198,7 +198,8 @@ def knock_finding(knock_rows, default_k: float, bv: pd.DataFrame, var: pd.DataFr
 
 #: The knock rules tried by :func:`knock_rules`: the bar as an offset from the best fixed threshold, how far
 #: it moves for each lap of the table completed, and what a card of the own row not yet seen counts.
-KNOCK_RULE_GRID = {"knock": (-2.0, 0.0, 2.0), "late": (-1.0, -0.5, 0.0, 0.5, 1.0), "unknown": (4.5, 6.0, 8.0)}
+KNOCK_RULE_GRID = {"knock": (-4.0, -2.0, 0.0, 2.0, 4.0), "late": (-1.5, -1.0, -0.5, 0.0, 0.5, 1.0),
+                   "unknown": (4.5, 6.0, 8.0)}
 KNOCK_RULE_GRID_QUICK = {"knock": (-2.0, 0.0, 2.0), "late": (-1.0, 0.0, 1.0), "unknown": (4.5, 6.0, 8.0)}
 
 
@@ -225,7 +226,8 @@ def knock_rules(fixed_knock: dict, rounds: int = 16_000, seed: int = 0, check_se
         fixed rule, the chosen one and the chosen one with ``late`` 0, on fresh deals, with
         ``margin_diff_vs_first`` against the fixed rule and its CI, ``share_differs_from_first`` (rounds in which
         the rule changes seat 0's score), and on the chosen row ``lap_gain`` and its CI: the paired margin of the
-        chosen rule minus the same rule without the lap (what moving the bar with the lap is worth).
+        chosen rule minus the same rule without the lap (what moving the bar with the lap is worth; NaN where
+        the chosen rule has late 0 and on the other rows).
 
     Raises:
         LudolabError: a grid without the three keys.
@@ -256,8 +258,9 @@ def knock_rules(fixed_knock: dict, rounds: int = 16_000, seed: int = 0, check_se
         chk.insert(0, "rule", ["fixed", "chosen", "chosen without the lap"])
         for i, col in enumerate(("knock", "late", "unknown")):
             chk.insert(1 + i, col, [r[i] for r in rows])
-        for col in ("", "_ci_low", "_ci_high"):
-            chk[f"lap_gain{col}"] = [0.0, float(lap[f"margin_diff_vs_first{col}"]), 0.0]
+        for col in ("", "_ci_low", "_ci_high"):   # measured on the chosen row only, where it has a lap part
+            chk[f"lap_gain{col}"] = [np.nan, float(lap[f"margin_diff_vs_first{col}"]) if combos[best][1] else np.nan,
+                                     np.nan]
         check.append(chk)
     return pd.concat(tried, ignore_index=True), pd.concat(check, ignore_index=True)
 
@@ -273,6 +276,7 @@ def knock_rule_finding(check: pd.DataFrame):
     """What the lap and your own row are worth when to knock, per player count: the simplest rule of
     :func:`knock_rules` that keeps its gain (the chosen rule, or the same without the lap when moving the bar
     with the lap is not better by the paired-comparison rule), against the fixed threshold on fresh deals.
+    A rule is worded as advice only where it is better; elsewhere the finding says it is not told apart.
 
     Returns:
         a ``rule`` :class:`~ludolab.analysis.findings.Finding` quoting each count's paired margin difference,
@@ -284,42 +288,51 @@ def knock_rule_finding(check: pd.DataFrame):
     for P, d in check.groupby("players", sort=True):
         d = d.set_index("rule")
         fx, ch = d.loc["fixed"], d.loc["chosen"]
-        lap_v = compare(ch.lap_gain, ch.lap_gain_ci_low, ch.lap_gain_ci_high, "bev_margin")
+        lap_v = ("none" if ch.late == 0 else
+                 compare(ch.lap_gain, ch.lap_gain_ci_low, ch.lap_gain_ci_high, "bev_margin"))
         laps.append(lap_v)
-        use = "chosen" if lap_v == "better" else "chosen without the lap"
+        use = "chosen" if lap_v in ("better", "none") else "chosen without the lap"
         r = d.loc[use]
+        fixed = f"knocking at {fx.knock:g} with each unseen card as {fx.unknown:g}"
+        if (r.knock, r.late, r.unknown) == (fx.knock, fx.late, fx.unknown):
+            verdicts.append("equally good")
+            parts.append(f"{int(P)} players: no rule tried beats {fixed}")
+            continue
         v = compare(r.margin_diff_vs_first, r.margin_diff_vs_first_ci_low, r.margin_diff_vs_first_ci_high,
                     "bev_margin")
         verdicts.append(v)
         row = f"{int(P)} players, {use}"
-        if (r.knock, r.late, r.unknown) == (fx.knock, fx.late, fx.unknown):
-            parts.append(f"{int(P)} players: no rule tried beats knocking at {fx.knock:g} with each unseen card "
-                         f"as {fx.unknown:g}")
-            continue
-        word = {"better": "better than", "worse": "worse than", "equally good": "as good as",
-                "cannot tell yet": "cannot tell yet against"}[v]
-        lap_text = ("" if ch.late == 0 else
-                    f"; the lap's own part ({ch.late:+g} point{'' if abs(ch.late) == 1 else 's'} a lap, against none, "
-                    "same deals): "
-                    f"{ch.lap_gain:+.2f} points a round ({_ci(ch.lap_gain_ci_low, ch.lap_gain_ci_high)})")
-        parts.append(f"{int(P)} players: {knock_rule_words(r.knock, r.late, r.unknown)}: {word} knocking at "
-                     f"{fx.knock:g} with each unseen card as {fx.unknown:g}, margin {r.margin_diff_vs_first:+.2f} "
-                     f"points a round ({_ci(r.margin_diff_vs_first_ci_low, r.margin_diff_vs_first_ci_high)}), "
-                     f"changing your round in {r.share_differs_from_first:.0%} of rounds{lap_text}")
+        diff = (f"margin {r.margin_diff_vs_first:+.2f} points a round "
+                f"({_ci(r.margin_diff_vs_first_ci_low, r.margin_diff_vs_first_ci_high)})")
+        if v == "better":
+            lap_text = ("" if ch.late == 0 else
+                        f"; the lap's own part ({ch.late:+g} point{'' if abs(ch.late) == 1 else 's'} a lap, against "
+                        f"none, same deals): {ch.lap_gain:+.2f} points a round "
+                        f"({_ci(ch.lap_gain_ci_low, ch.lap_gain_ci_high)})")
+            capped = ("" if not r.get("capped_rounds", 0) else
+                      f"; {int(r.capped_rounds):,} of its {int(r.rounds):,} rounds ran to the round cap with nobody "
+                      "knocking")
+            parts.append(f"{int(P)} players: {knock_rule_words(r.knock, r.late, r.unknown)}: {diff} against {fixed}, "
+                         f"changing your round in {r.share_differs_from_first:.0%} of rounds{lap_text}{capped}")
+            if ch.late != 0:
+                quotes[f"lap_{int(P)}"] = Quote(ch.lap_gain, "beverbende_knock_rules", "lap_gain",
+                                                f"{int(P)} players")
+        else:
+            word = {"worse": "worse than", "equally good": "as good as", "cannot tell yet": "not told apart from"}[v]
+            parts.append(f"{int(P)} players: the best rule tried ({knock_rule_words(r.knock, r.late, r.unknown)}) is "
+                         f"{word} {fixed}: {diff}")
         quotes[f"diff_{int(P)}"] = Quote(r.margin_diff_vs_first, "beverbende_knock_rules", "margin_diff_vs_first",
                                          row)
         quotes[f"changes_{int(P)}"] = Quote(r.share_differs_from_first, "beverbende_knock_rules",
                                             "share_differs_from_first", row)
-        if ch.late != 0:
-            quotes[f"lap_{int(P)}"] = Quote(ch.lap_gain, "beverbende_knock_rules", "lap_gain", f"{int(P)} players")
     n_better = verdicts.count("better")
     head = ("Knock by what you know of your row." if n_better else
             "Knowing the lap and your row changes little." if all(v == "equally good" for v in verdicts) else
             "Knock rules by the lap and your row: no clear gain.")
-    n_lap = laps.count("better")
-    lead = (f"A rule that uses what you know beats the fixed threshold at {n_better} of {len(verdicts)} player "
-            f"counts; moving the bar with the lap of the round pays at {n_lap} of them (paired on fresh deals; "
-            "the simplest rule that keeps the gain at each count, lower margin is better): ")
+    lead = (f"A knock rule with another count for unseen cards or a bar that moves with the lap beats the fixed "
+            f"threshold at {n_better} of {len(verdicts)} player counts, and the lap's part pays at "
+            f"{laps.count('better')} (paired on fresh deals against the fixed threshold; lower margin is better; "
+            "at each count the simplest rule that keeps its gain): ")
     return Finding("rule", head, lead + "; ".join(parts) + ".", quotes)
 
 
@@ -980,10 +993,24 @@ def _study_knock_rules(ctx, s) -> list[str]:
     grid = KNOCK_RULE_GRID_QUICK if quick else KNOCK_RULE_GRID
     tried, chk = knock_rules(fixed, n, ctx.seed, ctx.seed + 2000, grid, field=_threshold(fk))
     per = len(tried) // len(fixed)
-    shown = chk[chk.rule != "fixed"][["players", "rule", "knock", "late", "unknown", "margin_diff_vs_first",
-                                       "margin_diff_vs_first_ci_low", "margin_diff_vs_first_ci_high",
-                                       "lap_gain", "lap_gain_ci_low", "lap_gain_ci_high",
-                                       "share_differs_from_first"]]
+    keep = (chk.rule == "chosen") | ((chk.rule == "chosen without the lap") & (chk.late.shift(1) != 0))
+    shown = chk[keep][["players", "rule", "knock", "late", "unknown", "margin_diff_vs_first",
+                       "margin_diff_vs_first_ci_low", "margin_diff_vs_first_ci_high",
+                       "lap_gain", "lap_gain_ci_low", "lap_gain_ci_high", "share_differs_from_first"]]
+    edges = []
+    for P, d in tried.groupby("players"):
+        c = chk[(chk.players == P) & (chk.rule == "chosen")].iloc[0]
+        at = [k for k in ("knock", "late", "unknown") if c[k] in (d[k].min(), d[k].max()) and d[k].nunique() > 1]
+        if at:
+            edges.append(f"{int(P)} players ({', '.join(at)})")
+    capped = chk[chk.rule != "fixed"].capped_rounds
+    notes = (f" The fixed thresholds: {'; '.join(f'{P} players {k:g}' for P, k in fixed.items())}."
+             + (f" The chosen rule lies on the edge of the grid at {', '.join(edges)}: a wider grid might do a little "
+                "better." if edges else "")
+             + (f" {int(capped.sum()):,} rounds of the rules in the table ran to the round cap with nobody knocking "
+                "(`capped_rounds` in the CSV)." if capped.sum() else "")
+             + " The tuned heuristic further down changes every parameter at once against the default field; this "
+               "section changes only the knock rule.")
     body = ["\n## When to knock, by the lap and what you know\n",
             f"A knock rule a player can follow: count each card of your own row you have not seen as *unknown* "
             f"points, and knock when the total is at most *knock*, moved by *late* points for each lap of the table "
@@ -992,7 +1019,8 @@ def _study_knock_rules(ctx, s) -> list[str]:
             f"{max(grid['late']):g}, *unknown* {', '.join(f'{u:g}' for u in grid['unknown'])}) against the threshold "
             f"heuristic knocking at {fk:g} in the other seats, as above, {n:,} rounds each on the same deals. The rule with the lowest margin, and the "
             f"same without the lap, are played again beside the fixed threshold (each unseen card as 4.5, no "
-            f"change with the lap) on {n:,} fresh rounds, paired: the table. Every rule tried is in `tables/beverbende_knock_rules_tried.csv`.\n",
+            f"change with the lap) on {n:,} fresh rounds, paired: the table (a row without the lap only where the chosen rule has "
+            f"one). Every rule tried is in `tables/beverbende_knock_rules_tried.csv`." + notes + "\n",
             _columns(shown, {**base_defs, "knock": "the chosen rule's bar (points)",
                              "late": "how far the bar moves for each lap of the table already played (points, "
                                      "negative: lower)",
@@ -1005,7 +1033,8 @@ def _study_knock_rules(ctx, s) -> list[str]:
                              "rule": "`chosen` for the rule tried with the lowest margin, `chosen without the lap` "
                                      "for the same with *late* 0",
                              "lap_gain": "on the chosen row, its margin minus that of the same rule without the "
-                                         "lap, on the same deals (points, negative: the lap pays)"}),
+                                         "lap, on the same deals (points, negative: the lap pays), empty where not "
+                                         "measured"}),
             ctx.table(chk, "beverbende_knock_rules", {**meta, "rounds": n, "check_seed": ctx.seed + 2000},
                       shown=shown),
             ]
@@ -1146,7 +1175,7 @@ def _study_tuned(ctx, s) -> list[str]:
     tuned_params, _ = tune(r4, "threshold", tn, ctx.seed, passes=1 if quick else 2)
     tuned = bev.make_policy("threshold", **tuned_params)
     chk = bev.compare(r4, ["threshold", tuned], "threshold", n, ctx.seed + 1000)
-    text = ", ".join(f"{k} = {v:g}" for k, v in tuned_params.items())
+    text = ", ".join(f"{k} = {v:g}" for k, v in tuned_params.items() if k in TUNE_GRID)  # what the search moved
     tcols = chk[["policy", "mean_score", "mean_score_ci_low", "mean_score_ci_high", "margin", "margin_ci_low",
                  "margin_ci_high", "margin_diff_vs_first", "margin_diff_vs_first_ci_low",
                  "margin_diff_vs_first_ci_high", "diff_vs_first", "diff_vs_first_ci_low", "diff_vs_first_ci_high"]]

@@ -196,10 +196,18 @@ def simulate(players, memory_loss, scoring, knock_penalty, round_cap, exchange_s
                "mean_score_ci": f"[{lo:.4f}, {hi:.4f}]" if lo is not None else "undefined (one round)",
                "mean_turns": out["mean_turns"], "capped_rounds": out["capped_rounds"], "seed": seed}
         emit(fmt, rec if fmt == "table" else None, seats, title=f"Beverbende, {players} players, single rounds")
+    if out["capped_rounds"]:
+        _capped_note(int(out["capped_rounds"]), rules, f"of {out['rounds']:,} ", "capped_rounds")
     if out_dir is not None:
         from ludolab.analysis.beverbende import fig_seat_scores
 
         save_outputs(out_dir, {"seats": seats}, {"score_distribution": fig_seat_scores(out)}, meta, table_format)
+
+
+def _capped_note(n: int, rules, where: str, column: str) -> None:
+    """One line on stderr: ``n`` rounds ended at the round cap (BVB-12) with nobody knocking."""
+    click.echo(f"note: {n:,} rounds {where}ended at the round cap of {rules.round_cap} turns with nobody knocking "
+               f"({column})", err=True)
 
 
 @group.command(short_help="Policies in one seat against a field, on the same deals.")
@@ -227,6 +235,9 @@ def compare(players, memory_loss, scoring, knock_penalty, round_cap, exchange_sp
                       command="beverbende compare")
     emit(fmt, None, df, title=f"Beverbende, {players} players, seat {seat} against {field} "
                               "(diff_vs_first: paired, against the first policy)")
+    if int(df["capped_rounds"].sum()):
+        _capped_note(int(df["capped_rounds"].sum()), rules, f"over the {len(df)} policies ",
+                     "the capped_rounds column")
     save_outputs(out_dir, {"compare": df}, {}, meta, table_format)
 
 
@@ -264,9 +275,8 @@ def sweep(players, memory_loss, scoring, knock_penalty, round_cap, exchange_spec
     emit(fmt, None, best if fmt == "table" else df, title="Best own knock threshold for each field threshold")
     if "capped_rounds" in df and int(df["capped_rounds"].sum()) > 0:
         capped = df[df["capped_rounds"] > 0]
-        click.echo(f"note: {int(df['capped_rounds'].sum()):,} rounds in {len(capped)} of the {len(df)} cells ended at "
-                   f"the round cap of {rules.round_cap} turns with nobody knocking (the capped_rounds column of the "
-                   "sweep table, with --format json or csv, or --out)", err=True)
+        _capped_note(int(df["capped_rounds"].sum()), rules, f"in {len(capped)} of the {len(df)} cells ",
+                     "the capped_rounds column of the sweep table, with --format json or csv, or --out")
     figs = {}
     if out_dir is not None:
         figs["knock_heatmap"] = A.fig_heatmap(df, objective, f"{rules.scoring} scoring, {rules.n_cards}-card deck")

@@ -315,7 +315,8 @@ COLUMN_DEFS = {
     "share_changed": "share of games, deal by seat, in which it changes the seat's points",
     "win_share": "share of its pairings with each other player at the table that it wins (ties half; 0.5 is "
                  "even)",
-    "verdict": "better, worse, equally good or cannot tell yet, against the count in the same seat",
+    "verdict": "better, worse, equally good or cannot tell yet, against the count in the same seat (baseline: "
+               "the count's own row)",
     "games": "games played, each once per seat",
     "hands": "hands per game (one per player, each forecasting first once)",
 }
@@ -535,8 +536,8 @@ def one_seat(rules: BooksRules, deals: int = 300, seed: int = 0, contenders=ONE_
         ``diff_per_hand`` with ``diff_per_hand_ci_low/high`` (its points minus the field policy's in the same
         seat on the same deals, per hand, paired 95% CI), ``share_changed`` (games, deal by seat, whose points it
         changes), ``win_share`` (pairs at the table won, ties half), ``verdict``
-        (:func:`ludolab.analysis.findings.compare` on ``books_points``, higher is better), ``games``, ``hands``
-        (per game).
+        (:func:`ludolab.analysis.findings.compare` on ``books_points``, higher is better; ``baseline`` on the
+        first row), ``games``, ``hands`` (per game).
 
     Raises:
         KeyError: a name that is not a policy pair of the step game; ValueError: fewer than 2 deals.
@@ -558,8 +559,7 @@ def one_seat(rules: BooksRules, deals: int = 300, seed: int = 0, contenders=ONE_
         out.append({"policy": name, "what": what, "mean_per_hand": r["mean"] / hands, "diff_per_hand": d,
                     "diff_per_hand_ci_low": lo, "diff_per_hand_ci_high": hi, "share_changed": r["share_changed"],
                     "win_share": r["win_share"],
-                    "verdict": "equally good" if lo == hi == d == 0 else compare(d, lo, hi, "books_points",
-                                                                                 lower_is_better=False),
+                    "verdict": "baseline" if not out else compare(d, lo, hi, "books_points", lower_is_better=False),
                     "games": int(deals), "hands": hands})
     return pd.DataFrame(out)
 
@@ -573,20 +573,17 @@ def _one_seat_finding(seat: pd.DataFrame, overall: pd.DataFrame):
     t = "books_one_seat"
     rows = seat.set_index("policy")
     hh, _, zh = _pair_rows(overall)
-    word = {"better": "gains", "worse": "costs", "equally good": "equally good,", "cannot tell yet":
-            "cannot tell yet,"}
-
     def one(name, r):
-        d = f"{abs(r.diff_per_hand):.2f}" if r.verdict in ("better", "worse") else f"{r.diff_per_hand:+.2f}"
-        return (f"*{r.what}* {word[r.verdict]} {d} points per hand (paired 95% CI {r.diff_per_hand_ci_low:+.2f} to "
-                f"{r.diff_per_hand_ci_high:+.2f}), changing the seat's game result in {r.share_changed:.0%} of games")
+        return (f"*{r.what}*: {r.diff_per_hand:+.2f} points per hand (paired 95% CI {r.diff_per_hand_ci_low:+.2f} to "
+                f"{r.diff_per_hand_ci_high:+.2f}), {r.verdict}, changing the seat's points in {r.share_changed:.0%} "
+                "of games")
     others = rows.iloc[1:]
     zero = rows.loc["zero/heuristic"]
     title = ("Against players who lay by the count, lay fewer cards." if zero.verdict == "better" else
              "Do lay cards." if zero.verdict == "worse" else "Laying no card: no clear answer.")
     text = (f"One player against three who forecast by the hand-strength count and play heuristically "
-            f"({int(seat.games.iloc[0]):,} games of {int(seat.hands.iloc[0])} hands, seats rotated, against the "
-            "count in the same seat): " + "; ".join(one(n, r) for n, r in others.iterrows()) + ". "
+            f"({int(seat.games.iloc[0]):,} games of {int(seat.hands.iloc[0])} hands, seats rotated); its points minus "
+            "those of the count in the same seat: " + "; ".join(one(n, r) for n, r in others.iterrows()) + ". "
             f"Laying nothing works only while others take the tricks: when every player lays nothing, each scores "
             f"{zh['mean_score']:.2f} points per hand against {hh['mean_score']:.2f} when every player uses the count.")
     quotes = {f"diff_{i}": Quote(r.diff_per_hand, t, "diff_per_hand", n) for i, (n, r) in enumerate(others.iterrows())}
@@ -812,8 +809,8 @@ def _body_accuracy(s) -> list[str]:
             f"its forecasts are off by {best['mae']:.2f} tricks on average in absolute terms (`mae`).",
             f"The first two rows are the strongest players the project has, each on its own deals: rollout "
             f"forecasts with rollout play in every seat (the forecaster weighing the {s.strong['pool']} candidate "
-            f"cards on {s.strong['worlds']} sampled deals, every card played after {s.strong['play_worlds']} sampled "
-            f"deals; {s.strong['deals']:,} deals), then the rollout forecaster with heuristic play (see \"Does "
+            f"cards on {s.strong['worlds']} sampled deals, each card chosen by playing out {s.strong['play_worlds']} "
+            f"sampled deals; {s.strong['deals']:,} deals), then the rollout forecaster with heuristic play (see \"Does "
             f"searching ahead forecast better?\"; {s.tables['rollout_deals']:,} deals). They are slow, so their "
             "`player_hands` are fewer and their CIs wider; how far strong play goes at larger budgets is "
             "`ludolab books ladder`'s question.", "",

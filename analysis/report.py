@@ -350,10 +350,13 @@ def compact_table(df: pd.DataFrame, floatfmt: str = ".4g", layout: TableLayout |
 
 def ci_cell(value, low, high, floatfmt: str = ".4g") -> str:
     """A value and its 95% CI in one cell, ``"21.42 (21.38 to 21.46)"``: the last decimal shown is at most
-    a 2.5th of the CI's half-width (``floatfmt`` when the interval is empty or undefined)."""
+    a 2.5th of the CI's half-width (``floatfmt`` when the interval is empty or undefined); an empty cell
+    where the value is NaN (not measured on that row)."""
     import math
 
     vals = [float(v) for v in (value, low, high)]
+    if vals[0] != vals[0]:  # not measured on this row: an empty cell
+        return ""
     half = (vals[2] - vals[1]) / 2
     if not all(math.isfinite(v) for v in vals) or half <= 0:
         return f"{_plain_fmt(value, floatfmt)} ({_plain_fmt(low, floatfmt)} to {_plain_fmt(high, floatfmt)})"

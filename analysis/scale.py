@@ -51,7 +51,7 @@ def scale_options(fn):
         click.option("--run-dir", type=click.Path(file_okay=False), default=None,
                      help="Keep every finished chunk in this folder (continue later with --resume)."),
         click.option("--resume", is_flag=True, help="Continue the run kept in --run-dir."),
-        click.option("--precision", type=FloatRange(), default=None, metavar="E",
+        click.option("--precision", type=FloatRange(min=0.0, min_open=True), default=None, metavar="E",
                      help="Run until the main metric's 95% CI half-width is at most E (the count given, e.g. "
                           "--games, is the first block)."),
     ]

@@ -485,7 +485,7 @@ def rules_of_thumb(rules: ShelfRules, deals: int = 400, seed: int = 0, thumb_rul
         with ``diff_vs_potential_ci_low/high`` (its score minus the baseline's in the same seat, paired 95% CI),
         ``share_changed`` (games, deal by seat, whose score it changes), ``win_share`` (pairs at the table won,
         ties half), ``verdict`` (:func:`ludolab.analysis.findings.compare` on ``shelf_points``, higher is
-        better) and ``deals``.
+        better; ``baseline`` on the first row) and ``deals``.
 
     Raises:
         PolicyError: an unknown policy or parameter; ValueError: fewer than 2 deals.
@@ -504,12 +504,12 @@ def rules_of_thumb(rules: ShelfRules, deals: int = 400, seed: int = 0, thumb_rul
     rows = L.ladder(L.Table(S.step_game(), case), cons, cons[0], deals, seed)
     out = []
     for (name, what, _, _), r in zip(thumb_rules, rows):
-        same = r["ci_low"] == r["ci_high"] == r["diff"] == 0
+        first = not out
         out.append({"rule": name, "what": what, "mean": r["mean"], "diff_vs_potential": r["diff"],
                     "diff_vs_potential_ci_low": r["ci_low"], "diff_vs_potential_ci_high": r["ci_high"],
                     "share_changed": r["share_changed"], "win_share": r["win_share"],
-                    "verdict": "equally good" if same else compare(r["diff"], r["ci_low"], r["ci_high"],
-                                                                   "shelf_points", lower_is_better=False),
+                    "verdict": "baseline" if first else compare(r["diff"], r["ci_low"], r["ci_high"],
+                                                                "shelf_points", lower_is_better=False),
                     "deals": int(deals)})
     return pd.DataFrame(out)
 
@@ -527,14 +527,10 @@ def thumb_finding(th: pd.DataFrame):
     t = "shelf_rules_of_thumb"
     rows = th.set_index("rule")
     base, best = th.iloc[0], th.iloc[-1]
-    word = {"better": "gains", "worse": "costs", "equally good": "equally good,", "cannot tell yet":
-            "cannot tell yet,"}
-
     def one(r):
-        d = f"{abs(r.diff_vs_potential):.2f}" if r.verdict in ("better", "worse") else f"{r.diff_vs_potential:+.2f}"
-        return (f"*{r.name}* {word[r.verdict]} {d} points a game (paired 95% CI {r.diff_vs_potential_ci_low:+.2f} "
-                f"to {r.diff_vs_potential_ci_high:+.2f}), changing the seat's score in {r.share_changed:.0%} of "
-                "games")
+        return (f"*{r.name}*: {r.diff_vs_potential:+.2f} points a game (paired 95% CI "
+                f"{r.diff_vs_potential_ci_low:+.2f} to {r.diff_vs_potential_ci_high:+.2f}), {r.verdict}, changing "
+                f"the seat's score in {r.share_changed:.0%} of games")
     others = rows.iloc[1:-1]
     quotes = {f"diff_{i}": Quote(r.diff_vs_potential, t, "diff_vs_potential", name)
               for i, (name, r) in enumerate(rows.iterrows())}
@@ -544,11 +540,13 @@ def thumb_finding(th: pd.DataFrame):
     head = ("Place for unfinished runs and draw blind only when no offer card scores."
             if {"points now only", "never draw blind", "draw blind whenever allowed"} <= set(worse) else
             "Rules of thumb for placing and drawing, measured.")
-    text = (f"Each rule in one seat against `{base['rule']}` play in the others ({int(base.deals):,} duplicate deals, seats "
-            f"rotated), against that rule ({base['what']}) in the same seat: " + "; ".join(one(r) for _, r in others.iterrows())
+    text = (f"Each rule played in one seat, `{base['rule']}` play in the other seats ({int(base.deals):,} duplicate "
+            f"deals, seats rotated); its score minus that of `{base['rule']}` ({base['what']}) in the same seat: "
+            + "; ".join(one(r) for _, r in others.iterrows())
             + f". The best play the tool has, *{best['rule']}*, scores {best.diff_vs_potential:+.2f} points a game "
             f"(95% CI {best.diff_vs_potential_ci_low:+.2f} to {best.diff_vs_potential_ci_high:+.2f}) against that "
-            "rule in the same seat: what the rules of thumb leave on the table.")
+            "rule in the same seat: what the rules of thumb leave on the table. Almost any change of play alters "
+            "the rest of a game, so the share of games changed says how often a rule acts, not by how much.")
     return Finding("rule", head, text, quotes)
 
 
@@ -825,6 +823,8 @@ def _study_draw(ctx, s) -> list[str]:
 
 def _study_thumb(ctx, s) -> list[str]:
     """Rules of thumb for placing and drawing, each in one seat against potential play (adds ``thumb``)."""
+    from .findings import tolerance_text
+
     ctx.say("shelf: rules of thumb against the best play ...")
     deals = 100 if ctx.quick else 400
     th = s.tables["thumb"] = rules_of_thumb(s.rules, deals, s.seed + 7)
@@ -835,8 +835,11 @@ def _study_thumb(ctx, s) -> list[str]:
             f"`potential` play in the other three, on {deals:,} duplicate deals with the seats rotated (every rule "
             "meets the same cards in every seat): "
             + "; ".join(f"*{r.rule}*: {r.what}" for r in th.itertuples())
-            + ". The verdict is the report's paired rule on the difference against `potential` in the same seat "
-              "(the tolerance for equally good is in the table of how the report words its findings).\n",
+            + ". The verdict is the report's paired rule on the difference against `potential` in the same seat: "
+              "better or worse only when the paired 95% CI excludes 0, equally good only when it includes 0 and its "
+              f"half-width is under {tolerance_text('shelf_points')}, cannot tell yet otherwise. One seat on "
+              f"{deals:,} deals tells less than the whole table on more deals: the value of the blind draw above "
+              "changes every seat's play at once.\n",
             columns_line(shown, {"rule": "the rule the one seat follows",
                                  "mean": "its mean final score (points per game)",
                                  "diff_vs_potential": "its score minus that of potential play in the same seat "
@@ -845,7 +848,8 @@ def _study_thumb(ctx, s) -> list[str]:
                                                   "seat's final score",
                                  "win_share": "share of the seat's pairings with each other player that it wins "
                                               "(ties half; 0.5 is even)",
-                                 "verdict": "better, worse, equally good or cannot tell yet, against potential play",
+                                 "verdict": "better, worse, equally good or cannot tell yet, against potential play "
+                                            "(baseline: the potential row itself)",
                                  "deals": "duplicate deals, each played once per seat"}),
             ctx.table(th, "shelf_rules_of_thumb", s.meta(what="rules of thumb in one seat", deals=deals),
                       shown=shown)]

@@ -84,6 +84,10 @@ def _fmt(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else f"{v:g}"
 
 
+#: The largest size of a policy parameter (points, or a switch): a round's scores are at most 36 plus a penalty.
+PARAM_LIMIT = 1000.0
+
+
 def make_policy(name: str = "threshold", **params) -> Policy:
     """A policy of the catalogue (BVB-13: it sees only its player's knowledge).
 
@@ -92,22 +96,25 @@ def make_policy(name: str = "threshold", **params) -> Policy:
         params: parameter overrides by name (see :data:`POLICY_PARAMS`).
 
     Raises:
-        PolicyError: unknown name, unknown parameter or a value that is not a finite number.
+        PolicyError: unknown name, unknown parameter or a value that is not a number from -1000 to 1000.
     """
     if name not in POLICY_PARAMS:
         raise PolicyError(unknown("policy", name, POLICY_PARAMS).args[0])
     vals = dict(POLICY_PARAMS[name])
     for k, v in params.items():
+        if not vals:
+            raise PolicyError(f"policy {name} takes no parameters, not {k!r}")
         if k not in vals:
-            allowed = ", ".join(vals) if vals else "none"
-            raise PolicyError(f"policy {name} has no parameter {k!r}: allowed are {allowed}")
+            raise PolicyError(f"policy {name} has no parameter {k!r}: allowed are {', '.join(vals)}")
         try:
-            v = float(v)
+            x = float(v)
         except (TypeError, ValueError):
-            raise PolicyError(f"parameter {k} of policy {name} must be a number, not {v!r}") from None
-        if not np.isfinite(v):
-            raise PolicyError(f"parameter {k} of policy {name} must be a finite number, not {v!r}")
-        vals[k] = v
+            raise PolicyError(f"parameter {k} of policy {name} must be a number from {-PARAM_LIMIT:g} to "
+                              f"{PARAM_LIMIT:g}, not {v!r}") from None
+        if not -PARAM_LIMIT <= x <= PARAM_LIMIT:   # nan and +-inf too
+            raise PolicyError(f"parameter {k} of policy {name} must be a number from {-PARAM_LIMIT:g} to "
+                              f"{PARAM_LIMIT:g}, not {v if isinstance(v, str) else repr(v)}")
+        vals[k] = x
     p = list(vals.values()) + [0.0] * (K.N_PARAMS - len(vals))
     return Policy(name, POLICY_KINDS[name], tuple(p))
 

@@ -17,7 +17,7 @@ def _seat(rows) -> pd.DataFrame:
     for pol, d, h, ch in rows:
         out.append({"policy": pol, "what": f"plays {pol}", "mean_per_hand": 0.5 + d, "diff_per_hand": d,
                     "diff_per_hand_ci_low": d - h, "diff_per_hand_ci_high": d + h, "share_changed": ch,
-                    "win_share": 0.5, "verdict": "equally good" if h == 0 else
+                    "win_share": 0.5, "verdict": "baseline" if h == 0 else
                     compare(d, d - h, d + h, "books_points", lower_is_better=False), "games": 300, "hands": 4})
     return pd.DataFrame(out)
 
@@ -68,8 +68,8 @@ def test_the_one_seat_finding_says_what_laying_nothing_is_worth_and_why_it_fails
     f = A._one_seat_finding(args["seat_study"], args["overall"])
     assert quote_problems([f], named) == []
     assert f.title == "Against players who lay by the count, lay fewer cards."
-    assert "*plays zero/heuristic* gains 1.12 points per hand (paired 95% CI +0.88 to +1.38)" in f.text
-    assert "*plays heuristic/random* costs 1.25 points per hand" in f.text and "97% of games" in f.text
+    assert "*plays zero/heuristic*: +1.12 points per hand (paired 95% CI +0.88 to +1.38), better" in f.text
+    assert "*plays heuristic/random*: -1.25 points per hand" in f.text and "97% of games" in f.text
     assert "when every player lays nothing, each scores 0.50 points per hand against 1.25" in f.text
     worse = _seat([("heuristic/heuristic", 0.0, 0.0, 0.0), ("zero/heuristic", -2.0, 0.25, 0.97)])
     assert A._one_seat_finding(worse, args["overall"]).title == "Do lay cards."

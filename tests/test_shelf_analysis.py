@@ -66,7 +66,7 @@ def test_rules_of_thumb_are_paired_in_one_seat_against_the_baseline():  # SHB-6,
     th = A.rules_of_thumb(rules, 12, 5, picks)
     assert list(th.rule) == ["potential", "points now only", "never draw blind"]
     base = th.iloc[0]
-    assert base.diff_vs_potential == 0 and base.share_changed == 0 and base.verdict == "equally good"
+    assert base.diff_vs_potential == 0 and base.share_changed == 0 and base.verdict == "baseline"
     assert (th.share_changed.iloc[1:] > 0).all() and (th.share_changed <= 1).all()
     ra = S.step_rules(rules)
     named = S.step_policies(ra)

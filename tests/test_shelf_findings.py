@@ -17,7 +17,7 @@ def _thumb(rows) -> pd.DataFrame:
     for rule, d, h, ch in rows:
         out.append({"rule": rule, "what": f"what {rule} does", "mean": 21.0 + d, "diff_vs_potential": d,
                     "diff_vs_potential_ci_low": d - h, "diff_vs_potential_ci_high": d + h, "share_changed": ch,
-                    "win_share": 0.5 + d / 20, "verdict": "equally good" if h == 0 else
+                    "win_share": 0.5 + d / 20, "verdict": "baseline" if h == 0 else
                     compare(d, d - h, d + h, "shelf_points", lower_is_better=False), "deals": 400})
     return pd.DataFrame(out)
 
@@ -75,13 +75,14 @@ def test_the_rules_of_thumb_finding_words_each_rule_by_its_verdict():
     f = A.thumb_finding(th)
     assert quote_problems([f], {"shelf_rules_of_thumb": th}) == []
     assert f.title == "Place for unfinished runs and draw blind only when no offer card scores."
-    assert "*points now only* costs 3.50 points a game (paired 95% CI -3.75 to -3.25)" in f.text
+    assert "*points now only*: -3.50 points a game (paired 95% CI -3.75 to -3.25), worse, changing" in f.text
     assert "changing the seat's score in 94% of games" in f.text
-    assert "*draw blind unless an offer scores 2* equally good, +0.10 points a game" in f.text
+    assert "*draw blind unless an offer scores 2*: +0.10 points a game (paired 95% CI -0.10 to +0.30), " \
+           "equally good" in f.text
     assert "*best play (rollout)*, scores +4.40 points a game" in f.text and "`potential` play" in f.text
     mild = th.copy()
     mild.loc[mild.rule == "never draw blind", ["diff_vs_potential_ci_low", "diff_vs_potential_ci_high"]] = [-2.0, 0.8]
     mild.loc[mild.rule == "never draw blind", "verdict"] = "cannot tell yet"
     g = A.thumb_finding(mild)
     assert g.title == "Rules of thumb for placing and drawing, measured."
-    assert "*never draw blind* cannot tell yet, -0.60 points a game" in g.text
+    assert "*never draw blind*: -0.60 points a game (paired 95% CI -2.00 to +0.80), cannot tell yet" in g.text
