@@ -169,13 +169,16 @@ def tolerance_text(measure: str) -> str:
         KeyError: an unknown measure.
     """
     tol, unit, _ = TOLERANCES[measure]
+    first, sep, rest = unit.partition(" ")
+    if tol == 1 and first.endswith("s"):   # "1 point", "1 action per game"
+        unit = first[:-1] + sep + rest
     return f"{tol:g} {unit}"
 
 
 def tolerances_markdown() -> str:
-    """:data:`TOLERANCES` as a Markdown table (the README and the report show it)."""
+    """:data:`TOLERANCES` as a Markdown table (the README shows it)."""
     rows = ["| measure | tolerance | what is compared |", "|---|---|---|"]
-    rows += [f"| `{k}` | {tol:g} {unit} | {what} |" for k, (tol, unit, what) in TOLERANCES.items()]
+    rows += [f"| `{k}` | {tolerance_text(k)} | {what} |" for k, (_, _, what) in TOLERANCES.items()]
     return "\n".join(rows)
 
 
