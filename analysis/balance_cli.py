@@ -82,10 +82,17 @@ def balance(game, players, policies, games, seed, no_skill, variants, strong, fm
                 "policy", "baseline", "deals")  # strong_play's
         click.echo(json.dumps([{k: r[k] for k in keys if k in r} for r in rows], indent=2))
         return
+    better = "lower" if g.lower_wins else "higher"
     for label, pick in picked:
-        click.echo(f"strong play{'' if not variants else f' ({label})'}: {pick['policy']}, the top of a ladder of the "
-                   f"named policies on {pick['deals']} duplicate deals, {pick['diff']:+.4f} "
-                   f"({pick['ci_low']:+.4f} to {pick['ci_high']:+.4f}) against {pick['baseline']} in the same seat")
+        where = "" if not variants else f" ({label})"
+        if pick["policy"] == pick["baseline"]:
+            click.echo(f"strong play{where}: {pick['policy']}: no named policy beat it by a paired 95% CI in a "
+                       f"ladder on {pick['deals']} duplicate deals")
+            continue
+        click.echo(f"strong play{where}: {pick['policy']}, the top of a ladder of the named policies on "
+                   f"{pick['deals']} duplicate deals, {pick['diff']:+.4f} ({pick['ci_low']:+.4f} to "
+                   f"{pick['ci_high']:+.4f}) against {pick['baseline']} in the same seat ({better} is better); the "
+                   "best one seat against a table of the heuristic, which may score less when every seat plays it")
     rows = [r for r in rows if r["metric"] != "strong_play"]
     if not variants:
         click.echo(f"Balance of {info.title} ({cases[0].label}; seats {', '.join(names)}; {games} games, seed {seed})")

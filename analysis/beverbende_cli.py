@@ -176,6 +176,8 @@ def simulate(players, memory_loss, scoring, knock_penalty, round_cap, exchange_s
         rec = {"games": rounds, "rounds_per_game": rules.n_rounds, "scoring": rules.scoring,
                "capped_rounds": df.attrs["capped_rounds"]}
         emit(fmt, rec, df, title=f"Beverbende, {players} players, whole games")
+        if df.attrs["capped_rounds"]:
+            _capped_note(int(df.attrs["capped_rounds"]), rules, f"of {rounds * rules.n_rounds:,} ", "capped_rounds")
         save_outputs(out_dir, {"game_wins": df}, {}, meta, table_format)
         return
     out = bev.simulate(rules, arg, rounds, seed, chunks, progress=progress_flag(quiet))

@@ -519,7 +519,8 @@ def _pair_rows(overall: pd.DataFrame):
 ONE_SEAT = (("heuristic/heuristic", "forecast by the hand-strength count, play heuristically (the field)"),
             ("zero/heuristic", "lay no prediction card and lose every trick you can"),
             ("heuristic/random", "forecast by the count, play any legal card"),
-            ("rollout/heuristic", "forecast with the rollout forecaster, play heuristically"))
+            ("rollout/heuristic", "forecast with the rollout forecaster at the step game's small budget (pool 3, "
+                                  "1 world), play heuristically"))
 
 
 def one_seat(rules: BooksRules, deals: int = 300, seed: int = 0, contenders=ONE_SEAT) -> pd.DataFrame:
