@@ -1015,7 +1015,7 @@ def _study_knock_rules(ctx, s) -> list[str]:
             f"A knock rule a player can follow: count each card of your own row you have not seen as *unknown* "
             f"points, and knock when the total is at most *knock*, moved by *late* points for each lap of the table "
             f"already played. Seat 0 tries {per} such rules per player count ({', '.join(map(str, fixed))} "
-            f"players; *knock* within 2 of the best fixed threshold above, *late* from {min(grid['late']):g} to "
+            f"players; *knock* within {max(abs(x) for x in grid['knock']):g} of the best fixed threshold above, *late* from {min(grid['late']):g} to "
             f"{max(grid['late']):g}, *unknown* {', '.join(f'{u:g}' for u in grid['unknown'])}) against the threshold "
             f"heuristic knocking at {fk:g} in the other seats, as above, {n:,} rounds each on the same deals. The rule with the lowest margin, and the "
             f"same without the lap, are played again beside the fixed threshold (each unseen card as 4.5, no "
