@@ -61,19 +61,17 @@ def balance(game, players, policies, games, seed, no_skill, variants, strong, fm
         cases = list(g.extra["variants"](cases[0].n_players))
     else:
         cases = cases[:1]
+    from ludolab.sim import balance as BAL
+
     rows, picked = [], []
     for case in cases:
         if strong:
-            from ludolab.sim import balance as BAL
-
             pick = BAL.strongest(g, case, min(int(games), BAL.STRONG_DEALS), seed)
             picked.append((case.label, pick))
             policies = (pick["policy"],)
             rows.append(_strong_row(pick, case.label))
         rows += _study(g, info, case, policies, games, seed, no_skill)
         if strong and "exact_match" in g.extra:
-            from ludolab.sim import balance as BAL
-
             seats, tie = g.extra["exact_match"](case)
             rows += [{**r, "_seats": rows[-1]["_seats"]} for r in BAL.exact_match(seats, tie, case.label)]
     names = rows[-1]["_seats"]

@@ -546,38 +546,32 @@ def one_seat(rules: BooksRules, deals: int = 300, seed: int = 0, contenders=ONE_
     from ludolab.sim import ladder as L
     from ludolab.sim.step import RulesCase
 
-    from .findings import compare
+    from .findings import one_seat as seat_rows
 
     named = S.step_policies(rules)
     hands = rules.players
     case = RulesCase("one seat", rules.game_array(), rules.players, (named[contenders[0][0]],) * rules.players,
                      named=named)
     cons = [L.Contender(n, "named", named[n]) for n, _ in contenders]
-    rows = L.ladder(L.Table(S.step_game(), case), cons, cons[0], deals, seed)
-    out = []
-    for (name, what), r in zip(contenders, rows):
-        d, lo, hi = (r[k] / hands for k in ("diff", "ci_low", "ci_high"))
-        out.append({"policy": name, "what": what, "mean_per_hand": r["mean"] / hands, "diff_per_hand": d,
-                    "diff_per_hand_ci_low": lo, "diff_per_hand_ci_high": hi, "share_changed": r["share_changed"],
-                    "win_share": r["win_share"],
-                    "verdict": "baseline" if not out else compare(d, lo, hi, "books_points", lower_is_better=False),
-                    "games": int(deals), "hands": hands})
-    return pd.DataFrame(out)
+    rows = seat_rows(S.step_game(), case, cons, deals, seed, "books_points", scale=hands)
+    return pd.DataFrame([{"policy": name, "what": what, "mean_per_hand": r["mean"], "diff_per_hand": r["diff"],
+                          "diff_per_hand_ci_low": r["ci_low"], "diff_per_hand_ci_high": r["ci_high"],
+                          "share_changed": r["share_changed"], "win_share": r["win_share"], "verdict": r["verdict"],
+                          "games": int(deals), "hands": hands} for (name, what), r in zip(contenders, rows)])
 
 
 def _one_seat_finding(seat: pd.DataFrame, overall: pd.DataFrame):
     """How many cards to lay against a table that forecasts by the count: :func:`one_seat` (table
     ``books_one_seat``), with the self-play rows of ``books_accuracy_overall`` to say what happens when every
     player does the same."""
-    from .findings import Finding, Quote
+    from .findings import Finding, Quote, one_seat_clause
 
     t = "books_one_seat"
     rows = seat.set_index("policy")
     hh, _, zh = _pair_rows(overall)
     def one(name, r):
-        return (f"*{r.what}*: {r.diff_per_hand:+.2f} points per hand (paired 95% CI {r.diff_per_hand_ci_low:+.2f} to "
-                f"{r.diff_per_hand_ci_high:+.2f}), {r.verdict}, changing the seat's points in {r.share_changed:.0%} "
-                "of games")
+        return one_seat_clause(r.what, r.diff_per_hand, r.diff_per_hand_ci_low, r.diff_per_hand_ci_high, r.verdict,
+                               r.share_changed, "points per hand", "points")
     others = rows.iloc[1:]
     zero = rows.loc["zero/heuristic"]
     title = ("Against players who lay by the count, lay fewer cards." if zero.verdict == "better" else

@@ -162,6 +162,43 @@ def all_agree(items) -> bool:
     return not any(differs(*x[1:4], *y[1:4]) for i, x in enumerate(items) for y in items[i + 1:])
 
 
+def one_seat(game, case, contenders: list, deals: int, seed: int, measure: str, scale: float = 1.0) -> list[dict]:
+    """Each contender in one seat, the first contender (the baseline) in every other seat, on duplicate deals with
+    the seats rotated (:func:`ludolab.sim.ladder.ladder` over the step game), judged by the report's one rule.
+
+    Args:
+        game: a step game; case: one of its rulesets; contenders: :class:`ludolab.sim.ladder.Contender` list,
+            the baseline first; deals >= 2; measure: a key of :data:`TOLERANCES`; scale: the returns are divided
+            by it (e.g. the hands of a game, for points per hand).
+
+    Returns:
+        one dict per contender: ``mean``, ``diff`` with ``ci_low``/``ci_high`` (its return minus the baseline's
+        in the same seat, paired 95% CI), ``share_changed``, ``win_share`` (as the ladder gives them) and
+        ``verdict`` (:func:`compare`, in the game's direction; ``baseline`` on the first row).
+
+    Raises:
+        ValueError: fewer than 2 deals, or an unknown measure.
+    """
+    from ludolab.sim import ladder as L
+
+    rows = L.ladder(L.Table(game, case), contenders, contenders[0], deals, seed)
+    out = []
+    for r in rows:
+        d, lo, hi = (r[k] / scale for k in ("diff", "ci_low", "ci_high"))
+        out.append({"mean": r["mean"] / scale, "diff": d, "ci_low": lo, "ci_high": hi,
+                    "share_changed": r["share_changed"], "win_share": r["win_share"],
+                    "verdict": "baseline" if not out else compare(d, lo, hi, measure, bool(game.lower_wins))})
+    return out
+
+
+def one_seat_clause(name: str, diff: float, low: float, high: float, verdict: str, changed: float,
+                    unit: str, result: str = "score") -> str:
+    """One contender of :func:`one_seat` in a finding: ``*name*: +0.10 points a game (paired 95% CI -0.10 to
+    +0.30), equally good, changing the seat's score in 90% of games`` (``result`` names what changes)."""
+    return (f"*{name}*: {diff:+.2f} {unit} (paired 95% CI {low:+.2f} to {high:+.2f}), {verdict}, changing the "
+            f"seat's {result} in {changed:.0%} of games")
+
+
 def tolerance_text(measure: str) -> str:
     """The tolerance of ``measure`` in words, e.g. ``"0.25 points"``.
 

@@ -494,24 +494,18 @@ def rules_of_thumb(rules: ShelfRules, deals: int = 400, seed: int = 0, thumb_rul
     from ludolab.sim import shelf_kernels as SK
     from ludolab.sim.step import RulesCase
 
-    from .findings import compare
+    from .findings import one_seat
 
     ra = S.step_rules(rules)
     named = S.step_policies(ra)
     case = RulesCase("rules of thumb", ra, rules.players, (named["potential"],) * rules.players, named=named)
     cons = [L.Contender(name, "named", (named[pol][0], SK.policy_params(S.make_policy(pol, **par).array(), ra)))
             for name, _, pol, par in thumb_rules]
-    rows = L.ladder(L.Table(S.step_game(), case), cons, cons[0], deals, seed)
-    out = []
-    for (name, what, _, _), r in zip(thumb_rules, rows):
-        first = not out
-        out.append({"rule": name, "what": what, "mean": r["mean"], "diff_vs_potential": r["diff"],
-                    "diff_vs_potential_ci_low": r["ci_low"], "diff_vs_potential_ci_high": r["ci_high"],
-                    "share_changed": r["share_changed"], "win_share": r["win_share"],
-                    "verdict": "baseline" if first else compare(r["diff"], r["ci_low"], r["ci_high"],
-                                                                "shelf_points", lower_is_better=False),
-                    "deals": int(deals)})
-    return pd.DataFrame(out)
+    rows = one_seat(S.step_game(), case, cons, deals, seed, "shelf_points")
+    return pd.DataFrame([{"rule": name, "what": what, "mean": r["mean"], "diff_vs_potential": r["diff"],
+                          "diff_vs_potential_ci_low": r["ci_low"], "diff_vs_potential_ci_high": r["ci_high"],
+                          "share_changed": r["share_changed"], "win_share": r["win_share"], "verdict": r["verdict"],
+                          "deals": int(deals)} for (name, what, _, _), r in zip(thumb_rules, rows)])
 
 
 def thumb_finding(th: pd.DataFrame):
@@ -522,15 +516,15 @@ def thumb_finding(th: pd.DataFrame):
         a ``rule`` :class:`~ludolab.analysis.findings.Finding` quoting each rule's paired difference and the
         share of games it changes.
     """
-    from .findings import Finding, Quote
+    from .findings import Finding, Quote, one_seat_clause
 
     t = "shelf_rules_of_thumb"
     rows = th.set_index("rule")
     base, best = th.iloc[0], th.iloc[-1]
+
     def one(r):
-        return (f"*{r.name}*: {r.diff_vs_potential:+.2f} points a game (paired 95% CI "
-                f"{r.diff_vs_potential_ci_low:+.2f} to {r.diff_vs_potential_ci_high:+.2f}), {r.verdict}, changing "
-                f"the seat's score in {r.share_changed:.0%} of games")
+        return one_seat_clause(r.name, r.diff_vs_potential, r.diff_vs_potential_ci_low, r.diff_vs_potential_ci_high,
+                               r.verdict, r.share_changed, "points a game")
     others = rows.iloc[1:-1]
     quotes = {f"diff_{i}": Quote(r.diff_vs_potential, t, "diff_vs_potential", name)
               for i, (name, r) in enumerate(rows.iterrows())}

@@ -480,7 +480,7 @@ def strongest(game, case, deals: int = STRONG_DEALS, seed: int = 0) -> dict:
     rows = L.ladder(L.Table(game, case), [L.Contender(n, "named", named[n]) for n in named], base,
                     deals=deals, seed=seed)
     sign = -1.0 if game.lower_wins else 1.0
-    told = [r for r in rows if r["policy"] != best and (sign * r["ci_low"] > 0 if sign > 0 else r["ci_high"] < 0)]
+    told = [r for r in rows if r["policy"] != best and (r["ci_low"] > 0 if sign > 0 else r["ci_high"] < 0)]
     top = max(told, key=lambda r: sign * r["diff"]) if told else next(r for r in rows if r["policy"] == best)
     return {"policy": top["policy"], "baseline": best, "diff": float(top["diff"]), "ci_low": float(top["ci_low"]),
             "ci_high": float(top["ci_high"]), "deals": int(deals)}

@@ -106,14 +106,13 @@ def make_policy(name: str = "threshold", **params) -> Policy:
             raise PolicyError(f"policy {name} takes no parameters, not {k!r}")
         if k not in vals:
             raise PolicyError(f"policy {name} has no parameter {k!r}: allowed are {', '.join(vals)}")
+        bad = f"parameter {k} of policy {name} must be a number from {-PARAM_LIMIT:g} to {PARAM_LIMIT:g}, not"
         try:
             x = float(v)
         except (TypeError, ValueError):
-            raise PolicyError(f"parameter {k} of policy {name} must be a number from {-PARAM_LIMIT:g} to "
-                              f"{PARAM_LIMIT:g}, not {v!r}") from None
+            raise PolicyError(f"{bad} {v!r}") from None
         if not -PARAM_LIMIT <= x <= PARAM_LIMIT:   # nan and +-inf too
-            raise PolicyError(f"parameter {k} of policy {name} must be a number from {-PARAM_LIMIT:g} to "
-                              f"{PARAM_LIMIT:g}, not {v if isinstance(v, str) else repr(v)}")
+            raise PolicyError(f"{bad} {v if isinstance(v, str) else repr(v)}")
         vals[k] = x
     p = list(vals.values()) + [0.0] * (K.N_PARAMS - len(vals))
     return Policy(name, POLICY_KINDS[name], tuple(p))

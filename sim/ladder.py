@@ -164,8 +164,7 @@ class Table:
 
     def seat_results(self, c: Contender, baseline: Contender, keys: list) -> np.ndarray:
         """float64 (deals, P): contender ``c``'s return in each seat, the baseline in the others."""
-        games = self.seat_games(c, baseline, keys)
-        return np.stack([games[:, s, s] for s in range(self.n)], axis=1)
+        return own_returns(self.seat_games(c, baseline, keys))
 
     def pairwise(self, games: np.ndarray) -> np.ndarray:
         """float64 (deals,): per deal, the share of (seat, baseline seat) pairs the contender wins
@@ -177,6 +176,11 @@ class Table:
             better = (others > mine) if self.lower else (others < mine)
             share += (better.sum(axis=1) + 0.5 * (others == mine).sum(axis=1)) / others.shape[1]
         return share / self.n
+
+
+def own_returns(games: np.ndarray) -> np.ndarray:
+    """float64 (deals, P): from :meth:`Table.seat_games`' (deals, P, P), the return of the seat the contender sat in."""
+    return np.stack([games[:, s, s] for s in range(games.shape[1])], axis=1)
 
 
 def deal_keys(seed: int, deals: int) -> list[int]:
@@ -228,11 +232,11 @@ def ladder(table: Table, contenders: list, baseline: Contender, deals: int = 200
             raise ValueError(f"unknown contender kind {c.kind!r}: allowed {', '.join(CONTENDER_KINDS)}")
     keys = deal_keys(seed, deals)
     base_games = table.seat_games(baseline, baseline, keys)
-    base = np.stack([base_games[:, s, s] for s in range(table.n)], axis=1)
+    base = own_returns(base_games)
     rows = []
     for c in contenders:
         games = base_games if c == baseline else table.seat_games(c, baseline, keys)
-        mine = np.stack([games[:, s, s] for s in range(table.n)], axis=1)
+        mine = own_returns(games)
         d = (mine - base).mean(axis=1)
         diff, lo, hi = _ci(d)
         share = table.pairwise(games) if c != baseline else np.full(len(keys), 0.5)
