@@ -255,7 +255,7 @@ def fig_ci_bars(df: pd.DataFrame, label_col: str, col: str, title: str, ylabel: 
     v = df[col].to_numpy(dtype=float)
     lo = v - df[f"{col}_ci_low"].to_numpy(dtype=float)
     hi = df[f"{col}_ci_high"].to_numpy(dtype=float) - v
-    ax.bar(df[label_col].astype(str), v, yerr=np.vstack([lo, hi]), capsize=4, label=f"{col} (95% CI)")
+    ax.bar(df[label_col].astype(str), v, yerr=np.vstack([lo, hi]), capsize=4, label="whiskers: 95% CI")
     if fair is not None:
         ax.axhline(fair, color="k", ls="--", lw=1, label=f"fair share {fair:.2f}")
     ax.set_title(title, fontsize=10)

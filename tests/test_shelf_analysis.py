@@ -75,3 +75,15 @@ def test_rules_of_thumb_are_paired_in_one_seat_against_the_baseline():  # SHB-6,
     case = RulesCase("x", ra, 3, (named["potential"],) * 3, named=named)
     row = L.ladder(L.Table(S.step_game(), case), [greedy], pot, 12, 5)[0]
     assert row["diff"] == th.diff_vs_potential.iloc[1] and row["share_changed"] == th.share_changed.iloc[1]
+
+
+def test_ci_bar_charts_speak_plain_language_in_their_legend():
+    """The legend names the whiskers, not a column: no column name (with its underscores) in any legend text."""
+    import pandas as pd
+
+    df = pd.DataFrame({"deck": ["a", "b"], "skilled_win_share": [0.3, 0.4], "skilled_win_share_ci_low": [0.2, 0.3],
+                       "skilled_win_share_ci_high": [0.4, 0.5]})
+    fig = A.fig_ci_bars(df, "deck", "skilled_win_share", "title", "win share", fair=0.25)
+    texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert sorted(texts) == ["fair share 0.25", "whiskers: 95% CI"]
+    assert not any("_" in t for t in texts)
