@@ -383,6 +383,74 @@ def _score_many(tabs, attrs, points, columns, out):
 
 
 @njit(cache=True)
+def _pair_codes_u8(attrs):
+    """The pair-code table read by 16-bit words: uint8 (65536,), for a deck of at most 256 cards.
+
+    pc[a | (b << 8)] has bit k set when card b continues a run of kind k after card a (the
+    codes of :func:`_pair_codes`): ``a | (b << 8)`` is the little-endian 16-bit word of two
+    neighbouring uint8 places a, b, so a pair's code is read with one load of the word and
+    one of the table (:func:`_score_u8_words`)."""
+    n = attrs.shape[0]
+    pc = _pair_codes(attrs)
+    out = np.zeros(65536, dtype=np.uint8)
+    for a in range(n):
+        for b in range(n):
+            out[a | (b << 8)] = pc[(a + 1) * (n + 1) + b + 1]
+    return out
+
+
+@njit(cache=True, inline="always")
+def _wcode(pc, words, j, shift):
+    """Code of the pair held by 16-bit word ``words[j]``, shifted into the lane at ``shift``."""
+    return np.uint64(pc[words[j]]) << np.uint64(shift)
+
+
+@njit(cache=True, inline="always")
+def _long_runs_words(pc, even, odd, h, parity, full, p3, p4, p5):
+    """Points of the runs of 3 or more of one full tableau of uint8 card ids, read by words.
+
+    even, odd: the tableaus' bytes as uint16 words from byte 0 and from byte 1; the tableau
+    starts at byte 2 * h + parity (parity 0 or 1, a compile-time branch in the caller's
+    unrolled pair of tableaus); place p, p + 1 of the tableau is the word ``even[(b + p) // 2]``
+    when b + p is even, else ``odd[(b + p - 1) // 2]`` (b its first byte).  The same lanes as
+    :func:`_shelf_codes`, the same total as :func:`_long_runs5`."""
+    if parity == 0:
+        e1 = _wcode(pc, even, h, 0) | _wcode(pc, odd, h + 2, 8) | _wcode(pc, even, h + 5, 16)
+        e2 = _wcode(pc, odd, h, 0) | _wcode(pc, even, h + 3, 8) | _wcode(pc, odd, h + 5, 16)
+        e3 = _wcode(pc, even, h + 1, 0) | _wcode(pc, odd, h + 3, 8) | _wcode(pc, even, h + 6, 16)
+        e4 = _wcode(pc, odd, h + 1, 0) | _wcode(pc, even, h + 4, 8) | _wcode(pc, odd, h + 6, 16)
+    else:
+        e1 = _wcode(pc, odd, h, 0) | _wcode(pc, even, h + 3, 8) | _wcode(pc, odd, h + 5, 16)
+        e2 = _wcode(pc, even, h + 1, 0) | _wcode(pc, odd, h + 3, 8) | _wcode(pc, even, h + 6, 16)
+        e3 = _wcode(pc, odd, h + 1, 0) | _wcode(pc, even, h + 4, 8) | _wcode(pc, odd, h + 6, 16)
+        e4 = _wcode(pc, even, h + 2, 0) | _wcode(pc, odd, h + 4, 8) | _wcode(pc, even, h + 7, 16)
+    return _long_runs5(e1, e2, e3, e4, full, p3, p4, p5)
+
+
+@njit(cache=True, parallel=True)
+def _score_u8_words(even, odd, n_tabs, attrs, points, out):
+    """Scores of ``n_tabs`` full tableaus of uint8 card ids under a scoring where only runs of
+    3 or more count and the columns do not (SHB-10): the throughput path of :func:`_score_many`.
+
+    even, odd: the C-contiguous (n_tabs, 15) uint8 tableaus' bytes viewed as uint16 words from
+    byte 0 and from byte 1 (the caller's views, each at least 15 * n_tabs // 2 - 1 words long;
+    tableau i starts at byte 15 * i); out int64 (n_tabs,).  Each pair of neighbouring places
+    is one word load and one table load (:func:`_pair_codes_u8`), with no index arithmetic:
+    two tableaus (30 bytes, an even start) per step, so every word's view is fixed."""
+    pc = _pair_codes_u8(attrs)
+    p3 = points[3]
+    p4 = points[4]
+    p5 = points[5]
+    full = np.uint64(0x3F3F3F)
+    for k in prange(n_tabs // 2):
+        h = 15 * k
+        out[2 * k] = _long_runs_words(pc, even, odd, h, 0, full, p3, p4, p5)
+        out[2 * k + 1] = _long_runs_words(pc, even, odd, h + 7, 1, full, p3, p4, p5)
+    if n_tabs % 2:
+        out[n_tabs - 1] = _long_runs_words(pc, even, odd, 15 * (n_tabs // 2), 0, full, p3, p4, p5)
+
+
+@njit(cache=True)
 def _score_many_kinds(tabs, attrs, points, columns, out, kinds):
     """Score tabs (N, 15) into out (N,) and kinds (N, NKIND) (per-kind points)."""
     for i in range(tabs.shape[0]):

@@ -195,6 +195,15 @@ def test_fast_scorer_equals_reference_on_partial_and_full_tableaus(points, cols)
         assert np.array_equal(S.score_many(tabs.astype(dtype), attrs, pts, cols), ref)
     full = tabs[: n // 3]
     assert np.array_equal(S.score_many(full.astype(np.uint8), attrs, pts, cols), ref[: n // 3])
+    for m in (1, 2, 3, 7):  # odd and even counts: uint8 tableaus are read two at a time
+        assert np.array_equal(S.score_many(full[:m].astype(np.uint8), attrs, pts, cols), ref[:m])
+    out = np.full(len(full), -7, dtype=np.int64)
+    assert S.score_many(full.astype(np.uint8), attrs, pts, cols, out=out) is out
+    assert np.array_equal(out, ref[: n // 3])
+    with pytest.raises(ValueError, match="C-contiguous int64"):
+        S.score_many(full, attrs, pts, cols, out=np.zeros(len(full), dtype=np.int32))
+    every_other = full.astype(np.uint8)[::2]  # not contiguous: copied first
+    assert np.array_equal(S.score_many(every_other, attrs, pts, cols), ref[: n // 3][::2])
     kinds = np.zeros((n, K.NKIND), dtype=np.int64)
     out = np.zeros(n, dtype=np.int64)
     K._score_many_kinds(tabs, attrs, pts.astype(np.int64), int(cols), out, kinds)
