@@ -10,7 +10,10 @@ reference: the speed-up per core), plus ``ms_each`` for solvers.
 
 Every rate is timed by :func:`time_call`: one warm-up call, then 3 repeats of at least 1 s
 of work each (``scale`` x 1 s: :func:`bench_scale`); a record gives the median and, as
-``<rate>_min`` and ``<rate>_max``, the slowest and fastest repeat.
+``<rate>_min`` and ``<rate>_max``, the slowest and fastest repeat.  A kernel's one-thread rate
+and its twin's are timed by :func:`time_pair`, their repeats in turn, and ``ratio`` is the
+median of the three repeat-by-repeat ratios (``ratio_min``, ``ratio_max``: their range), so a
+machine whose speed drifts during the run moves both sides of each ratio alike.
 """
 
 from __future__ import annotations
@@ -54,32 +57,49 @@ def bench_scale(scale: float):
 class Timing(float):
     """Seconds per call (the median of the repeats) carrying ``lo`` and ``hi`` (the fastest and
     slowest repeat).  ``n / t`` gives a :class:`Rate` with the same spread, so a bench entry's
-    ``games / t`` keeps it; scaling by a number keeps it too."""
+    ``games / t`` keeps it; scaling by a number keeps it too.  ``each`` holds every repeat in
+    the order run and ``pair`` a token shared with the other timing of a :func:`time_pair`
+    (None for a timing on its own); both survive the same arithmetic."""
 
-    def __new__(cls, median: float, lo: float, hi: float):
+    def __new__(cls, median: float, lo: float, hi: float, each=(), pair=None):
         t = super().__new__(cls, median)
         t.lo, t.hi = float(lo), float(hi)
+        t.each, t.pair = tuple(float(x) for x in each), pair
         return t
 
     def __rtruediv__(self, n):
-        return Rate(n / float(self), n / self.hi, n / self.lo)
+        return Rate(n / float(self), n / self.hi, n / self.lo, tuple(n / x for x in self.each), self.pair)
 
     def __truediv__(self, k):
-        return Timing(float(self) / k, self.lo / k, self.hi / k)
+        return Timing(float(self) / k, self.lo / k, self.hi / k, tuple(x / k for x in self.each), self.pair)
 
     def __mul__(self, k):
-        return Timing(float(self) * k, self.lo * k, self.hi * k)
+        return Timing(float(self) * k, self.lo * k, self.hi * k, tuple(x * k for x in self.each), self.pair)
 
     __rmul__ = __mul__
 
 
 class Rate(float):
-    """Items per second (the median) carrying ``lo`` and ``hi``, the slowest and fastest repeat."""
+    """Items per second (the median) carrying ``lo`` and ``hi``, the slowest and fastest repeat,
+    and ``each`` and ``pair`` as :class:`Timing` does."""
 
-    def __new__(cls, median: float, lo: float, hi: float):
+    def __new__(cls, median: float, lo: float, hi: float, each=(), pair=None):
         r = super().__new__(cls, median)
         r.lo, r.hi = float(lo), float(hi)
+        r.each, r.pair = tuple(float(x) for x in each), pair
         return r
+
+
+def _repeat(fn, min_seconds: float, max_reps: int) -> float:
+    """Seconds per call of ``fn()`` over one repeat: calls until ``min_seconds`` have passed."""
+    reps = 0
+    t0 = time.perf_counter()
+    while True:
+        fn()
+        reps += 1
+        dt = time.perf_counter() - t0
+        if dt >= min_seconds or reps >= max_reps:
+            return dt / reps
 
 
 def time_call(fn, min_seconds: float | None = None, max_reps: int = 10_000_000, repeats: int | None = None) -> Timing:
@@ -91,18 +111,45 @@ def time_call(fn, min_seconds: float | None = None, max_reps: int = 10_000_000, 
     if min_seconds is None:
         min_seconds = MIN_SECONDS * _SETTINGS["scale"]
     fn()
-    per = []
+    per = [_repeat(fn, min_seconds, max_reps) for _ in range(max(1, int(repeats or REPEATS)))]
+    return Timing(statistics.median(per), min(per), max(per), per)
+
+
+def time_pair(kernel, reference, reference_seconds: float | None = None, threads: int | None = None,
+              repeats: int | None = None) -> tuple[Timing, Timing]:
+    """Wall time per call of a kernel and of its pure-Python twin, their repeats taken in turn
+    (kernel, twin, kernel, twin, ...) so that both see the same state of a shared machine.
+
+    Args:
+        kernel, reference: the two calls to time (each warmed up once first).
+        reference_seconds: the least time of each repeat of the twin (default: as the kernel's,
+            :data:`MIN_SECONDS` x the :func:`bench_scale`).
+        threads: the numba threads the kernel runs with (default: as set); the twin is pure Python.
+        repeats: repeats of each (default :data:`REPEATS`).
+
+    Returns:
+        (kernel timing, twin timing): :class:`Timing` s sharing one ``pair`` token, so that
+        :func:`record` takes the ratio repeat by repeat (its median, min and max)."""
+    kernel_seconds = MIN_SECONDS * _SETTINGS["scale"]
+    if reference_seconds is None:
+        reference_seconds = kernel_seconds
+
+    def run_kernel():
+        return _repeat(kernel, kernel_seconds, 10_000_000)
+
+    timed = run_kernel if threads is None else (lambda: with_threads(threads, run_kernel))
+    if threads is None:
+        kernel()
+    else:
+        with_threads(threads, kernel)
+    reference()
+    ks, rs = [], []
     for _ in range(max(1, int(repeats or REPEATS))):
-        reps = 0
-        t0 = time.perf_counter()
-        while True:
-            fn()
-            reps += 1
-            dt = time.perf_counter() - t0
-            if dt >= min_seconds or reps >= max_reps:
-                break
-        per.append(dt / reps)
-    return Timing(statistics.median(per), min(per), max(per))
+        ks.append(timed())
+        rs.append(_repeat(reference, reference_seconds, 10_000_000))
+    token = object()
+    return (Timing(statistics.median(ks), min(ks), max(ks), ks, token),
+            Timing(statistics.median(rs), min(rs), max(rs), rs, token))
 
 
 def calibrate(run_n, seconds: float, n0: int, warm: bool = False) -> int:
@@ -135,7 +182,10 @@ def record(kernel: str, unit: str, per_second: float, threads: int, per_second_1
     """One benchmark record (see the module docstring); ``ratio`` = per_second_1 / reference.
 
     Rates are medians; a :class:`Rate` also gives ``*_min`` and ``*_max`` (slowest and fastest
-    repeat) for the rate with every thread, with one thread and of the reference."""
+    repeat) for the rate with every thread, with one thread and of the reference.  Where the
+    one-thread rate and the reference were timed in turn (:func:`time_pair`), ``ratio`` is the
+    median of the ratios repeat by repeat and ``ratio_min`` / ``ratio_max`` their range;
+    otherwise the ratio of the medians, with the range from the slowest against the fastest."""
     rec = {"kernel": kernel, "unit": unit, "per_second": float(per_second), "threads": int(threads),
            "per_second_1_thread": float(per_second_1), "reference_per_second": float(reference),
            "ratio": float(per_second_1 / reference)}
@@ -143,6 +193,14 @@ def record(kernel: str, unit: str, per_second: float, threads: int, per_second_1
                    ("reference_per_second", reference)):
         rec[key + "_min"] = float(getattr(r, "lo", r))
         rec[key + "_max"] = float(getattr(r, "hi", r))
+    pair = getattr(per_second_1, "pair", None)
+    if pair is not None and pair is getattr(reference, "pair", None) and len(per_second_1.each) == len(reference.each):
+        ratios = [a / b for a, b in zip(per_second_1.each, reference.each)]
+        rec["ratio"] = float(statistics.median(ratios))
+        rec["ratio_min"], rec["ratio_max"] = float(min(ratios)), float(max(ratios))
+    else:
+        rec["ratio_min"] = rec["per_second_1_thread_min"] / rec["reference_per_second_max"]
+        rec["ratio_max"] = rec["per_second_1_thread_max"] / rec["reference_per_second_min"]
     return rec
 
 

@@ -1300,7 +1300,7 @@ def bench(games: int, reference_seconds: float, say) -> list[dict]:
     """Beverbende: four-player rounds with the threshold heuristic, kernel against the reference."""
     import numba
 
-    from ludolab.analysis.bench import calibrate, record, time_call, with_threads
+    from ludolab.analysis.bench import calibrate, record, time_call, time_pair
     from ludolab.sim import beverbende_reference as ref
     from ludolab.sim.rng import chunk_keys
 
@@ -1312,12 +1312,12 @@ def bench(games: int, reference_seconds: float, say) -> list[dict]:
     n = max(10_000, games // 10)
     say(f"beverbende.simulate: {n:,} four-player rounds ...")
     t_all = time_call(lambda: bev.simulate(rules, pol, n, 1))
-    t_one = with_threads(1, lambda: time_call(lambda: bev.simulate(rules, pol, n, 1)))
     kinds, params = bev.seat_arrays(rules, pol)
     key = int(chunk_keys(1, 1)[0])
     args = (rules, kinds.tolist(), params.tolist(), [0] * 4, key)
     n_ref = calibrate(lambda m: ref.simulate_rounds(*args, m), reference_seconds, 200)
-    say(f"reference: {n_ref:,} rounds ...")
-    t_ref = time_call(lambda: ref.simulate_rounds(*args, n_ref))
+    say(f"one thread and the reference ({n_ref:,} rounds), in turn ...")
+    t_one, t_ref = time_pair(lambda: bev.simulate(rules, pol, n, 1), lambda: ref.simulate_rounds(*args, n_ref),
+                             threads=1)
     return [record("beverbende.simulate (4 players, threshold heuristic)", "rounds", n / t_all, threads,
                    n / t_one, n_ref / t_ref)]

@@ -949,11 +949,9 @@ def _calibration_verdict(row) -> str:
 # ------------------------------------------------------------------ bench
 def bench(games: int, reference_seconds: float, say) -> list[dict]:
     """Shut The Books: four-player hands with heuristic forecasts and play, kernel vs reference."""
-    import time
-
     import numba
 
-    from ludolab.analysis.bench import calibrate, record, time_call, with_threads
+    from ludolab.analysis.bench import calibrate, record, time_call, time_pair
     from ludolab.sim import books_reference as REF
     from ludolab.sim.rng import py_game_state
     from ludolab.stdlib import books as B
@@ -965,7 +963,6 @@ def bench(games: int, reference_seconds: float, say) -> list[dict]:
     S.accuracy(rules, [("heuristic", "heuristic")], 1000, 1)
     say(f"books hands: {n:,} four-player hands ...")
     t_all = time_call(lambda: S.accuracy(rules, [("heuristic", "heuristic")], n, 1))
-    t_one = with_threads(1, lambda: time_call(lambda: S.accuracy(rules, [("heuristic", "heuristic")], n, 1)))
     fp = [list(B.HEURISTIC_FORECAST_PARAMS) + [0.0] * (B.N_PARAMS - 9)] * 4
     pp = [[1.0] + [0.0] * (B.N_PARAMS - 1)] * 4
     ra = rules.as_array()
@@ -977,8 +974,8 @@ def bench(games: int, reference_seconds: float, say) -> list[dict]:
             REF.hand_scores(st, 0)
 
     m = calibrate(ref, reference_seconds, 50)
-    t0 = time.perf_counter()
-    ref(m)
-    t_ref = time.perf_counter() - t0
+    say(f"one thread and the reference ({m:,} hands), in turn ...")
+    t_one, t_ref = time_pair(lambda: S.accuracy(rules, [("heuristic", "heuristic")], n, 1), lambda: ref(m),
+                             threads=1)
     return [record("books hands (4 players, heuristic forecast and play)", "hands", n / t_all, threads,
                    n / t_one, m / t_ref)]

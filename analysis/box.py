@@ -446,32 +446,32 @@ def bench(games: int, reference_seconds: float, say) -> list[dict]:
 def _bench_simulate(pol, policy_name: str, note: str, games: int, reference_seconds: float, say,
                     threads: int) -> dict:
     """The bench record of ``box.simulate`` of ``pol`` (9 tiles) against the reference simulator."""
-    from ludolab.analysis.bench import calibrate, record, time_call, with_threads
+    from ludolab.analysis.bench import calibrate, record, time_call, time_pair
     from ludolab.sim import box_reference as ref
     from ludolab.sim.experiment import plan_run
 
     say(f"box.simulate{note}: {games:,} games ...")
     t_all = time_call(lambda: box.simulate(pol, games, 1))
-    t_one = with_threads(1, lambda: time_call(lambda: box.simulate(pol, games, 1)))
     n_ref = calibrate(lambda n: ref.simulate(pol, *_plan_arrays(plan_run(n, 1, 8))), reference_seconds, 500)
     plan = plan_run(n_ref, 1, 8)
-    say(f"reference simulate: {n_ref:,} games ...")
-    t_ref = time_call(lambda: ref.simulate(pol, plan.keys, plan.games))
+    say(f"one thread and the reference simulate ({n_ref:,} games), in turn ...")
+    t_one, t_ref = time_pair(lambda: box.simulate(pol, games, 1), lambda: ref.simulate(pol, plan.keys, plan.games),
+                             threads=1)
     return record(f"box.simulate (9 tiles, {policy_name})", "games", games / t_all, threads, games / t_one,
                   n_ref / t_ref)
 
 
 def _bench_solve(r12: BoxRules, reference_seconds: float, say, threads: int) -> dict:
     """The bench record of the exact DP on 12 tiles against the reference solver."""
-    from ludolab.analysis.bench import record, time_call, with_threads
+    from ludolab.analysis.bench import record, time_call, time_pair
     from ludolab.sim import box_reference as ref
 
     say("box.solve: 12 tiles ...")
     t_all = time_call(lambda: box.solve(r12, "expected-score"))
-    t_one = with_threads(1, lambda: time_call(lambda: box.solve(r12, "expected-score")))
     term = r12.scores.astype(float).tolist()
-    say("reference solve: 12 tiles ...")
-    t_ref = time_call(lambda: ref.solve_values(r12, term, -1, 0.0), reference_seconds)
+    say("one thread and the reference solve (12 tiles), in turn ...")
+    t_one, t_ref = time_pair(lambda: box.solve(r12, "expected-score"), lambda: ref.solve_values(r12, term, -1, 0.0),
+                             reference_seconds, threads=1)
     rec = record("box.solve (12 tiles, expected score)", "solves", 1 / t_all, threads, 1 / t_one, 1 / t_ref)
     rec["ms_each"] = 1000 * t_one
     return rec
@@ -479,12 +479,11 @@ def _bench_solve(r12: BoxRules, reference_seconds: float, say, threads: int) -> 
 
 def _bench_evaluate(pol, reference_seconds: float, say, threads: int) -> dict:
     """The bench record of the exact evaluation (forward pass, 9 tiles) against the reference."""
-    from ludolab.analysis.bench import record, time_call
+    from ludolab.analysis.bench import record, time_pair
     from ludolab.sim import box_reference as ref
 
-    say("box.evaluate ...")
-    t_one = time_call(lambda: box.evaluate(pol))
-    t_ref = time_call(lambda: ref.evaluate_exact(pol, one=1.0), reference_seconds)
+    say("box.evaluate and the reference, in turn ...")
+    t_one, t_ref = time_pair(lambda: box.evaluate(pol), lambda: ref.evaluate_exact(pol, one=1.0), reference_seconds)
     rec = record("box.evaluate (9 tiles, score distribution)", "evaluations", 1 / t_one, threads, 1 / t_one,
                  1 / t_ref)
     rec["ms_each"] = 1000 * t_one
@@ -493,14 +492,13 @@ def _bench_evaluate(pol, reference_seconds: float, say, threads: int) -> dict:
 
 def _bench_rounds(r9: BoxRules, pol, games: int, reference_seconds: float, say, threads: int) -> dict:
     """The bench record of multi-round matches (2 players x 3 rounds) against reference turns."""
-    from ludolab.analysis.bench import calibrate, record, time_call, with_threads
+    from ludolab.analysis.bench import calibrate, record, time_call, time_pair
     from ludolab.sim import box_reference as ref
     from ludolab.sim.rng import py_game_state
 
     n_match = max(10_000, games // 6)
     say(f"box.simulate_rounds: {n_match:,} matches ...")
     t_all = time_call(lambda: box.simulate_rounds([pol, pol], n_match, 1, rounds=3))
-    t_one = with_threads(1, lambda: time_call(lambda: box.simulate_rounds([pol, pol], n_match, 1, rounds=3)))
 
     def ref_match(n_ref):
         for g in range(n_ref):
@@ -512,7 +510,8 @@ def _bench_rounds(r9: BoxRules, pol, games: int, reference_seconds: float, say, 
                     tot[p] += int(r9.scores[s])
 
     n_ref = calibrate(ref_match, reference_seconds, 100)
-    t_ref = time_call(lambda: ref_match(n_ref))
+    t_one, t_ref = time_pair(lambda: box.simulate_rounds([pol, pol], n_match, 1, rounds=3), lambda: ref_match(n_ref),
+                             threads=1)
     return record("box.simulate_rounds (2 players, 3 rounds)", "matches", n_match / t_all, threads,
                   n_match / t_one, n_ref / t_ref)
 
@@ -521,18 +520,20 @@ def _bench_match_play(r9: BoxRules, pol, say, threads: int) -> dict:
     """The bench record of match play solved (STB-O5): the DP over totals, 9 tiles, 2 players, 3 rounds
     (target: under 5 s); the reference is the pure-Python per-turn solve and evaluation, times the
     match's per-turn solves."""
-    from ludolab.analysis.bench import record, time_call, with_threads
+    from ludolab.analysis.bench import record, time_call, time_pair
     from ludolab.sim import box_matchplay
     from ludolab.sim import box_reference as ref
 
     say("box_matchplay.match_play: 2 players, 3 rounds ...")
     box_matchplay.match_play(r9, 2, 3).seats()  # warm
     t_all = time_call(lambda: box_matchplay.match_play(r9, 2, 3).seats())
-    t_one = with_threads(1, lambda: time_call(lambda: box_matchplay.match_play(r9, 2, 3).seats()))
     turns = box_matchplay.match_play(r9, 2, 3)
     turns.seats()
     term9 = r9.scores.astype(float).tolist()
-    t_turn = time_call(lambda: (ref.solve_values(r9, term9, -1, 0.0), ref.evaluate_exact(pol, one=1.0)))
+    say("one thread and the reference per-turn solve, in turn ...")
+    t_one, t_turn = time_pair(lambda: box_matchplay.match_play(r9, 2, 3).seats(),
+                              lambda: (ref.solve_values(r9, term9, -1, 0.0), ref.evaluate_exact(pol, one=1.0)),
+                              threads=1)
     rec = record("box match play DP (9 tiles, 2 players, 3 rounds)", "matches solved", 1 / t_all, threads,
                  1 / t_one, 1 / (t_turn * turns.n_turn_solves))
     rec["seconds_each"] = t_one
@@ -542,13 +543,11 @@ def _bench_match_play(r9: BoxRules, pol, say, threads: int) -> dict:
 def _bench_foresight(rf: BoxRules, say) -> dict:
     """The bench record of foresight (STB-O6; target under a minute on 9 tiles): the kernel against
     its pure-Python twin, the same search in floats."""
-    from ludolab.analysis.bench import record, time_call
+    from ludolab.analysis.bench import record, time_pair
     from ludolab.sim import box_foresight
 
-    say(f"box_foresight.foresight: {rf.n_tiles} tiles ...")
-    t_one = time_call(lambda: box_foresight.foresight(rf))
-    say(f"reference foresight: {rf.n_tiles} tiles ...")
-    t_ref = time_call(lambda: box_foresight.foresight(rf, engine="reference"))
+    say(f"box_foresight.foresight and its reference, {rf.n_tiles} tiles, in turn ...")
+    t_one, t_ref = time_pair(lambda: box_foresight.foresight(rf), lambda: box_foresight.foresight(rf, engine="reference"))
     rec = record(f"box foresight ({rf.n_tiles} tiles, every path of every dice sequence)", "solves", 1 / t_one, 1,
                  1 / t_one, 1 / t_ref)
     rec["seconds_each"] = t_one
@@ -559,13 +558,12 @@ def _bench_rules_of_thumb(rf: BoxRules, say) -> dict:
     """The bench record of the rule-of-thumb search (STB-T2; target under 10 s); the reference builds
     each rule's table in Python and evaluates it with the pure-Python forward pass (timed on a few
     rules, scaled)."""
-    from ludolab.analysis.bench import record, time_call, with_threads
+    from ludolab.analysis.bench import record, time_pair
     from ludolab.sim import box_policies, box_thumb
     from ludolab.sim import box_reference as ref
 
     say(f"box_thumb.search_rules_of_thumb: {rf.n_tiles} tiles ...")
     box_thumb.search_rules_of_thumb(rf, max_keys=1)  # warm
-    t_one = with_threads(1, lambda: time_call(lambda: box_thumb.search_rules_of_thumb(rf)))
     n_rules = box_thumb.search_rules_of_thumb(rf).attrs["tried"]
     tab = box_thumb._Tables(rf)
     sample = [("fewest-tiles", "lowest-top", "best-cover"), ("best-cover", "most-ways"), ("highest-tile",)]
@@ -578,7 +576,8 @@ def _bench_rules_of_thumb(rf: BoxRules, say) -> dict:
             table = box_policies._heuristic_table(rf, key)
             ref.evaluate_exact(box.Policy("rule", rf, table, d), one=1.0)
 
-    t_ref = time_call(ref_rules) / len(sample) * n_rules
+    t_one, t_ref = time_pair(lambda: box_thumb.search_rules_of_thumb(rf), ref_rules, threads=1)
+    t_ref = t_ref / len(sample) * n_rules
     rec = record(f"box rule-of-thumb search ({rf.n_tiles} tiles, {n_rules:,} rules, each evaluated exactly)",
                  "searches", 1 / t_one, 1, 1 / t_one, 1 / t_ref)
     rec["seconds_each"] = t_one
