@@ -457,8 +457,20 @@ def _rollout_finding(rollout: pd.DataFrame, rollout_paired: pd.DataFrame, varian
         bias_txt = f"a bias of {tb.min():+.1f} to {tb.max():+.1f} tricks"
     bias_txt += (", i.e. it too does best laying fewer cards than its raw estimate" if tb.max() < 0 else
                  ", i.e. it does best laying more cards than its raw estimate" if tb.min() > 0 else "")
-    title = ("Lay fewer cards than your hand's strength suggests." if fewer else
-             "Lay at least as many cards as your hand's strength suggests.")
+    from .findings import compare
+
+    verdict = compare(gain, min(glo, gain), max(ghi, gain), "books_points", lower_is_better=False)
+    if verdict == "better":  # the forecaster that lays fewer (or more) cards scores more: advice
+        title = ("Lay fewer cards than your hand's strength suggests." if fewer else
+                 "Lay at least as many cards as your hand's strength suggests.")
+    elif verdict == "worse":
+        title = ("Laying fewer cards than your hand's strength suggests does not pay." if fewer else
+                 "Laying as many cards as the rollout forecaster does not pay.")
+    else:  # the comparison does not tell them apart: say what differs, advise nothing
+        title = ("The rollout forecaster lays fewer cards than the hand-strength count; whether that pays is "
+                 f"{'not clear yet' if verdict == 'cannot tell yet' else 'within the tolerance'}." if fewer else
+                 "The rollout forecaster lays at least as many cards as the hand-strength count; whether that pays "
+                 f"is {'not clear yet' if verdict == 'cannot tell yet' else 'within the tolerance'}.")
     text = ("The rollout forecaster (which plays "
             f"candidate forecasts out before choosing) lays {r0['mean_predictions']:.2f} prediction cards per hand "
             f"against {rh0['mean_predictions']:.2f} for the hand-strength heuristic on the same {deals:,} deals, and "

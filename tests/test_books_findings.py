@@ -54,6 +54,23 @@ def test_findings_quote_only_numbers_of_their_tables():
                     "1.75 prediction cards", "+0.50 points per hand", "50.0%", "-0.75", "-0.38", "0.90", "0.62"))
 
 
+def test_the_rollout_finding_advises_fewer_cards_only_where_the_paired_ci_says_it_pays():
+    """The title of "how many cards to lay" follows the paired verdict of the rollout forecaster against the
+    count on the same deals, not only which of them lays fewer cards."""
+    args, _ = _tables()
+    rollout, variants = args["rollout"], args["variants"]
+
+    def title(diff, half):
+        paired = with_ci(pd.DataFrame({"diff_vs_first_config": [0.0, diff]}), half, "diff_vs_first_config")
+        return A._rollout_finding(rollout, paired, variants, 60).title
+
+    assert title(-0.5, 0.25) == "Lay fewer cards than your hand's strength suggests."
+    assert title(0.5, 0.25) == "Laying fewer cards than your hand's strength suggests does not pay."
+    unsure = title(-0.1, 0.5)
+    assert unsure.startswith("The rollout forecaster lays fewer cards") and "not clear yet" in unsure
+    assert "within the tolerance" in title(-0.01, 0.02)
+
+
 def test_a_changed_number_is_caught():
     args, named = _tables()
     check_change_caught(A.section_findings(**args), named, "books_calibration", "observed_exact", [0.1, 0.2])

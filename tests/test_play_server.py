@@ -362,7 +362,7 @@ def test_replay_command_prints_the_scores_and_refuses_a_tampered_record(tmp_path
     part = tmp_path / "part.json"
     part.write_text(json.dumps({**rec, "actions": rec["actions"][:1]}))
     r = CliRunner().invoke(cli, ["replay", str(part)])
-    assert r.exit_code == 0 and "so far" in r.output and "before its end (after 1 actions)" in r.output
+    assert r.exit_code == 0 and "so far" in r.output and "before its end (after 1 action)" in r.output and "1 action replayed" in r.output
     (tmp_path / "junk.json").write_text("{")
     r = CliRunner().invoke(cli, ["replay", str(tmp_path / "junk.json")])
     assert r.exit_code == 2 and "not valid JSON" in r.output

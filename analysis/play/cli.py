@@ -92,7 +92,8 @@ def replay(record, fmt):
     n = out["players"]
     seat = out.get("seat")
     names = ["you" if seat == p else f"seat {p + 1}" for p in range(n)]
-    click.echo(f"{out['title']} ({out['variant']}, {n} players): {len(data['actions'])} actions replayed; "
+    n_act = len(data["actions"])
+    click.echo(f"{out['title']} ({out['variant']}, {n} players): {n_act} action{'' if n_act == 1 else 's'} replayed; "
                f"{out['units']}")
     width = max([len(m["name"]) for m in out["moments"]] + [5]) + 7
     click.echo(" " * width + "".join(f"{x:>9}" for x in names))
@@ -100,7 +101,8 @@ def replay(record, fmt):
         click.echo(f"{'after ' + m['name']:<{width}}" + "".join(f"{x:>9g}" for x in m["scores"]))
     if not out["finished"]:
         click.echo(f"{'so far':<{width}}" + "".join(f"{x:>9g}" for x in out["running"]))
-        click.echo(f"the game was saved before its end (after {out['actions']} actions)")
+        k = out["actions"]
+        click.echo(f"the game was saved before its end (after {k} action{'' if k == 1 else 's'})")
         return
     click.echo(f"{'final':<{width}}" + "".join(f"{x:>9g}" for x in out["final"]))
     f = out["final"]
