@@ -50,6 +50,8 @@ _ROWS, _POOL, _MOVES, _COMPLETE, _TOP, _NEED, _LIMIT, _STAMP = range(8)
 _COUNTERS = 8
 #: What :func:`_search` stopped on.
 _DONE, _OVERFLOW, _NO_ROOM = range(3)
+#: The last stamp of a position's mark (the marks are int32, half the cache of int64).
+_STAMP_MAX = 2**31 - 1
 _MIX = -7046029254386353131  # 0x9E3779B97F4A7C15, the golden-ratio multiplier, as a signed int64
 
 
@@ -113,25 +115,42 @@ def _known_moves(rules, moves, where, count, pool, lo, hi):
 
 
 @njit(cache=True, inline="always")
-def _after_face(rules, moves, where, pool, lo, hi, face, best, buf):
-    """The positions of the knowledge set ``pool[lo:hi]`` after the next face is ``face``, unsorted
-    and maybe repeated, into ``buf`` (room for ``rules[PER_POS]`` per position), and the lowest
-    score of the paths that stop on it (``best`` before; -1 for none) (STB-2, STB-4, STB-6, STB-7).
-    The moves of the positions' open tiles are in ``moves`` from ``where[s]`` on (:func:`_known_moves`).
+def _mixed(x):
+    """One position's term of :func:`_hash_key` (a mix of ``x``, summed over a set)."""
+    y = (x + 1) * _MIX
+    y ^= y >> 29
+    return y * _MIX
 
-    Returns (count in ``buf``, lowest score)."""
+
+@njit(cache=True, inline="always")
+def _after_face(rules, moves, where, pool, lo, hi, face, best, out):
+    """The knowledge set after the next face is ``face``, from the set ``pool[lo:hi]`` (STB-2, STB-4,
+    STB-6, STB-7): its distinct positions in the order first met, into ``buf`` (room for
+    ``rules[PER_POS]`` per position), and the lowest score of the paths that stop on it (``best``
+    before; -1 for none).  The moves of the positions' open tiles are in ``moves`` from ``where[s]``
+    on (:func:`_known_moves`).
+
+    out = (buf, seen, stamp): a position is kept the first time it is met, and marked ``stamp`` (new
+    for each call) in ``seen`` (one entry a position), so a set held elsewhere equals the result when
+    it has as many positions and all of them are so marked (:func:`_find`).
+
+    Returns (count in ``buf``, lowest score, True when the shut box, position 0, is among them, the
+    sum of :func:`_mixed` over the kept positions: :func:`_hash_key` without the count and best)."""
+    buf, seen, stamp = out
     n_dice, sides, thai = rules[N_DICE], rules[SIDES], rules[THAI] != 0
     c_bits, shift = rules[CODE_BITS], rules[TILE_SHIFT]
     c_mask, j_mask = (1 << c_bits) - 1, (1 << (shift - c_bits)) - 1
     scores, one_die, full_roll, by_total = rules[SCORES], rules[DRAW1] + face - 1, rules[DRAW2], rules[BY_TOTAL]
     n = 0
     b = best
+    acc = 0
     for i in range(lo, hi):
         pos = pool[i]
         s = pos >> shift
         j = (pos >> c_bits) & j_mask
         code = pos & c_mask
         o1 = o2 = -1  # the roll outcomes the face completes: of one die, of the full roll
+        x = -1  # a position inside a roll of several dice, not complete yet
         if j == 0:  # between rolls: the player picks the dice this face starts
             a = rules[rules[ALLOWED] + s]
             if a & 1:
@@ -140,15 +159,18 @@ def _after_face(rules, moves, where, pool, lo, hi, face, best, buf):
                 if n_dice == 1:
                     o2 = rules[full_roll + face - 1]
                 else:
-                    buf[n] = (s << shift) | (1 << c_bits) | (face - 1 if thai else face)
-                    n += 1
-        elif j + 1 < n_dice:  # a roll of several dice, not complete yet
-            buf[n] = (s << shift) | ((j + 1) << c_bits) | (code * sides + face - 1 if thai else code + face)
-            n += 1
+                    x = (s << shift) | (1 << c_bits) | (face - 1 if thai else face)
+        elif j + 1 < n_dice:
+            x = (s << shift) | ((j + 1) << c_bits) | (code * sides + face - 1 if thai else code + face)
         elif thai:
             o2 = rules[full_roll + code * sides + face - 1]
         else:
             o2 = rules[by_total + code + face]
+        if x >= 0 and seen[x] != stamp:
+            seen[x] = stamp
+            buf[n] = x
+            n += 1
+            acc += _mixed(x)
         for o in (o1, o2):  # cover tiles (STB-4); a roll that cannot be covered ends the path (STB-7)
             if o < 0:
                 continue
@@ -158,27 +180,20 @@ def _after_face(rules, moves, where, pool, lo, hi, face, best, buf):
                     b = rules[scores + s]
                 continue
             for c in range(moves[at], moves[at + 1]):
-                buf[n] = moves[c]
-                n += 1
-    return n, b
+                y = moves[c]
+                if seen[y] != stamp:
+                    seen[y] = stamp
+                    buf[n] = y
+                    n += 1
+                    acc += _mixed(y)
+    return n, b, seen[0] == stamp, acc
 
 
 @njit(cache=True, inline="always")
-def _unique(buf, n, seen, stamp):
-    """Drop repeats from ``buf[:n]`` in place, keeping each position's first place; ``seen`` (one
-    entry a position) is marked ``stamp`` (new for each call) at every position kept, so a set held
-    elsewhere equals the result when it has as many positions and all of them are so marked.
-    Returns (the new count, True when the shut box, position 0, is among them)."""
-    m = 0
-    shut = False
-    for i in range(n):
-        x = buf[i]
-        if seen[x] != stamp:
-            seen[x] = stamp
-            buf[m] = x
-            m += 1
-            shut |= x == 0
-    return m, shut
+def _key_hash(acc, n, best):
+    """The memo key's hash from the sum ``acc`` of :func:`_mixed` over its ``n`` positions and its best."""
+    h = (acc + n * _MIX) ^ ((best + 1) * _MIX)
+    return h ^ (h >> 31)
 
 
 @njit(cache=True, inline="always")
@@ -187,11 +202,8 @@ def _hash_key(buf, n, best):
     positions, so the order of a set's positions does not change it."""
     acc = 0
     for i in range(n):
-        x = (buf[i] + 1) * _MIX
-        x ^= x >> 29
-        acc += x * _MIX
-    h = (acc + n * _MIX) ^ ((best + 1) * _MIX)
-    return h ^ (h >> 31)
+        acc += _mixed(buf[i])
+    return _key_hash(acc, n, best)
 
 
 @njit(cache=True)
@@ -220,7 +232,7 @@ def _table_of(keys, n, size):
 @njit(cache=True, inline="always")
 def _find(pool, keys, table, n, best, h, seen, stamp):
     """The slot of ``table`` holding the memo key (the knowledge set of ``n`` positions marked
-    ``stamp`` in ``seen`` by :func:`_unique`, ``best``) of hash ``h``, or the free slot where it
+    ``stamp`` in ``seen`` by :func:`_after_face`, ``best``) of hash ``h``, or the free slot where it
     belongs; returns (slot, memo row or -1).  ``keys`` rows are (start in
     ``pool``, length, best, hash) (:data:`_START` ... :data:`_HASH`)."""
     mask = table.size - 1
@@ -283,7 +295,7 @@ def _search(rules, work, floats):
         rules: int64 rules array of :func:`pack_rules`.
         work: (pool, memo keys, memo table, moves, where, buf, count, frames, seen) of
             :func:`_foresight`; ``frames[d]`` = (memo row, next face) of the stack frame at depth
-            ``d``; ``seen`` one stamp a position (:func:`_unique`).
+            ``d``; ``seen`` one stamp a position (:func:`_after_face`).
         floats: (memo values, frame sums), rows (mean score, chance to shut).
 
     Returns:
@@ -314,9 +326,12 @@ def _search(rules, work, floats):
         if face == 1:  # a new knowledge set: the moves of its open tiles
             _known_moves(rules, moves, where, count, pool, lo, lo + size)
         frames[top, 1] = face + 1
-        n, b = _after_face(rules, moves, where, pool, lo, lo + size, face, keys[row, _BEST], buf)
+        if count[_STAMP] >= _STAMP_MAX:  # int32 stamps: start the marks again (never within a test-sized box)
+            seen[:] = 0
+            count[_STAMP] = 0
         count[_STAMP] += 1
-        n, shut = _unique(buf, n, seen, count[_STAMP])
+        n, b, shut, acc = _after_face(rules, moves, where, pool, lo, lo + size, face, keys[row, _BEST],
+                                      (buf, seen, count[_STAMP]))
         if shut:  # some path shuts the box: score 0
             frame[top, 1] += one
             continue
@@ -325,7 +340,7 @@ def _search(rules, work, floats):
             continue
         if b >= 0 and b >= _max_score(rules, buf, n):
             b = -1  # every remaining path ends at or below b: b no longer matters
-        h = _hash_key(buf, n, b)
+        h = _key_hash(acc, n, b)
         slot, k = _find(pool, keys, table, n, b, h, seen, count[_STAMP])
         if k >= 0:  # held, and complete: a set never leads back to itself
             frame[top, 0] += one * values[k, 0]
@@ -382,7 +397,7 @@ def _foresight(rules, max_sets):
     work = (np.empty(1024, dtype=np.int64), np.empty((256, 4), dtype=np.int64), np.full(512, _EMPTY, dtype=np.int64),
             np.empty(4096, dtype=np.int64), np.full(rules[FULL] + 1, -1, dtype=np.int64),
             np.empty(1024, dtype=np.int64), count, np.zeros((depth_max, 2), dtype=np.int64),
-            np.zeros((rules[FULL] + 1) << rules[TILE_SHIFT], dtype=np.int64))
+            np.zeros((rules[FULL] + 1) << rules[TILE_SHIFT], dtype=np.int32))
     floats = (np.zeros((256, 2)), np.zeros((depth_max, 2)))
     pool, keys, table, buf, frames = work[0], work[1], work[2], work[5], work[7]
     buf[0] = rules[FULL] << rules[TILE_SHIFT]
