@@ -342,7 +342,14 @@ class MatchPlay:
         if self._mover_lost(node):  # its score changes nothing: any child will do
             v = self._child_value(self._children(node)[0])
         else:
-            v = self._evaluate_node(node, [self._child_value(c) for c in self._children(node)])[0]
+            memo, ndarray = self._memo, np.ndarray
+            kids = []
+            for c in self._children(node):  # _child_value, with the memo read here (most children are held)
+                if not isinstance(c, ndarray):
+                    held = memo.get(c)
+                    c = held if held is not None else self.value(c)
+                kids.append(c)
+            v = self._evaluate_node(node, kids)[0]
         self._memo[node] = v
         return v
 
