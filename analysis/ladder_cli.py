@@ -173,15 +173,17 @@ def _print(rows, sat, fmt, game_id, case, base_name, deals, seed, lower):
     click.echo(f"Strength ladder: {case.label}, baseline {base_name} in the other seats, {deals} duplicate deals "
                f"(diff: the policy's return minus the baseline's in the same seat; {better} is better)")
     w = max(len(r["policy"]) for r in rows)
-    click.echo(f"{'policy':<{w}}  {'mean':>8}  {'diff (95% CI)':>26}  {'win share':>9}  {'rating (95% CI)':>22}")
+    click.echo(f"{'policy':<{w}}  {'mean':>8}  {'diff (95% CI)':>26}  {'changed':>7}  {'win share':>9}  "
+               f"{'rating (95% CI)':>22}")
     def elo(x):
         return "n/a" if x != x else f"{x:.0f}"
 
     for r in rows:
         click.echo(f"{r['policy']:<{w}}  {r['mean']:8.3f}  {r['diff']:8.3f} ({r['ci_low']:7.3f} to {r['ci_high']:7.3f})"
-                   f"  {r['win_share']:9.3f}  {elo(r['rating']):>6} ({elo(r['rating_ci_low']):>5} to "
+                   f"  {r['share_changed']:7.1%}  {r['win_share']:9.3f}  {elo(r['rating']):>6} ({elo(r['rating_ci_low']):>5} to "
                    f"{elo(r['rating_ci_high']):>5})")
-    click.echo("rating: Bradley-Terry strength on the Elo scale, baseline 0; n/a where a share of 0 or 1 "
+    click.echo("changed: the share of games (deal by seat) whose return the policy changes against the baseline's; "
+               "rating: Bradley-Terry strength on the Elo scale, baseline 0; n/a where a share of 0 or 1 "
                "leaves it unbounded")
     from ludolab.sim.ladder import chain_text
 

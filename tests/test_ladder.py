@@ -136,3 +136,6 @@ def test_ladder_command_prints_its_skill_chain(table):
                                             "optimal", "--policy", "random", "--format", "json"]).output)
     by = {x["policy"]: x for x in j["rows"]}
     assert by["optimal"]["rung"] == 1 and by["optimal"]["separated_below"] is True and by["random"]["skill_chain"] == 1
+    # the text table shows how often a policy changes the seat's return, as the JSON's share_changed
+    line = next(x for x in r.output.splitlines() if x.startswith("random "))
+    assert f"{by['random']['share_changed']:.1%}" in line and "changed" in r.output.splitlines()[1]
