@@ -168,21 +168,35 @@ def score_many(tabs: np.ndarray, attrs: np.ndarray, points: np.ndarray, columns:
     large batches do not allocate.
 
     Raises:
-        ValueError: ``out`` is not a C-contiguous int64 array of N scores.
+        ValueError: tabs is not (N, 15), attrs not (n, 4), points not 6 numbers, a card id is
+            outside 0..n-1 (or -1 for an empty place; uint8 ids have no empty place), or ``out``
+            is not a writeable C-contiguous int64 array of N scores.
     """
     tabs = np.asarray(tabs)
     if tabs.dtype not in (np.int8, np.int16, np.int32, np.int64, np.uint8):
         tabs = tabs.astype(np.int64)
     tabs = np.ascontiguousarray(tabs)
+    if tabs.ndim != 2 or tabs.shape[1] != 15:
+        raise ValueError(f"tabs must be (N, 15) card ids, shelf by shelf, not of shape {tabs.shape}")
+    attrs = np.ascontiguousarray(attrs, dtype=np.int64)
+    points = np.asarray(points, dtype=np.int64)
+    if attrs.ndim != 2 or attrs.shape[1] != 4 or attrs.shape[0] < 1:
+        raise ValueError(f"attrs must be (n, 4), a row of attributes per card, not of shape {attrs.shape}")
+    if points.shape != (6,):
+        raise ValueError(f"points must be 6 numbers (a run of 0..5 books), not of shape {points.shape}")
+    n = attrs.shape[0]
+    if tabs.size:
+        low, high = (0, n - 1) if tabs.dtype == np.uint8 else (-1, n - 1)
+        if int(tabs.max()) > high or (low < 0 and int(tabs.min()) < low):
+            raise ValueError(f"a card id in tabs is outside {low}..{high} (the deck has {n} cards"
+                             + (", -1 an empty place)" if low < 0 else "; uint8 ids have no empty place)"))
     if out is None:
         out = np.zeros(tabs.shape[0], dtype=np.int64)
     elif not (isinstance(out, np.ndarray) and out.dtype == np.int64 and out.shape == (tabs.shape[0],)
-              and out.flags.c_contiguous):
-        raise ValueError(f"out must be a C-contiguous int64 array of shape ({tabs.shape[0]},)")
-    attrs = np.ascontiguousarray(attrs, dtype=np.int64)
-    points = np.asarray(points, dtype=np.int64)
-    if (tabs.dtype == np.uint8 and tabs.ndim == 2 and tabs.shape[1] == 15 and tabs.shape[0] > 0
-            and not columns and points[1] == 0 and points[2] == 0 and attrs.shape[0] <= 256
+              and out.flags.c_contiguous and out.flags.writeable):
+        raise ValueError(f"out must be a writeable C-contiguous int64 array of shape ({tabs.shape[0]},)")
+    if (tabs.dtype == np.uint8 and tabs.shape[0] > 0
+            and not columns and points[1] == 0 and points[2] == 0 and n <= 256
             and sys.byteorder == "little"):
         # full tableaus of byte-sized ids under a scoring of runs of 3 or more only: read the
         # pairs of neighbouring places as 16-bit words from byte 0 and from byte 1

@@ -413,7 +413,9 @@ def test_replay_refuses_unreadable_records_in_one_line(tmp_path):
     rec = json.loads(path.read_text())
     cases = {"missing.json": None, "binary.json": b"\xff\xfe\x00junk",
              "long.json": ('{"format": 1, "players": ' + "1" * 5001 + "}").encode(),
-             "seat.json": json.dumps({**rec, "seat": 7}).encode()}
+             "seat.json": json.dumps({**rec, "seat": 7}).encode(),
+             "variant_list.json": json.dumps({**rec, "variant": ["x"]}).encode(),
+             "game_dict.json": json.dumps({**rec, "game": {"a": 1}}).encode()}
     for name, data in cases.items():
         f = tmp_path / name
         if data is not None:

@@ -202,6 +202,24 @@ def test_fast_scorer_equals_reference_on_partial_and_full_tableaus(points, cols)
     assert np.array_equal(out, ref[: n // 3])
     with pytest.raises(ValueError, match="C-contiguous int64"):
         S.score_many(full, attrs, pts, cols, out=np.zeros(len(full), dtype=np.int32))
+    locked = np.zeros(len(full), dtype=np.int64)
+    locked.flags.writeable = False
+    with pytest.raises(ValueError, match="writeable"):
+        S.score_many(full, attrs, pts, cols, out=locked)
+    bad = full[:2].copy()
+    for ids, dtype, where in ((90, np.int64, "-1..89"), (-2, np.int64, "-1 an empty place"),
+                              (10**6, np.int64, "outside"), (200, np.uint8, "0..89 .*no empty place")):
+        b = bad.copy()
+        b[1, 7] = ids
+        with pytest.raises(ValueError, match=where):
+            S.score_many(b.astype(dtype), attrs, pts, cols)
+    for wrong, what in ((full[:, :14], "tabs must be"), (full[0], "tabs must be")):
+        with pytest.raises(ValueError, match=what):
+            S.score_many(wrong, attrs, pts, cols)
+    with pytest.raises(ValueError, match="attrs must be"):
+        S.score_many(full, attrs[:, :3], pts, cols)
+    with pytest.raises(ValueError, match="points must be"):
+        S.score_many(full, attrs, pts[:3], cols)
     every_other = full.astype(np.uint8)[::2]  # not contiguous: copied first
     assert np.array_equal(S.score_many(every_other, attrs, pts, cols), ref[: n // 3][::2])
     kinds = np.zeros((n, K.NKIND), dtype=np.int64)

@@ -93,7 +93,7 @@ def replay(record, fmt):
     seat = out.get("seat")
     names = ["you" if seat == p else f"seat {p + 1}" for p in range(n)]
     n_act = len(data["actions"])
-    click.echo(f"{out['title']} ({out['variant']}, {n} players): {n_act} action{'' if n_act == 1 else 's'} replayed; "
+    click.echo(f"{out['title']} ({out['variant']}, {n} player{'' if n == 1 else 's'}): {n_act} action{'' if n_act == 1 else 's'} replayed; "
                f"{out['units']}")
     width = max([len(m["name"]) for m in out["moments"]] + [5]) + 7
     click.echo(" " * width + "".join(f"{x:>9}" for x in names))

@@ -377,6 +377,9 @@ def replay_record(record) -> dict:
     for f in ("game", "variant", "players", "key", "actions"):
         if f not in record:
             raise PlayError(f"the record has no {f!r} field")
+    for f in ("game", "variant"):
+        if not isinstance(record[f], str):
+            raise PlayError(f"the record's {f} must be text, not {record[f]!r}")
     ad = adapter(record["game"])
     b = ad.build(record["variant"], record["players"])
     key = record["key"]
