@@ -103,7 +103,8 @@ def test_bench_record():
     assert len(rows) == 1
     r = rows[0]
     assert r["unit"] == "hands" and r["per_second"] > 0 and r["reference_per_second"] > 0
-    assert r["ratio"] == r["per_second_1_thread"] / r["reference_per_second"]
+    # the one-thread repeats and the reference's are paired: the ratio is their median, within their range
+    assert r["ratio_min"] <= r["ratio"] <= r["ratio_max"] and r["ratio_min"] > 1
 
 
 def test_hand_strength_count_is_defined_with_the_forecasters_own_values():
