@@ -111,6 +111,19 @@ def _check(game, rules, n_players, seat, st):
     return opt.seat_decisions, max(exact.values()) - max(bound.values())
 
 
+def _tally(checks):
+    """(decisions at the seat's last choice, gaps of the others) from :func:`_check` results; no gap is
+    negative (the bound never beats the optimum)."""
+    last, gaps = 0, []
+    for decisions, gap in checks:
+        assert gap >= -1e-9
+        if decisions == 0:
+            last += 1
+        else:
+            gaps.append(gap)
+    return last, gaps
+
+
 def _books_endgames(players, cards_left):
     from ludolab.sim import books as S
     from ludolab.stdlib import books as B
@@ -134,15 +147,9 @@ def test_books_bound_is_the_optimum_at_the_last_decision_and_below_it_before():
     card the all-seeing search's value of every card is the exact optimum's; with six cards left it is at
     most that, and in some deals below it (the search plays the heuristic for itself after its first card,
     so it is a lower estimate of the ceiling, not the ceiling)."""
-    last, gaps = 0, []
-    for players, cards_left in ((4, 2), (3, 2), (4, 6), (3, 6)):
-        for game, rules, (seat, st) in _books_endgames(players, cards_left):
-            decisions, gap = _check(game, rules, players, seat, st)
-            assert gap >= -1e-9
-            if decisions == 0:
-                last += 1
-            else:
-                gaps.append(gap)
+    last, gaps = _tally(_check(game, rules, players, seat, st)
+                        for players, cards_left in ((4, 2), (3, 2), (4, 6), (3, 6))
+                        for game, rules, (seat, st) in _books_endgames(players, cards_left))
     assert last >= 10 and len(gaps) >= 10, (last, len(gaps))
     assert max(gaps) > 0, "no deal where the one-card-ahead bound falls short of the optimum"
 
@@ -158,18 +165,13 @@ def test_shelf_bound_is_the_optimum_at_the_last_decision_and_below_it_before():
     game = SH.step_game()
     players = 3
     rules = SH.step_rules(ShelfRules(players=players))
-    last, gaps = 0, []
+    found = []
     for turns_left, keys in ((1, range(1, 9)), (3, range(1, 9))):
         def late(st, n, turns_left=turns_left):
             return n >= 2 and st[SK.NPL0 + int(SK.current_player(st))] >= 15 - turns_left
         for key in keys:
-            found = _heuristic_until(game, rules, key, late, last=turns_left == 1)
-            assert found is not None
-            decisions, gap = _check(game, rules, players, *found)
-            assert gap >= -1e-9
-            if decisions == 0:
-                last += 1
-            else:
-                gaps.append(gap)
+            found.append(_heuristic_until(game, rules, key, late, last=turns_left == 1))
+            assert found[-1] is not None
+    last, gaps = _tally(_check(game, rules, players, *f) for f in found)
     assert last >= 6 and len(gaps) >= 6, (last, len(gaps))
     assert max(gaps) > 0, "no game where the one-action-ahead bound falls short of the optimum"
