@@ -104,11 +104,12 @@ def test_compare_counts_the_rounds_a_candidate_changes_as_the_reference_does(): 
     params = np.stack([p for _, p in arrays])
     mem = np.tile(B.memory_array(rules), (3, 1))
     plan = plan_run(90, 3, 5)
-    out = np.zeros((3, 3, 2 * 3 + 11), dtype=np.int64)
-    K._compare_rounds(plan.keys, np.zeros(3, dtype=np.int64), plan.games, rules.rules_array(), kinds, params,
+    n = plan.n_chunks
+    out = np.zeros((n, 3, 2 * 3 + 11), dtype=np.int64)
+    K._compare_rounds(plan.keys, np.zeros(n, dtype=np.int64), plan.games, rules.rules_array(), kinds, params,
                       mem, 0, out)
     differs = np.zeros(3, dtype=np.int64)
-    for i in range(3):
+    for i in range(n):
         for g in range(int(plan.games[i])):
             first = None
             for a in range(3):
