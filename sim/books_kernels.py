@@ -40,6 +40,8 @@ import numpy as np
 from numba import literal_unroll, njit, prange
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
+from . import kernel_cache as _kernel_cache  # noqa: F401  (processes sharing the cache take turns)
+
 from ludolab.stdlib.books import (N_PARAMS, PREDS, ROLLOUT_HEURISTIC_AT, A_CLOSE, A_DEAL, A_EXTRA, A_FORECAST, A_HAND, A_PLAY, A_PREDICT, A_SCORE,
                                   F_HEURISTIC, F_RANDOM, F_ROLLOUT, HMASK, L_CLOSED, L_HAND, L_HIDDEN, OMASK,
                                   L_OPEN, L_OUT, L_PLAYED, LOC, MAX_NUMBER, MAX_PREDICTIONS, N_CARD_IDS,

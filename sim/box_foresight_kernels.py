@@ -31,6 +31,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from . import kernel_cache as _kernel_cache  # noqa: F401  (processes sharing the cache take turns)
+
 #: Header fields of the rules array: dice per full roll, sides of a die, 1 for thai moves, the full
 #: box (bitmask), bits of a position below its faces count and below its open tiles, most
 #: positions one position can move to on one face.

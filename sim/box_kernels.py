@@ -29,6 +29,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from . import kernel_cache as _kernel_cache  # noqa: F401  (processes sharing the cache take turns)
+
 from . import play as _loops
 from . import search as _search
 from .box_dp import NO_MOVE, solve_dp

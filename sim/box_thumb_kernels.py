@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from numba import njit
 
+from . import kernel_cache as _kernel_cache  # noqa: F401  (processes sharing the cache take turns)
+
 NO_MOVE = -1
 
 

@@ -20,6 +20,8 @@ from numba import carray, njit
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
+from . import kernel_cache as _kernel_cache  # noqa: F401  (processes sharing the cache take turns)
+
 
 @intrinsic
 def _address(typingctx, src):

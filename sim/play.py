@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from . import kernel_cache as _kernel_cache  # noqa: F401  (processes sharing the cache take turns)
+
 
 @njit(inline="always")
 def policy_step(current_player, apply_action, observe, act, rules, state, kinds, params, obs):

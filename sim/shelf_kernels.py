@@ -60,6 +60,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from . import kernel_cache as _kernel_cache  # noqa: F401  (processes sharing the cache take turns)
+
 from .lowlevel import popcount64 as _popcount
 from . import play as _loops
 from . import search as _search

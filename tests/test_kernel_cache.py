@@ -48,3 +48,87 @@ def test_a_second_process_loads_the_kernels_from_the_cache(game_id, tmp_path):
         assert r.returncode == 0, r.stderr[-2000:]
     misses = json.loads(runs[1].stdout.strip().splitlines()[-1])
     assert all(v == 0 for v in misses.values()), f"compiled again instead of loaded from the cache: {misses}"
+
+
+# Processes that compile the same cached kernels side by side.  Each child, once imported, waits
+# until all are ready, then compiles every kernel of a generated module for its own argument type; numba's index
+# load is slowed a little so that, without the cache lock, two processes read an index before either
+# writes it (the race in numba issues #4807 and #10128).
+_N_KERNELS = 16
+_TYPES = ("int64", "float64", "int32")
+_RACE_CHILD = r"""
+import sys, time
+import glob, os
+mode, which, folder = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+if mode == "lock":
+    import ludolab.sim.kernel_cache  # noqa: F401  (installs the cache lock)
+import numpy as np
+from numba.core import caching
+_load = caching.IndexDataCacheFile._load_index
+def _slow(self):
+    out = _load(self)
+    time.sleep(0.05)
+    return out
+caching.IndexDataCacheFile._load_index = _slow
+sys.path.insert(0, folder)
+import racekernels
+kind = getattr(np, %r[which])
+open(os.path.join(folder, "ready%%d" %% which), "w").close()
+while len(glob.glob(os.path.join(folder, "ready*"))) < %d:
+    time.sleep(0.001)
+for k in range(%d):
+    got = getattr(racekernels, "k%%d" %% k)(kind(3))
+    assert got == 3 * 2 + k, (k, got)
+""" % (_TYPES, len(_TYPES), _N_KERNELS)
+
+_COUNT_CHILD = r"""
+import json, sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import racekernels
+entries, wrong = [], 0
+for k in range(%d):
+    f = getattr(racekernels, "k%%d" %% k)
+    entries.append(len(f._cache._cache_file._load_index()))
+    for kind in %r:
+        wrong += int(getattr(racekernels, "k%%d" %% k)(getattr(np, kind)(3)) != 3 * 2 + k)
+    wrong += sum(f.stats.cache_misses.values())
+print(json.dumps({"entries": entries, "wrong": wrong}))
+""" % (_N_KERNELS, _TYPES)
+
+
+def _race(tmp_path, mode: str) -> dict:
+    """Run one race of len(_TYPES) processes in a fresh cache; return the count child's answer."""
+    folder = tmp_path / mode
+    folder.mkdir()
+    (folder / "racekernels.py").write_text("from numba import njit\n" + "".join(
+        f"\n@njit(cache=True)\ndef k{k}(x):\n    return x * 2 + {k}\n" for k in range(_N_KERNELS)))
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(folder / "numba"))
+    procs = [subprocess.Popen([sys.executable, "-c", _RACE_CHILD, mode, str(i), str(folder)],
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for i in range(len(_TYPES))]
+    for p in procs:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err[-2000:]
+    r = subprocess.run([sys.executable, "-c", _COUNT_CHILD, str(folder)], capture_output=True, text=True,
+                       env=env, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def test_processes_compiling_the_same_kernels_keep_every_signature_in_the_cache(tmp_path):
+    got = _race(tmp_path, "lock")
+    assert got["entries"] == [len(_TYPES)] * _N_KERNELS, got
+    assert got["wrong"] == 0, got
+
+
+def test_without_the_lock_the_same_race_loses_signatures(tmp_path):
+    """The race above is real: numba alone loses index entries (so the first test has power)."""
+    got = _race(tmp_path, "nolock")
+    assert min(got["entries"]) < len(_TYPES), got
+
+
+def test_importing_a_kernel_module_installs_the_lock():
+    r = subprocess.run([sys.executable, "-c", "import ludolab.sim.rng, ludolab.sim.kernel_cache as k; print(k.installed())"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip() == "True", r.stderr[-2000:]

@@ -1,0 +1,85 @@
+"""Processes that share numba's on-disk kernel cache take turns on each kernel.
+
+numba writes a cached kernel as an index file (signature -> data file name) and a data file, with no
+lock between processes.  Two processes that compile the same kernel at the same time (the test
+session's workers, a cluster's workers on one machine, two ``ludolab`` commands started together) can
+both read the index before either writes it, pick the same data file for different signatures, and
+leave an index that names the other process's code, or a parallel kernel whose parts come from two
+different compilations.  A process that loads such an entry runs machine code built for other
+arguments, and fails later at some unrelated place (numba issues #4807 and #10128 describe the
+race; numba's developers suggest a file lock).
+
+Every module of ``ludolab.sim`` that defines kernels imports this one, which calls :func:`install`; it
+wraps numba's ``Dispatcher.compile`` (which loads a cached kernel or compiles and
+saves it) so that, for a kernel with a disk cache, it runs holding an exclusive lock on a file beside
+that kernel's index (``<index>.lock``, :mod:`filelock`).  The second process then waits, and loads
+what the first saved instead of compiling it again.  Inside one process the wrapper takes numba's
+own compiler lock first, so only the thread that compiles holds file locks; the locks nest along the
+call graph (a kernel's compile compiles its callees), which has no cycles, so processes cannot
+deadlock.  Where the lock file cannot be made (a read-only cache folder) the kernel compiles as
+numba does by itself.
+
+``tests/test_kernel_cache.py`` runs processes that compile the same kernels side by side and checks
+that every signature of every kernel is in its index afterwards.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from filelock import FileLock
+from numba.core import caching, dispatcher
+from numba.core.compiler_lock import global_compiler_lock
+
+_locks: dict[str, FileLock] = {}
+_guard = threading.Lock()
+_ORIGINAL = dispatcher.Dispatcher.compile
+
+
+def _lock_for(disp) -> FileLock | None:
+    """The file lock of ``disp``'s disk cache, or None when it has none (or the lock cannot be made)."""
+    cache = getattr(disp, "_cache", None)
+    if not isinstance(cache, caching.Cache):
+        return None
+    index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
+    if not index:
+        return None
+    path = index + ".lock"
+    with _guard:
+        lock = _locks.get(path)
+        if lock is None:
+            lock = _locks[path] = FileLock(path, thread_local=False)
+    return lock
+
+
+def _compile(self, sig):
+    """numba's ``Dispatcher.compile`` holding the compiler lock, then the kernel's cache lock."""
+    with global_compiler_lock:
+        lock = _lock_for(self)
+        if lock is None:
+            return _ORIGINAL(self, sig)
+        try:
+            lock.acquire()
+        except OSError:  # the cache folder takes no lock file: compile as numba does alone
+            return _ORIGINAL(self, sig)
+        try:
+            return _ORIGINAL(self, sig)
+        finally:
+            lock.release()
+
+
+def install() -> None:
+    """Make every cached kernel's load-or-compile hold its cache lock (idempotent).
+
+    Raises:
+        nothing; it only replaces ``numba.core.dispatcher.Dispatcher.compile``.
+    """
+    dispatcher.Dispatcher.compile = _compile
+
+
+def installed() -> bool:
+    """Whether :func:`install` is in effect."""
+    return dispatcher.Dispatcher.compile is _compile
+
+
+install()
