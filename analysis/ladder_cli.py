@@ -13,6 +13,11 @@ Contenders are written as policy strings:
   playouts; ``tree:budget=B,rollout=NAME``: information-set MCTS;
   ``all-seeing:budget=B,rollout=NAME``: the same search given every hidden
   card (an estimate of the ceiling, not a strategy);
+  ``all-seeing-tree:budget=B,rollout=NAME``: a tree search of the seat's own
+  decisions given every hidden card, the other seats playing NAME: its best
+  reply to them knowing every card once B covers the seat's choices (in small
+  endgames it plays the exact best action), weaker than ``all-seeing`` where
+  B is small beside the number of legal actions (a forecast in Shut The Books);
 * ``python:MODULE:FUNCTION``: a function ``f(obs, legal) -> action`` of the
   seat's observation (the slow path for a policy of your own).
 """
@@ -28,7 +33,7 @@ from ludolab.stdlib.errors import ascii_digits
 
 from .cli_common import InputError, IntRange, user_errors
 
-SEARCH_KINDS = ("search", "tree", "all-seeing")
+SEARCH_KINDS = ("search", "tree", "all-seeing", "all-seeing-tree")
 
 
 def _table(game_id: str, players: int | None):
@@ -89,7 +94,7 @@ def parse_contender(text: str, named: dict, best: str | None = None):
             raise InputError(f"policy {text!r}: rollout {rollout!r} is not a named policy: allowed {', '.join(named)}")
         return L.Contender(text, head, budget=budget, rollout=named[rollout])
     raise InputError(f"unknown policy {text!r}: allowed {', '.join(named)}, search:..., tree:..., all-seeing:..., "
-                     "python:MODULE:FUNCTION")
+                     "all-seeing-tree:..., python:MODULE:FUNCTION")
 
 
 def make_ladder_command(game_id: str) -> click.Command:
@@ -98,7 +103,7 @@ def make_ladder_command(game_id: str) -> click.Command:
     @click.command("ladder", short_help="Every policy against the baseline field on duplicate deals.")
     @click.option("--policy", "policies", multiple=True,
                   help="A contender (repeat): a named policy, search:budget=B,rollout=NAME, tree:..., "
-                       "all-seeing:..., python:MODULE:FUNCTION. Default: every named policy.")
+                       "all-seeing:..., all-seeing-tree:..., python:MODULE:FUNCTION. Default: every named policy.")
     @click.option("--baseline", default=None, help="The named policy of the other seats (default: the game's best heuristic).")
     @click.option("--players", type=IntRange(2, 6), default=None,
                   help="Seats at the table (default: the game's first ladder table; a count the game's "
@@ -107,7 +112,7 @@ def make_ladder_command(game_id: str) -> click.Command:
                   help="Duplicate deals; each is played once per seat per contender.")
     @click.option("--seed", type=IntRange(min=0), default=0, show_default=True)
     @click.option("--saturate", "saturate", default=None,
-                  help="B:TOL: double the budget of the one search, tree or all-seeing --policy from B (in place "
+                  help="B:TOL: double the budget of the one search, tree, all-seeing or all-seeing-tree --policy from B (in place "
                        "of its budget=) until a doubling gains less than TOL points (its 95% CI below TOL; gain "
                        "is signed so that positive is better), at most 6 doublings.")
     @click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
@@ -157,7 +162,7 @@ def _saturate(table, contenders, base, spec, deals, seed):
                          "and the tolerance a finite number > 0")
     searches = [c for c in contenders if c.kind in SEARCH_KINDS]
     if len(searches) != 1:
-        raise InputError("--saturate needs exactly one search, tree or all-seeing --policy")
+        raise InputError("--saturate needs exactly one search, tree, all-seeing or all-seeing-tree --policy")
     c = searches[0]
     return L.saturate(table, lambda n: L.Contender(f"{c.kind} {n}", c.kind, budget=n, rollout=c.rollout),
                       base, b, tol, deals=deals, seed=seed)

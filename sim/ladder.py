@@ -11,8 +11,12 @@ deals are independent, the seats of one deal are not).
 Contenders are named policies (compiled ``act``), determinized search
 (:mod:`ludolab.sim.search`: ``search`` for perfect-information Monte Carlo,
 ``tree`` for information-set MCTS) at a budget of playouts per decision, the
-all-seeing bound (``all-seeing``: the same search given every hidden card, an
-estimate of the ceiling and not a strategy), or a Python function of the
+all-seeing bound (``all-seeing``: the same flat search given every hidden card,
+an estimate of the ceiling and not a strategy; ``all-seeing-tree``: a tree
+search of the seat's own decisions given every hidden card, the other seats
+playing the rollout policy: its best reply to that field knowing every card
+once the budget covers the seat's choices, and weaker than the flat search
+where the budget is small beside the legal actions), or a Python function of the
 observation and the legal actions (``python``: the documented slow path for a
 user's own policy).
 
@@ -43,7 +47,7 @@ from .stats import Z95
 class PolicyError(LudolabError):
     """A contender's own (Python) policy misbehaved: it raised, or returned no legal action."""
 
-CONTENDER_KINDS = ("named", "search", "tree", "all-seeing", "python")
+CONTENDER_KINDS = ("named", "search", "tree", "all-seeing", "all-seeing-tree", "python")
 _SALT = 0xA5A5_5A5A_0F0F_F0F0
 
 
@@ -55,7 +59,7 @@ class Contender:
         label: how tables name it.
         kind: one of :data:`CONTENDER_KINDS`.
         policy: ``(kind, params)`` of a named policy (``named``).
-        budget: playouts per decision (``search``, ``tree``, ``all-seeing``).
+        budget: playouts per decision (``search``, ``tree``, ``all-seeing``, ``all-seeing-tree``).
         rollout: the named policy every seat plays in the playouts.
         fn: ``fn(obs, legal) -> action`` for ``python``: obs the seat's observation and
             legal its legal actions (int64 numpy arrays, copies; the layouts are the game's
@@ -111,11 +115,12 @@ class Table:
         if n == 1:
             return int(self._acts[0])
         rollout = [c.rollout] * self.n
-        mode = search.ALL_SEEING if c.kind == "all-seeing" else search.SAMPLED
-        if c.kind == "tree":
+        mode = search.ALL_SEEING if c.kind.startswith("all-seeing") else search.SAMPLED
+        if c.kind in ("tree", "all-seeing-tree"):
             cfg, params = search.config(k, seat, c.budget, self.n, self.lower, key, rollout, self.max_steps, mode)
             work = search.ismcts_work(k, self.n, c.budget, self.max_steps)
-            inp = (cfg, params, obs, state.copy(), search.ismcts_settings(self.low, self.high))
+            fcfg = search.ismcts_settings(self.low, self.high, own_only=c.kind == "all-seeing-tree")
+            inp = (cfg, params, obs, state.copy(), fcfg)
             m = int(k.search_tree(self.rules, inp, work))
             return int(work[0][int(np.argmax(work[1][:m, 0]))])
         worlds = max(1, c.budget // n)

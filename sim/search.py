@@ -145,6 +145,7 @@ N_COLS = 8
 F_LOW = 0        #: lowest return a seat can get
 F_HIGH = 1       #: highest
 F_UCT = 2        #: exploration constant on returns normalised to [0, 1]
+F_OWN = 3        #: 1.0: only the searching seat's decisions are tree nodes (the others play their rollout policy)
 F_SIZE = 4
 #: the stream of ISMCTS's own choices is keyed apart from the worlds'
 _TREE_SALT = np.uint64(0x5EED5EED5EED5EED)
@@ -222,15 +223,17 @@ def _select(tree, node, legal, n, uct):
 
 
 @njit(inline="always")
-def _descend(current_player, legal_actions, apply_action, rules, sim, grow, uct, size, rs):
+def _descend(current_player, legal_actions, apply_action, observe, act, rules, sim, grow, fixed, uct, size, rs):
     """Play ``sim`` down the tree from the root by UCB1, expanding one untried action where the tree has
     room.  ``grow`` is ``(tree, path, legal)`` of :func:`ismcts`'s work arrays; ``path[1..depth]`` gets
-    the nodes passed.
+    the nodes passed.  ``fixed`` is ``(own, cfg, params, obs2)``: with ``own`` true, a seat other than
+    ``cfg[C_SEAT]`` plays its rollout policy on the way down instead of a tree node.
 
     Returns:
         (depth, the tree's size, the tree stream).
     """
     tree, path, legal = grow
+    own, cfg, params, obs2 = fixed
     node = 0
     depth = 0
     path[0] = 0
@@ -238,6 +241,10 @@ def _descend(current_player, legal_actions, apply_action, rules, sim, grow, uct,
         p = current_player(sim)
         if p < 0:
             break
+        if own and p != cfg[C_SEAT]:
+            observe(rules, sim, p, obs2)
+            apply_action(rules, sim, act(cfg[C_KINDS + p], params[p], obs2, sim))
+            continue
         n = legal_actions(rules, sim, legal)
         untried = _count_untried(tree, node, legal, n)
         if untried > 0 and size < tree.shape[0]:
@@ -264,6 +271,13 @@ def ismcts(current_player, legal_actions, apply_action, observe, determinize, re
     the tree of action histories by UCB1 with availability counts (only children legal in
     this world compete), expands one untried legal action, plays out with the rollout
     policies and backs up each seat's normalised return to the nodes of its actions.
+
+    With ``fcfg[F_OWN]`` set, only the searching seat's actions are tree nodes and every
+    other seat plays its rollout policy throughout: a search of the seat's best reply to
+    that field.  In ``ALL_SEEING`` mode against policies that draw no random numbers, in a
+    game with no chance left, every iteration meets the same line of play for the same
+    actions of the seat, so at a large budget the most visited root action is the exact
+    best reply knowing every card (``tests/test_bound_exact.py``).
 
     Args:
         inp: ``(cfg, params, obs, truth, fcfg)``; ``fcfg`` float64 (F_SIZE,).
@@ -295,8 +309,9 @@ def ismcts(current_player, legal_actions, apply_action, observe, determinize, re
         if it == 0:
             n_root = legal_actions(rules, world, actions)
         sim[:] = world
-        depth, size, rs = _descend(current_player, legal_actions, apply_action, rules, sim, (tree, path, legal),
-                                   fcfg[F_UCT], size, rs)
+        depth, size, rs = _descend(current_player, legal_actions, apply_action, observe, act, rules, sim,
+                                   (tree, path, legal), (fcfg[F_OWN] != 0.0, cfg, params, obs2), fcfg[F_UCT],
+                                   size, rs)
         playout(current_player, legal_actions, apply_action, observe, act, rules, sim, cfg, params, obs2)
         returns(rules, sim, ret)
         for d in range(1, depth + 1):
@@ -384,6 +399,10 @@ def py_ismcts(m, rules, inp, work) -> int:
         node, trail = 0, []
         while m.current_player(sim) >= 0:
             p = m.current_player(sim)
+            if fcfg[F_OWN] != 0.0 and p != seat:
+                m.observe(rules, sim, p, obs2)
+                m.apply_action(rules, sim, m.act(int(cfg[C_KINDS + p]), params[p], obs2, sim))
+                continue
             n = int(m.legal_actions(rules, sim, legal))
             acts = [int(x) for x in legal[:n]]
             kids = children[node]
@@ -467,8 +486,10 @@ def ismcts_work(kernels, n_players: int, iterations: int, max_steps: int) -> tup
             np.zeros(int(max_steps) + 2, dtype=np.int64), np.zeros(kernels.MAX_ACTIONS, dtype=np.int64))
 
 
-def ismcts_settings(low: float, high: float, uct: float = 0.7) -> np.ndarray:
-    """``fcfg`` for :func:`ismcts`: the return bounds and the exploration constant.
+def ismcts_settings(low: float, high: float, uct: float = 0.7, own_only: bool = False) -> np.ndarray:
+    """``fcfg`` for :func:`ismcts`: the return bounds (a seat's lowest and highest return), the
+    exploration constant (on returns normalised to [0, 1]) and whether only the searching seat's
+    decisions are tree nodes (``own_only``: the other seats play their rollout policies all the way).
 
     Raises:
         ValueError: high not above low, or a negative constant.
@@ -476,7 +497,7 @@ def ismcts_settings(low: float, high: float, uct: float = 0.7) -> np.ndarray:
     if not high > low or uct < 0:
         raise ValueError(f"need low < high and uct >= 0, not {low}, {high}, {uct}")
     f = np.zeros(F_SIZE)
-    f[F_LOW], f[F_HIGH], f[F_UCT] = low, high, uct
+    f[F_LOW], f[F_HIGH], f[F_UCT], f[F_OWN] = low, high, uct, 1.0 if own_only else 0.0
     return f
 
 

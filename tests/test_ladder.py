@@ -77,23 +77,32 @@ def test_ladder_refuses_bad_arguments(table):
         L.ladder(t, [L.Contender("x", "magic")], opt, deals=3)
 
 
-def test_ladder_command_json_and_bad_policy_strings():
+def _ladder_rows(args: list) -> list:
+    """The rows of ``ludolab <args> --format json`` (the command must succeed)."""
     import json
 
     from click.testing import CliRunner
 
     from ludolab.analysis.cli import cli
 
-    r = CliRunner().invoke(cli, ["box", "ladder", "--players", "2", "--deals", "6", "--policy", "optimal",
-                                 "--policy", "random", "--format", "json"])
+    r = CliRunner().invoke(cli, [*args, "--format", "json"])
     assert r.exit_code == 0, r.output
-    rows = json.loads(r.output)["rows"]
+    return json.loads(r.output)["rows"]
+
+
+def test_ladder_command_json_and_bad_policy_strings():
+    from click.testing import CliRunner
+
+    from ludolab.analysis.cli import cli
+
+    rows = _ladder_rows(["box", "ladder", "--players", "2", "--deals", "6", "--policy", "optimal", "--policy", "random"])
     assert [x["policy"] for x in rows] == ["optimal", "random"]
     for x in rows:
         assert {"policy", "mean", "ci_low", "ci_high", "win_share", "rating", "saturated_budget"} <= set(x)
     for bad, says in [(["--policy", "nonsense"], "unknown policy"), (["--policy", "search:budget=0"], "1..1000000"),
                       (["--policy", "search:rollout=zzz"], "not a named policy"),
                       (["--policy", "search:budget=2,budget=3"], "twice"), (["--baseline", "zz"], "--baseline"),
+                      (["--policy", "all-seeing-tree:depth=3"], "options are budget=N"),
                       (["--policy", "python:nomodule"], "python:MODULE:FUNCTION"),
                       (["--saturate", "4:0.1"], "exactly one search"),
                       (["--policy", "search", "--saturate", "4:inf"], "finite"),
@@ -139,3 +148,11 @@ def test_ladder_command_prints_its_skill_chain(table):
     # the text table shows how often a policy changes the seat's return, as the JSON's share_changed
     line = next(x for x in r.output.splitlines() if x.startswith("random "))
     assert f"{by['random']['share_changed']:.1%}" in line and "changed" in r.output.splitlines()[1]
+
+
+def test_all_seeing_tree_joins_the_ladder():
+    """``all-seeing-tree:budget=B`` is a contender of every game's ladder command: a row of its own."""
+    rows = _ladder_rows(["shelf", "ladder", "--players", "2", "--deals", "2", "--policy", "greedy",
+                         "--policy", "all-seeing-tree:budget=16"])
+    assert [x["policy"] for x in rows] == ["greedy", "all-seeing-tree:budget=16"]
+    assert rows[1]["share_changed"] > 0

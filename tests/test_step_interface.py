@@ -421,3 +421,38 @@ def test_search_reads_only_the_observation_and_equals_its_twin(game_id, ci):
         n = SR.py_pimc(g.twin, case.rules, (cfg, params, obs, before.copy()), work)
         assert np.array_equal(work[0][:n], results[0][0]) and np.allclose(work[1][:n], results[0][1], rtol=0,
                                                                            atol=1e-9), "the search's twin differs"
+
+
+@pytest.mark.parametrize("game_id", IDS)
+def test_tree_search_of_the_seats_own_decisions_equals_its_twin(game_id):
+    """Information-set MCTS with only the searching seat's decisions as tree nodes (the other seats play
+    their rollout policy on the way down: ``ismcts_settings(own_only=True)``), on sampled worlds and given
+    every hidden card, equals its pure-Python twin, and differs from the tree of every seat's decisions."""
+    from ludolab.sim import search as SR
+
+    g, case = _case(game_id, 0)
+    k = g.kernels
+    drv = _Driver(g, case, "kernel")
+    trace, _, _ = drv.play(_keys(31, 1)[0], _policy_chooser, check=False)
+    small = [x for x in trace if 2 <= len(drv.legal(x[0])) <= 6]
+    assert small, "no decision with 2 to 6 legal actions in a game"
+    iterations, ms = 24, int(g.max_steps(case.rules))
+    low, high = (float(x) for x in g.return_bounds(case.rules))
+    differs = 0
+    for before, seat, _, _ in small[:: max(1, len(small) // 2)][:2]:
+        for mode in (SR.SAMPLED, SR.ALL_SEEING):
+            cfg, params, obs = _search_inputs(g, case, before, seat, iterations, 91)
+            cfg[SR.C_MODE] = mode
+            got = []
+            for own, engine in ((True, "kernel"), (True, "twin"), (False, "kernel")):
+                work = SR.ismcts_work(k, case.n_players, iterations, ms)
+                inp = (cfg, params, obs, before.copy(), SR.ismcts_settings(low, high, own_only=own))
+                n = (k.search_tree(case.rules, inp, work) if engine == "kernel"
+                     else SR.py_ismcts(g.twin, case.rules, inp, work))
+                got.append((work[0][:n].copy(), work[1][:n].copy()))
+            assert np.array_equal(got[0][0], got[1][0])
+            assert np.allclose(got[0][1], got[1][1], rtol=0, atol=1e-9), "the own-decisions tree's twin differs"
+            assert got[0][1][:, 0].sum() == iterations, "every iteration visits one root action"
+            differs += not np.array_equal(got[0][1], got[2][1])
+    if case.n_players > 1:  # with one seat the two trees are the same tree
+        assert differs > 0, "the other seats' decisions never changed the tree"
