@@ -223,17 +223,18 @@ def _select(tree, node, legal, n, uct):
 
 
 @njit(inline="always")
-def _descend(current_player, legal_actions, apply_action, observe, act, rules, sim, grow, fixed, uct, size, rs):
+def _descend(current_player, legal_actions, apply_action, observe, act, rules, grow, fixed, size, rs):
     """Play ``sim`` down the tree from the root by UCB1, expanding one untried action where the tree has
-    room.  ``grow`` is ``(tree, path, legal)`` of :func:`ismcts`'s work arrays; ``path[1..depth]`` gets
-    the nodes passed.  ``fixed`` is ``(own, cfg, params, obs2)``: with ``own`` true, a seat other than
-    ``cfg[C_SEAT]`` plays its rollout policy on the way down instead of a tree node.
+    room.  ``grow`` is ``(sim, tree, path, legal)`` of :func:`ismcts`'s work arrays; ``path[1..depth]``
+    gets the nodes passed.  ``fixed`` is ``(own, uct, cfg, params, obs2)``: UCB1's exploration constant,
+    and with ``own`` true, a seat other than ``cfg[C_SEAT]`` plays its rollout policy on the way down
+    instead of a tree node.
 
     Returns:
         (depth, the tree's size, the tree stream).
     """
-    tree, path, legal = grow
-    own, cfg, params, obs2 = fixed
+    sim, tree, path, legal = grow
+    own, uct, cfg, params, obs2 = fixed
     node = 0
     depth = 0
     path[0] = 0
@@ -309,8 +310,8 @@ def ismcts(current_player, legal_actions, apply_action, observe, determinize, re
         if it == 0:
             n_root = legal_actions(rules, world, actions)
         sim[:] = world
-        depth, size, rs = _descend(current_player, legal_actions, apply_action, observe, act, rules, sim,
-                                   (tree, path, legal), (fcfg[F_OWN] != 0.0, cfg, params, obs2), fcfg[F_UCT],
+        depth, size, rs = _descend(current_player, legal_actions, apply_action, observe, act, rules,
+                                   (sim, tree, path, legal), (fcfg[F_OWN] != 0.0, fcfg[F_UCT], cfg, params, obs2),
                                    size, rs)
         playout(current_player, legal_actions, apply_action, observe, act, rules, sim, cfg, params, obs2)
         returns(rules, sim, ret)
