@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from .cli_common import (FORMATS, CommandGroup, FloatRange, InputError, IntRange, check_out, emit, output_options,
@@ -109,7 +111,7 @@ def score(file, variant, deck_file, fmt):
     deck = load_deck(deck_file)
     from ludolab.stdlib.jsonfile import load_json, read_input
 
-    obj = load_json(Path(file) if file != "-" else read_input(click.get_text_stream("stdin"), "tableau", TableauError),
+    obj = load_json(Path(file) if file != "-" else read_input(sys.stdin, "tableau", TableauError),
                     "tableau", TableauError)
     if not isinstance(obj, dict):  # parsed JSON (a JSON string is not a tableau, nor JSON text to read again)
         raise TableauError('a tableau is a JSON object {"shelves": [[5 cards], [5 cards], [5 cards]]}')
