@@ -134,21 +134,29 @@ def make_ladder_command(game_id: str) -> click.Command:
         contenders = [parse_contender(p, named, g.extra.get("best")) for p in (policies or list(named))]
         if len({c.label for c in contenders}) != len(contenders):
             raise InputError("--policy: the same policy is given twice")
+        plan = _saturate_plan(contenders, saturate) if saturate is not None else None  # refused before any play
         try:
             rows = L.ladder(table, contenders, base, deals=deals, seed=seed)
         except L.PolicyError as exc:
             raise InputError(str(exc)) from None
         sat = None
-        if saturate is not None:
-            sat = _saturate(table, contenders, base, saturate, deals, seed)
-        for r in rows:
-            r["saturated_budget"] = sat["saturated_budget"] if sat else None
+        if plan is not None:
+            c, b, tol = plan
+            sat = L.saturate(table, lambda n: L.Contender(f"{c.kind} {n}", c.kind, budget=n, rollout=c.rollout),
+                             base, b, tol, deals=deals, seed=seed)
+        for r in rows:  # the saturated budget belongs to the row of the search whose budget was doubled
+            r["saturated_budget"] = sat["saturated_budget"] if sat and r["policy"] == plan[0].label else None
         _print(rows, sat, fmt, game_id, case, base_name, deals, seed, g.lower_wins)
 
     return ladder
 
 
-def _saturate(table, contenders, base, spec, deals, seed):
+def _saturate_plan(contenders, spec):
+    """``(the search contender, start budget, tolerance)`` of ``--saturate START:TOL``.
+
+    Raises:
+        InputError: a malformed value, or not exactly one search among the contenders.
+    """
     from ludolab.sim import ladder as L
 
     b, _, tol = spec.partition(":")
@@ -163,9 +171,7 @@ def _saturate(table, contenders, base, spec, deals, seed):
     searches = [c for c in contenders if c.kind in SEARCH_KINDS]
     if len(searches) != 1:
         raise InputError("--saturate needs exactly one search, tree, all-seeing or all-seeing-tree --policy")
-    c = searches[0]
-    return L.saturate(table, lambda n: L.Contender(f"{c.kind} {n}", c.kind, budget=n, rollout=c.rollout),
-                      base, b, tol, deals=deals, seed=seed)
+    return searches[0], b, tol
 
 
 def _print(rows, sat, fmt, game_id, case, base_name, deals, seed, lower):

@@ -156,3 +156,27 @@ def test_all_seeing_tree_joins_the_ladder():
                          "--policy", "all-seeing-tree:budget=16"])
     assert [x["policy"] for x in rows] == ["greedy", "all-seeing-tree:budget=16"]
     assert rows[1]["share_changed"] > 0
+
+
+def test_saturate_is_checked_before_any_play_and_its_budget_is_the_search_rows(monkeypatch):
+    """A bad ``--saturate`` is refused before the ladder plays a deal; the saturated budget is given on the
+    row of the search whose budget was doubled, null on the others."""
+    from click.testing import CliRunner
+
+    from ludolab.analysis.cli import cli
+    from ludolab.sim import ladder as L
+
+    played = L.ladder
+
+    def refuse_play(*a, **k):
+        raise AssertionError("the ladder was played before --saturate was checked")
+
+    monkeypatch.setattr(L, "ladder", refuse_play)
+    for bad, says in ((["--policy", "tree:budget=8", "--saturate", "8"], "START:TOLERANCE"),
+                      (["--policy", "greedy", "--saturate", "8:1"], "exactly one search")):
+        r = CliRunner().invoke(cli, ["shelf", "ladder", "--deals", "2", *bad])
+        assert r.exit_code == 2 and says in r.output, r.output
+    monkeypatch.setattr(L, "ladder", played)
+    rows = _ladder_rows(["shelf", "ladder", "--players", "2", "--deals", "2", "--policy", "greedy",
+                         "--policy", "all-seeing-tree:budget=16", "--saturate", "8:5"])
+    assert rows[0]["saturated_budget"] is None and rows[1]["saturated_budget"] is not None, rows
