@@ -50,6 +50,8 @@ def read_input(source, what: str, error: type[LudolabError] = LudolabError, limi
             with open(source, "rb") as fh:
                 data = fh.read(limit + 1)
         else:
+            if source is None:  # the process was started with standard input closed
+                raise error(f"{cannot or f'cannot read the {what} {name}'}: it is closed (pipe the {what} in)")
             raw = getattr(source, "buffer", source)
             data = raw.read(limit + 1)
     except OSError as exc:

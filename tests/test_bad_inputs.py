@@ -296,3 +296,19 @@ def test_every_number_option_says_its_range_in_words():
               if isinstance(p.type, (click.types.IntParamType, click.types.FloatParamType))]  # click.INT too
     assert len(params) > 70
     assert [(name, p.name) for name, p in params if not isinstance(p.type, (IntRange, FloatRange))] == []
+
+
+@pytest.mark.parametrize("args,what", [(("books", "score", "-"), "hand record"),
+                                       (("shelf", "score", "-"), "tableau")])
+def test_a_closed_stdin_is_one_line(args, what):
+    """Started with standard input closed, a command told to read it says so in one line (exit 2)."""
+    import os
+    import subprocess
+    import sys
+
+    code = "import sys; from ludolab.analysis.cli import main; sys.argv = ['ludolab', *sys.argv[1:]]; main()"
+    r = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300,
+                       stdin=subprocess.DEVNULL, preexec_fn=lambda: os.close(0))
+    assert r.returncode == 2, r.stderr
+    lines = (r.stdout + r.stderr).strip().splitlines()
+    assert len(lines) == 1 and what in lines[0] and "closed" in lines[0], lines
