@@ -138,11 +138,14 @@ def policy_finding(pairs: pd.DataFrame):
                     f"{r.margin_diff:+.2f} points a round ({_ci(r.margin_diff_ci_low, r.margin_diff_ci_high)})"
                     + (", cannot tell yet" if r.verdict == "cannot tell yet" else "")
                     for r in pairs.itertuples())
-    best = pairs.policy.mode().iloc[0]
-    n_best = int((pairs.policy == best).sum())
+    # who leads on the fresh paired deals (margin_diff < 0: `policy` does better), not on the screening table
+    leaders = pd.Series([r.policy if r.margin_diff < 0 else r.against for r in pairs.itertuples()])
+    best = leaders.mode().iloc[0]
+    n_best = int((leaders == best).sum())
     head = {"better": f"Play `{best}`.", "equally good": "The two best policies are equally good.",
             "worse": f"Play `{best}`.", "cannot tell yet": "The two best policies are close."}[one]
-    text = (f"`{best}` has the better margin at {n_best} of {len(pairs)} player counts; paired on the same deals "
+    text = (f"`{best}` has the better margin on the fresh deals at {n_best} of {len(pairs)} player counts; paired "
+            f"on the same deals "
             f"(better only when the 95% CI of the difference excludes 0, equally good only when it includes 0 and "
             f"is within {tolerance_text('bev_margin')}): {per}.")
     return Finding("comparison", head, text,

@@ -276,7 +276,14 @@ def test_policy_finding_follows_the_paired_rule_not_overlapping_cis():
     """Issue 16: "equally good within the noise" rested on two separate CIs; the word now follows the paired CI."""
     better = A.policy_finding(_pairs([(-0.5, -0.7, -0.3)] * 3))
     assert better.verdict == "better" and better.title == "Play `expected-value`."
-    assert "better at 3 of 3" not in better.text and "better margin at 3 of 3 player counts" in better.text
+    assert "better at 3 of 3" not in better.text
+    assert "better margin on the fresh deals at 3 of 3 player counts" in better.text
+    # the leader is read from the fresh paired deals, not from which policy led the screening table
+    worse = A.policy_finding(_pairs([(0.5, 0.3, 0.7)] * 3))
+    assert worse.verdict == "worse" and worse.title == "Play `threshold`."
+    assert "`threshold` has the better" in worse.text
+    mixed = A.policy_finding(_pairs([(0.27, -0.05, 0.59), (-0.26, -0.51, -0.01), (0.26, 0.08, 0.44)]))
+    assert "`threshold` has the better margin on the fresh deals at 2 of 3" in mixed.text
     assert better.quotes["margin_diff_4"].value == -0.5 and "-0.50 points a round" in better.text
     same = A.policy_finding(_pairs([(0.01, -0.1, 0.12)] * 3))
     assert same.verdict == "equally good" and "as good as" in same.text
