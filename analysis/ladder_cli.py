@@ -113,8 +113,8 @@ def make_ladder_command(game_id: str) -> click.Command:
     @click.option("--seed", type=IntRange(min=0), default=0, show_default=True)
     @click.option("--saturate", "saturate", default=None,
                   help="B:TOL: double the budget of the one search, tree, all-seeing or all-seeing-tree --policy "
-                       "from B (in place of its budget=) until a doubling gains less than TOL points (its 95% CI below TOL; gain "
-                       "is signed so that positive is better), at most 6 doublings.")
+                       "from B (in place of its budget=) until a doubling gains less than TOL points (its 95% CI "
+                       "below TOL; gain is signed so that positive is better), at most 6 doublings.")
     @click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
     @user_errors
     def ladder(policies, baseline, players, deals, seed, saturate, fmt):

@@ -96,8 +96,8 @@ def simulate(players, variant, tiebreak, deck_file, policies, games, seed, chunk
 @user_errors
 def score(file, variant, deck_file, fmt):
     """Score FILE (- reads standard input), a tableau {"shelves": [[5 cards], [5 cards], [5 cards]]} (top
-    shelf first); a card is {"field", "colour", "author", "number"} or a deck id.  Prints the total and every combination (shelf
-    1-3 from the top, or column 1-5 under --variant columns; kind; positions from the left or the top;
+    shelf first); a card is {"field", "colour", "author", "number"} or a deck id.  Prints the total and
+    every combination (shelf 1-3 from the top, or column 1-5 under --variant columns; kind; positions from the left or the top;
     cards; points).  One tableau is scored by the pure-Python scorer, which answers before the compiled
     one has loaded (the same points)."""
     import json

@@ -95,7 +95,8 @@ def test_ladder_command_json_and_bad_policy_strings():
 
     from ludolab.analysis.cli import cli
 
-    rows = _ladder_rows(["box", "ladder", "--players", "2", "--deals", "6", "--policy", "optimal", "--policy", "random"])
+    rows = _ladder_rows(["box", "ladder", "--players", "2", "--deals", "6", "--policy", "optimal",
+                         "--policy", "random"])
     assert [x["policy"] for x in rows] == ["optimal", "random"]
     for x in rows:
         assert {"policy", "mean", "ci_low", "ci_high", "win_share", "rating", "saturated_budget"} <= set(x)
