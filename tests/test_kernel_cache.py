@@ -51,14 +51,13 @@ def test_a_second_process_loads_the_kernels_from_the_cache(game_id, tmp_path):
 
 
 # Processes that compile the same cached kernels side by side.  Each child, once imported, waits
-# until all are ready, then compiles every kernel of a generated module for its own argument type; numba's index
-# load is slowed a little so that, without the cache lock, two processes read an index before either
-# writes it (the race in numba issues #4807 and #10128).
+# until all are ready, then compiles every kernel of a generated module for its own argument type;
+# numba's index load is slowed a little so that, without the cache lock, two processes read an index
+# before either writes it (the race in numba issues #4807 and #10128).
 _N_KERNELS = 16
 _TYPES = ("int64", "float64", "int32")
 _RACE_CHILD = r"""
-import sys, time
-import glob, os
+import glob, os, sys, time
 mode, which, folder = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 if mode == "lock":
     import ludolab.sim.kernel_cache  # noqa: F401  (installs the cache lock)
@@ -129,6 +128,19 @@ def test_without_the_lock_the_same_race_loses_signatures(tmp_path):
 
 
 def test_importing_a_kernel_module_installs_the_lock():
-    r = subprocess.run([sys.executable, "-c", "import ludolab.sim.rng, ludolab.sim.kernel_cache as k; print(k.installed())"],
-                       capture_output=True, text=True, timeout=300)
+    code = "import ludolab.sim.rng, ludolab.sim.kernel_cache as k; print(k.installed())"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and r.stdout.strip() == "True", r.stderr[-2000:]
+
+
+def test_every_module_that_defines_kernels_imports_the_lock():
+    """A game's new kernels module takes turns on the cache too: every module of ``sim/`` that imports
+    numba imports :mod:`ludolab.sim.kernel_cache` (whose import installs the lock)."""
+    from pathlib import Path
+
+    sim = Path(__file__).resolve().parents[1] / "sim"
+    uses = [p for p in sorted(sim.glob("*.py")) if p.name != "kernel_cache.py"
+            and any(ln.startswith(("from numba", "import numba")) for ln in p.read_text().splitlines())]
+    assert uses, "no module of sim/ imports numba"
+    missing = [p.name for p in uses if "from . import kernel_cache" not in p.read_text()]
+    assert missing == [], f"modules defining kernels without the cache lock: {missing}"
