@@ -10,7 +10,10 @@ Contenders are written as policy strings:
 * a named policy of the game (``ludolab GAME ladder --help`` lists them);
 * ``search:budget=B,rollout=NAME``: perfect-information Monte Carlo over
   sampled worlds, B playouts per decision, NAME playing every seat in the
-  playouts; ``tree:budget=B,rollout=NAME``: information-set MCTS;
+  playouts; ``tree:budget=B,rollout=NAME``: information-set MCTS; each
+  search also takes ``objective=wins`` (a playout is worth the share of the
+  other seats the seat finishes ahead of, ties 1/2, in place of its points:
+  a search that plays to win);
   ``all-seeing:budget=B,rollout=NAME``: the same search given every hidden
   card (an estimate of the ceiling, not a strategy);
   ``all-seeing-tree:budget=B,rollout=NAME``: a tree search of the seat's own
@@ -45,7 +48,8 @@ def _table(game_id: str, players: int | None):
     counts = sorted({c.n_players for c in g.cases if c.n_players >= 2})
     cases = [c for c in cases if c.n_players >= 2]
     if not cases:
-        raise InputError(f"--players {players} is not a table of this game's ladder: allowed {counts}")
+        raise InputError(f"--players {players} is not a table of this game's ladder: allowed "
+                         f"{', '.join(map(str, counts))}")
     # the first ruleset of that size is the game's default rules at that size
     return g, cases[0], L.Table(g, cases[0])
 
@@ -75,26 +79,51 @@ def parse_contender(text: str, named: dict, best: str | None = None):
             raise InputError(f"policy {text!r}: {mod}:{fn} is not a function f(obs, legal) -> action")
         return L.Contender(text, "python", fn=f)
     if head in SEARCH_KINDS:
-        opts = {}
-        for part in filter(None, rest.split(",")):
-            k, eq, v = part.partition("=")
-            if not eq or k not in ("budget", "rollout"):
-                raise InputError(f"policy {text!r}: options are budget=N and rollout=NAME, not {part!r}")
-            if k in opts:
-                raise InputError(f"policy {text!r}: {k} is given twice")
-            opts[k] = v
-        try:
-            budget = int(opts.get("budget", "64"))
-        except ValueError:
-            raise InputError(f"policy {text!r}: budget must be a whole number, not {opts['budget']!r}") from None
-        if not 1 <= budget <= 1_000_000:
-            raise InputError(f"policy {text!r}: budget must be 1..1000000, not {budget}")
-        rollout = opts.get("rollout", best if best in named else next(iter(named)))
-        if rollout not in named:
-            raise InputError(f"policy {text!r}: rollout {rollout!r} is not a named policy: allowed {', '.join(named)}")
-        return L.Contender(text, head, budget=budget, rollout=named[rollout])
+        return _search_contender(text, head, rest, named, best)
     raise InputError(f"unknown policy {text!r}: allowed {', '.join(named)}, search:..., tree:..., all-seeing:..., "
                      "all-seeing-tree:..., python:MODULE:FUNCTION")
+
+
+SEARCH_OPTIONS = ("budget", "rollout", "objective")
+
+
+def _search_contender(text: str, head: str, rest: str, named: dict, best: str | None):
+    """The search contender of ``HEAD:budget=B,rollout=NAME,objective=points|wins`` (every option may be
+    left out); its label is the canonical spelling (options in that order, the objective only when it is
+    ``wins``), so two spellings of one search are one rung.
+
+    Raises:
+        InputError: an empty or unknown option, one given twice, a budget not written 1..1000000 in plain
+            digits, or an unknown rollout or objective.
+    """
+    from ludolab.sim import ladder as L
+    from ludolab.sim.search import OBJECTIVES
+
+    opts = {}
+    parts = rest.split(",") if rest else []
+    for part in parts:
+        k, eq, v = part.partition("=")
+        if not part:
+            raise InputError(f"policy {text!r}: an empty option (a stray comma); write e.g. {head}:budget=64")
+        if not eq or k not in SEARCH_OPTIONS or not v:
+            raise InputError(f"policy {text!r}: options are budget=N, rollout=NAME and objective=points|wins, "
+                             f"not {part!r}")
+        if k in opts:
+            raise InputError(f"policy {text!r}: {k} is given twice")
+        opts[k] = v
+    b = opts.get("budget", "64")
+    if not (b.isascii() and b.isdigit() and b[0] != "0") or not 1 <= int(b) <= 1_000_000:
+        raise InputError(f"policy {text!r}: budget must be a whole number 1..1000000 in digits 0-9 with no "
+                         f"sign or leading zero, not {b!r}")
+    budget = int(b)
+    rollout = opts.get("rollout", best if best in named else next(iter(named)))
+    if rollout not in named:
+        raise InputError(f"policy {text!r}: rollout {rollout!r} is not a named policy: allowed {', '.join(named)}")
+    objective = opts.get("objective", "points")
+    if objective not in OBJECTIVES:
+        raise InputError(f"policy {text!r}: objective {objective!r}: allowed {', '.join(OBJECTIVES)}")
+    label = f"{head}:budget={budget},rollout={rollout}" + (",objective=wins" if objective == "wins" else "")
+    return L.Contender(label, head, budget=budget, rollout=named[rollout], objective=objective)
 
 
 def make_ladder_command(game_id: str) -> click.Command:
@@ -102,7 +131,7 @@ def make_ladder_command(game_id: str) -> click.Command:
 
     @click.command("ladder", short_help="Every policy against the baseline field on duplicate deals.")
     @click.option("--policy", "policies", multiple=True,
-                  help="A contender (repeat): a named policy, search:budget=B,rollout=NAME, tree:..., "
+                  help="A contender (repeat): a named policy, search:budget=B,rollout=NAME[,objective=wins], tree:..., "
                        "all-seeing:..., all-seeing-tree:..., python:MODULE:FUNCTION. Default: every named policy.")
     @click.option("--baseline", default=None, help="The named policy of the other seats (default: the game's best heuristic).")
     @click.option("--players", type=IntRange(2, 6), default=None,
@@ -132,8 +161,11 @@ def make_ladder_command(game_id: str) -> click.Command:
             raise InputError(f"--baseline {base_name!r} is not a named policy: allowed {', '.join(named)}")
         base = L.Contender(base_name, "named", named[base_name])
         contenders = [parse_contender(p, named, g.extra.get("best")) for p in (policies or list(named))]
-        if len({c.label for c in contenders}) != len(contenders):
-            raise InputError("--policy: the same policy is given twice")
+        seen = set()
+        for c in contenders:
+            if c.label in seen:
+                raise InputError(f"--policy: {c.label} is given twice (two spellings of one policy are one rung)")
+            seen.add(c.label)
         plan = _saturate_plan(contenders, saturate) if saturate is not None else None  # refused before any play
         try:
             rows = L.ladder(table, contenders, base, deals=deals, seed=seed)
@@ -142,7 +174,8 @@ def make_ladder_command(game_id: str) -> click.Command:
         sat = None
         if plan is not None:
             c, b, tol = plan
-            sat = L.saturate(table, lambda n: L.Contender(f"{c.kind} {n}", c.kind, budget=n, rollout=c.rollout),
+            sat = L.saturate(table, lambda n: L.Contender(f"{c.kind} {n}", c.kind, budget=n, rollout=c.rollout,
+                                                          objective=c.objective),
                              base, b, tol, deals=deals, seed=seed)
         for r in rows:  # the saturated budget belongs to the row of the search whose budget was doubled
             r["saturated_budget"] = sat["saturated_budget"] if sat and r["policy"] == plan[0].label else None

@@ -61,6 +61,8 @@ class Contender:
         policy: ``(kind, params)`` of a named policy (``named``).
         budget: playouts per decision (``search``, ``tree``, ``all-seeing``, ``all-seeing-tree``).
         rollout: the named policy every seat plays in the playouts.
+        objective: what a search's playout is worth to a seat (:data:`ludolab.sim.search.OBJECTIVES`):
+            ``"points"`` its return, ``"wins"`` its share of the other seats it finishes ahead of.
         fn: ``fn(obs, legal) -> action`` for ``python``: obs the seat's observation and
             legal its legal actions (int64 numpy arrays, copies; the layouts are the game's
             kernels module's ``O_*`` offsets and action encoding); it returns one of ``legal``
@@ -73,6 +75,7 @@ class Contender:
     budget: int = 0
     rollout: tuple | None = None
     fn: Callable | None = None
+    objective: str = "points"
 
 
 class Table:
@@ -117,14 +120,16 @@ class Table:
         rollout = [c.rollout] * self.n
         mode = search.ALL_SEEING if c.kind.startswith("all-seeing") else search.SAMPLED
         if c.kind in ("tree", "all-seeing-tree"):
-            cfg, params = search.config(k, seat, c.budget, self.n, self.lower, key, rollout, self.max_steps, mode)
+            cfg, params = search.config(k, seat, c.budget, self.n, self.lower, key, rollout, self.max_steps, mode,
+                                        c.objective)
             work = search.ismcts_work(k, self.n, c.budget, self.max_steps)
             fcfg = search.ismcts_settings(self.low, self.high, own_only=c.kind == "all-seeing-tree")
             inp = (cfg, params, obs, state.copy(), fcfg)
             m = int(k.search_tree(self.rules, inp, work))
             return int(work[0][int(np.argmax(work[1][:m, 0]))])
         worlds = max(1, c.budget // n)
-        cfg, params = search.config(k, seat, worlds, self.n, self.lower, key, rollout, self.max_steps, mode)
+        cfg, params = search.config(k, seat, worlds, self.n, self.lower, key, rollout, self.max_steps, mode,
+                                    c.objective)
         work = search.work_arrays(k, self.n)
         m = int(k.search(self.rules, (cfg, params, obs, state.copy()), work))
         return int(work[0][search.best_index(work[1], m)])

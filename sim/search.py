@@ -26,14 +26,17 @@ Arrays (all int64 unless said):
   best, ``[C_KEY]`` the search's stream start (uint64 bits), ``[C_MODE]``
   ``SAMPLED`` or ``ALL_SEEING``, ``[C_MAXSTEPS]`` a bound on a playout's
   actions, ``[C_SRNG]`` the offset of the state's stream (``S_RNG``),
+  ``[C_OBJ]`` what a playout is worth (``OBJ_POINTS`` the seat's return,
+  ``OBJ_WINS`` its share of the other seats it finishes ahead of, ties 1/2),
   ``[C_KINDS + p]`` seat p's rollout policy kind;
 * ``params`` float64 (players, n_params): the rollout policies' parameters;
 * ``obs`` (OBS_SIZE,): the searching seat's observation; ``truth``
   (STATE_SIZE,): the true state (read only in ``ALL_SEEING`` mode);
 * outputs: ``actions`` (MAX_ACTIONS,) the legal actions, ``sums`` float64
   (MAX_ACTIONS, 2): per action the sum and the sum of squares of the
-  searching seat's return (negated where the lowest is best, so higher is
-  always better); the number of legal actions is returned.
+  searching seat's playout value (its return, negated where the lowest is
+  best, so higher is always better; or its share of seats beaten); the number
+  of legal actions is returned.
 """
 
 from __future__ import annotations
@@ -53,11 +56,17 @@ C_KEY = 4
 C_MODE = 5
 C_MAXSTEPS = 6
 C_SRNG = 7
-C_KINDS = 8
+C_OBJ = 8
+C_KINDS = 9
 CFG_SIZE = C_KINDS + 8
 
 SAMPLED = 0
 ALL_SEEING = 1
+
+#: what a playout is worth to a seat (``cfg[C_OBJ]``)
+OBJ_POINTS = 0   #: its return in points (negated where the lowest return is best)
+OBJ_WINS = 1     #: its share of the other seats it finishes ahead of, ties 1/2 (the ladder's win share)
+OBJECTIVES = {"points": OBJ_POINTS, "wins": OBJ_WINS}
 
 
 @njit(inline="always")
@@ -80,6 +89,27 @@ def playout(current_player, legal_actions, apply_action, observe, act, rules, st
 
 
 @njit(inline="always")
+def value(ret, p, cfg):
+    """What the playout with returns ``ret`` (float64 (players,)) is worth to seat ``p``, higher better:
+    under ``OBJ_POINTS`` its return (negated where the lowest is best); under ``OBJ_WINS`` the share of
+    the other seats whose return is worse than its own, a tie counting 1/2 (1.0 with one seat)."""
+    lower = cfg[C_LOWER] == 1
+    if cfg[C_OBJ] == OBJ_POINTS:
+        return -ret[p] if lower else ret[p]
+    n = cfg[C_PLAYERS]
+    if n < 2:
+        return 1.0
+    s = 0.0
+    for q in range(n):
+        if q != p:
+            if ret[q] == ret[p]:
+                s += 0.5
+            elif (ret[q] > ret[p]) == lower:
+                s += 1.0
+    return s / (n - 1)
+
+
+@njit(inline="always")
 def pimc(current_player, legal_actions, apply_action, observe, determinize, returns, act, rules, inp, work):
     """Flat determinized search at one decision: see the module docstring.
 
@@ -96,7 +126,6 @@ def pimc(current_player, legal_actions, apply_action, observe, determinize, retu
     actions, sums, world, sim, obs2, ret = work
     seat = cfg[C_SEAT]
     key = np.uint64(cfg[C_KEY])
-    sign = -1.0 if cfg[C_LOWER] == 1 else 1.0
     n = 0
     for w in range(cfg[C_WORLDS]):
         if cfg[C_MODE] == ALL_SEEING:
@@ -114,7 +143,7 @@ def pimc(current_player, legal_actions, apply_action, observe, determinize, retu
             apply_action(rules, sim, actions[i])
             playout(current_player, legal_actions, apply_action, observe, act, rules, sim, cfg, params, obs2)
             returns(rules, sim, ret)
-            v = sign * ret[seat]
+            v = value(ret, seat, cfg)
             sums[i, 0] += v
             sums[i, 1] += v * v
     return n
@@ -162,9 +191,13 @@ def _child_with(tree, node, a):
 
 
 @njit(inline="always")
-def _reward(ret, p, fcfg, lower):
+def _reward(ret, p, fcfg, cfg):
+    """Seat ``p``'s playout value in [0, 1]: its return normalised by the bounds (``OBJ_POINTS``),
+    or its share of seats beaten (``OBJ_WINS``)."""
+    if cfg[C_OBJ] == OBJ_WINS:
+        return value(ret, p, cfg)
     x = (ret[p] - fcfg[F_LOW]) / (fcfg[F_HIGH] - fcfg[F_LOW])
-    return 1.0 - x if lower == 1 else x
+    return 1.0 - x if cfg[C_LOWER] == 1 else x
 
 
 @njit(inline="always")
@@ -296,7 +329,6 @@ def ismcts(current_player, legal_actions, apply_action, observe, determinize, re
     actions, stats, world, sim, obs2, ret, tree, path, legal = work
     seat = cfg[C_SEAT]
     key = np.uint64(cfg[C_KEY])
-    lower = cfg[C_LOWER]
     tree[0, T_CHILD] = -1
     tree[0, T_SIBLING] = -1
     tree[0, T_VISITS] = 0.0
@@ -320,7 +352,7 @@ def ismcts(current_player, legal_actions, apply_action, observe, determinize, re
         for d in range(1, depth + 1):
             c = path[d]
             tree[c, T_VISITS] += 1.0
-            tree[c, T_REWARD] += _reward(ret, np.int64(tree[c, T_PLAYER]), fcfg, lower)
+            tree[c, T_REWARD] += _reward(ret, np.int64(tree[c, T_PLAYER]), fcfg, cfg)
         tree[0, T_VISITS] += 1.0
     for i in range(n_root):
         c = _child_with(tree, 0, actions[i])
@@ -352,13 +384,25 @@ def py_playout(m, rules, state, cfg, params, obs2) -> int:
     return n
 
 
+def py_value(ret, p: int, cfg) -> float:
+    """Twin of :func:`value`."""
+    lower = int(cfg[C_LOWER]) == 1
+    if int(cfg[C_OBJ]) == OBJ_POINTS:
+        return -float(ret[p]) if lower else float(ret[p])
+    n = int(cfg[C_PLAYERS])
+    if n < 2:
+        return 1.0
+    mine = float(ret[p])
+    beaten = sum(0.5 if float(ret[q]) == mine else float((float(ret[q]) > mine) == lower) for q in range(n) if q != p)
+    return beaten / (n - 1)
+
+
 def py_pimc(m, rules, inp, work) -> int:
     """Twin of :func:`pimc` over the twin module ``m`` (the same arrays, the same draws)."""
     cfg, params, obs, truth = inp
     actions, sums, world, sim, obs2, ret = work
     seat = int(cfg[C_SEAT])
     key = int(cfg[C_KEY]) & _MASK64
-    sign = -1.0 if cfg[C_LOWER] == 1 else 1.0
     n = 0
     for w in range(int(cfg[C_WORLDS])):
         if cfg[C_MODE] == ALL_SEEING:
@@ -374,7 +418,7 @@ def py_pimc(m, rules, inp, work) -> int:
             m.apply_action(rules, sim, int(actions[i]))
             py_playout(m, rules, sim, cfg, params, obs2)
             m.returns(rules, sim, ret)
-            v = sign * float(ret[seat])
+            v = py_value(ret, seat, cfg)
             sums[i, 0] += v
             sums[i, 1] += v * v
     return n
@@ -438,9 +482,13 @@ def py_ismcts(m, rules, inp, work) -> int:
         py_playout(m, rules, sim, cfg, params, obs2)
         m.returns(rules, sim, ret)
         for c in trail:
-            x = (float(ret[info[c]["player"]]) - fcfg[F_LOW]) / (fcfg[F_HIGH] - fcfg[F_LOW])
+            p = info[c]["player"]
             info[c]["visits"] += 1.0
-            info[c]["reward"] += 1.0 - x if lower == 1 else x
+            if int(cfg[C_OBJ]) == OBJ_WINS:
+                info[c]["reward"] += py_value(ret, p, cfg)
+            else:
+                x = (float(ret[p]) - fcfg[F_LOW]) / (fcfg[F_HIGH] - fcfg[F_LOW])
+                info[c]["reward"] += 1.0 - x if lower == 1 else x
     for i in range(n_root):
         c = children[0].get(int(actions[i]))
         stats[i, 0] = 0.0 if c is None else info[c]["visits"]
@@ -457,24 +505,31 @@ def work_arrays(kernels, n_players: int) -> tuple:
 
 
 def config(kernels, seat: int, worlds: int, n_players: int, lower_wins: bool, key: int, rollout,
-           max_steps: int, mode: int = SAMPLED) -> tuple[np.ndarray, np.ndarray]:
-    """``(cfg, params)`` for :func:`pimc`.
+           max_steps: int, mode: int = SAMPLED, objective: str = "points") -> tuple[np.ndarray, np.ndarray]:
+    """``(cfg, params)`` for :func:`pimc` and :func:`ismcts`.
 
     Args:
         rollout: one ``(kind, params)`` per seat, the policy each seat plays in the playouts.
         key: the search's stream start (an int below 2**64).
+        objective: what a playout is worth to a seat, a key of :data:`OBJECTIVES`: ``"points"``
+            its return, ``"wins"`` its share of the other seats it finishes ahead of (ties 1/2),
+            for a search that plays to win rather than to score.
 
     Raises:
-        ValueError: worlds < 1, a seat out of range, or rollout not one policy per seat.
+        ValueError: worlds < 1, a seat out of range, rollout not one policy per seat, or an
+            unknown objective (``"wins"`` needs two seats or more).
     """
     if int(worlds) < 1:
         raise ValueError(f"worlds must be >= 1, not {worlds}")
+    if objective not in OBJECTIVES or (objective == "wins" and int(n_players) < 2):
+        raise ValueError(f"objective {objective!r}: allowed {', '.join(OBJECTIVES)} (wins needs 2 seats or more)")
     if not 0 <= int(seat) < int(n_players) or len(rollout) != int(n_players) or n_players > CFG_SIZE - C_KINDS:
         raise ValueError(f"seat {seat} and {len(rollout)} rollout policies do not fit {n_players} players")
     cfg = np.zeros(CFG_SIZE, dtype=np.int64)
     cfg[C_SEAT], cfg[C_WORLDS], cfg[C_PLAYERS], cfg[C_LOWER] = int(seat), int(worlds), int(n_players), int(lower_wins)
     cfg[C_KEY] = _i64(int(key))
     cfg[C_MODE], cfg[C_MAXSTEPS], cfg[C_SRNG] = int(mode), int(max_steps), kernels.S_RNG
+    cfg[C_OBJ] = OBJECTIVES[objective]
     width = max(len(p) for _, p in rollout)
     params = np.zeros((n_players, max(width, 1)))
     for p, (kind, par) in enumerate(rollout):

@@ -155,8 +155,85 @@ def test_all_seeing_tree_joins_the_ladder():
     """``all-seeing-tree:budget=B`` is a contender of every game's ladder command: a row of its own."""
     rows = _ladder_rows(["shelf", "ladder", "--players", "2", "--deals", "2", "--policy", "greedy",
                          "--policy", "all-seeing-tree:budget=16"])
-    assert [x["policy"] for x in rows] == ["greedy", "all-seeing-tree:budget=16"]
+    assert [x["policy"] for x in rows] == ["greedy", "all-seeing-tree:budget=16,rollout=potential"]
     assert rows[1]["share_changed"] > 0
+
+
+def test_search_strings_are_strict_and_one_search_is_one_rung():
+    """A search's policy string is refused in one line for a stray comma, an empty value, a signed or
+    zero-padded budget or an unknown objective; its label is the canonical spelling, so two spellings of one
+    search (options reordered, defaults written out) are refused as the same policy given twice."""
+    from click.testing import CliRunner
+
+    from ludolab.analysis.cli import cli
+
+    for bad, says in ((["--policy", "search:budget=16,"], "empty option"),
+                      (["--policy", "tree:,budget=16"], "empty option"),
+                      (["--policy", "search:budget="], "options are"),
+                      (["--policy", "search:budget=+16"], "leading zero"),
+                      (["--policy", "search:budget=016"], "leading zero"),
+                      (["--policy", "search:budget=١٦"], "digits 0-9"),
+                      (["--policy", "search:objective=money"], "allowed points, wins"),
+                      (["--policy", "search:budget=16,rollout=greedy", "--policy", "search:rollout=greedy,budget=16"],
+                       "given twice"),
+                      (["--policy", "all-seeing:", "--policy", "all-seeing:budget=64,objective=points"],
+                       "given twice")):
+        r = CliRunner().invoke(cli, ["shelf", "ladder", "--deals", "2", *bad])
+        assert r.exit_code == 2 and says in r.output and "Traceback" not in r.output, (bad, r.output)
+        assert len(r.output.strip().splitlines()) == 1, r.output
+    r = CliRunner().invoke(cli, ["books", "ladder", "--players", "2", "--deals", "2"])
+    assert r.exit_code == 2 and "allowed 3, 4" in r.output and "[" not in r.output, r.output
+    rows = _ladder_rows(["shelf", "ladder", "--players", "2", "--deals", "2", "--policy", "search:budget=4",
+                         "--policy", "search:objective=wins,budget=4"])
+    assert [x["policy"] for x in rows] == ["search:budget=4,rollout=potential",
+                                           "search:budget=4,rollout=potential,objective=wins"]
+
+
+def test_a_search_that_plays_to_win_values_a_playout_by_the_seats_it_beats():
+    """``objective=wins``: a playout is worth the share of the other seats whose return is worse than the
+    searching seat's (ties 1/2), where lower or higher wins; the flat search's sums are those shares, its
+    twin gives the same, and a one-seat game refuses it."""
+    from ludolab.sim import search as S
+    from ludolab.sim.beverbende import step_game
+
+    cfg = np.zeros(S.CFG_SIZE, dtype=np.int64)
+    cfg[S.C_PLAYERS], cfg[S.C_OBJ] = 4, S.OBJ_WINS
+    ret = np.array([10.0, 20.0, 10.0, 5.0])
+    for lower, want in ((1, (1.5 / 3, 0.0, 1.5 / 3, 1.0)), (0, (1.5 / 3, 1.0, 1.5 / 3, 0.0))):
+        cfg[S.C_LOWER] = lower
+        for p in range(4):
+            assert S.py_value(ret, p, cfg) == pytest.approx(want[p])
+    g = step_game()
+    case = next(c for c in g.cases if c.n_players == 3)
+    k = g.kernels
+    state = np.zeros(k.STATE_SIZE, dtype=np.int64)
+    k.new_game(case.rules, np.uint64(12345), state)
+    seat = int(k.current_player(state))
+    obs = np.zeros(k.OBS_SIZE, dtype=np.int64)
+    k.observe(case.rules, state, seat, obs)
+    best = g.policies[g.extra["best"]]
+    cfg, params = S.config(k, seat, 6, 3, True, 5, [best] * 3, g.max_steps(case.rules), objective="wins")
+    got = []
+    for engine in ("kernel", "twin"):
+        work = S.work_arrays(k, 3)
+        inp = (cfg, params, obs, state.copy())
+        n = k.search(case.rules, inp, work) if engine == "kernel" else S.py_pimc(g.twin, case.rules, inp, work)
+        got.append(work[1][:n].copy())
+        assert ((work[1][:n, 0] >= 0) & (work[1][:n, 0] <= 6)).all(), "a share summed over 6 worlds is 0..6"
+        assert (work[1][:n, 0] * 4 == np.round(work[1][:n, 0] * 4)).all(), "shares of 2 seats, ties 1/2"
+    assert np.allclose(got[0], got[1], rtol=0, atol=1e-9), "the search's twin differs"
+    low, high = (float(x) for x in g.return_bounds(case.rules))
+    tree = []
+    for engine in ("kernel", "twin"):
+        work = S.ismcts_work(k, 3, 6, g.max_steps(case.rules))
+        inp = (cfg, params, obs, state.copy(), S.ismcts_settings(low, high))
+        n = (k.search_tree(case.rules, inp, work) if engine == "kernel"
+             else S.py_ismcts(g.twin, case.rules, inp, work))
+        tree.append(work[1][:n].copy())
+    assert np.allclose(tree[0], tree[1], rtol=0, atol=1e-9), "the tree search's twin differs"
+    assert ((tree[0][:, 1] >= 0) & (tree[0][:, 1] <= 1)).all()
+    with pytest.raises(ValueError, match="wins needs 2 seats"):
+        S.config(k, 0, 1, 1, True, 5, [best], 10, objective="wins")
 
 
 def test_saturate_is_checked_before_any_play_and_its_budget_is_the_search_rows(monkeypatch):
