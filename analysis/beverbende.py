@@ -734,7 +734,9 @@ def _columns(df: pd.DataFrame, defs: dict) -> str:
 
 
 def _ci(lo: float, hi: float, fmt: str = "+.2f") -> str:
-    return f"95% CI {lo:{fmt}} to {hi:{fmt}}"
+    from .report import ci_bound
+
+    return f"95% CI {ci_bound(lo, format(lo, fmt))} to {ci_bound(hi, format(hi, fmt))}"
 
 
 def _difference(a, b, col: str) -> tuple[float, float, float]:
@@ -834,14 +836,103 @@ def _specials_finding(sv_big):
                                                           f"{sv_big.special}, factor 0")})
 
 
+#: the goal for strong play at two players: this share of whole games won against the tuned threshold heuristic
+WIN_GOAL = 0.55
+
+
+def _side_of(q: float, lo: float, hi: float, mark: float) -> str:
+    """Where a share with 95% CI (lo, hi) lies against ``mark``: ``above``, ``below`` or ``inside`` (the CI
+    holds it)."""
+    return "above" if lo > mark else ("below" if hi < mark else "inside")
+
+
+def _search_words(label: str) -> str:
+    """A ladder search label (``search:budget=2048,rollout=threshold,objective=wins``) in words."""
+    opts = dict(x.split("=", 1) for x in label.partition(":")[2].split(",") if "=" in x)
+    goal = ("each playout worth 1 when the seat ends the game ahead of the other, 1/2 on a tie"
+            if opts.get("objective") == "wins" else "each playout worth its penalty points")
+    return (f"{int(opts.get('budget', 64)):,} playouts per decision on sampled deals, `{opts.get('rollout')}` "
+            f"playing every seat in the playouts, {goal}")
+
+
+def deep_text(ladder: pd.DataFrame, paired: pd.DataFrame, plan: dict) -> list[str]:
+    """The Beverbende deep run in words, every number read from its tables: the strongest search (the plan's
+    last policy) against the baseline (win share against an even share and against :data:`WIN_GOAL`, and the
+    paired penalty-point difference), and the doubling (the last row of ``paired``: the last policy against
+    the one before it on the same deals).
+
+    Args:
+        ladder: the run's ``ladder`` table (``policy``, ``win_share``, ``win_ci_low``, ``win_ci_high``,
+            ``diff``, ``ci_low``, ``ci_high``; penalty points per game, lower is better).
+        paired: the run's ``paired`` table (``win_share_diff`` and ``diff`` with their CIs).
+        plan: the run's plan (``baseline``, ``players``, ``deals``, ``policies``).
+    """
+    rows = ladder.set_index("policy")
+    top = rows.loc[plan["policies"][-1]]
+    q, lo, hi = top.win_share, top.win_ci_low, top.win_ci_high
+    half = {"above": "more than an even share, the CI above 50%", "below": "less than an even share, the CI "
+            "below 50%", "inside": "not told apart from an even share, the CI includes 50%"}[_side_of(q, lo, hi, 0.5)]
+    goal = {"above": f"the goal of {WIN_GOAL:.0%} is reached (the CI lies above it)",
+            "inside": f"the goal of {WIN_GOAL:.0%} is neither shown nor ruled out (it lies inside the CI)",
+            "below": f"the goal of {WIN_GOAL:.0%} is not reached: the CI ends {100 * (WIN_GOAL - hi):.1f} points "
+                     "of percentage below it"}[_side_of(q, lo, hi, WIN_GOAL)]
+    d, dlo, dhi = top["diff"], top.ci_low, top.ci_high
+    pts = ("more penalty points than the tuned heuristic in the same seat" if dlo > 0 else
+           "fewer penalty points than the tuned heuristic in the same seat" if dhi < 0 else
+           "penalty points not told apart from the tuned heuristic's in the same seat")
+    why = (": playing to win, it takes risks that cost points in the games it loses anyway" if dlo > 0 and q > 0.5
+           else "")
+    first = (f"Search ({_search_words(top.name)}) wins {q:.1%} of {plan['players']}-player games against "
+             f"`{plan['baseline']}`, the threshold heuristic tuned at {plan['players']} players "
+             f"({_ci(lo, hi, '.1%')}; {plan['deals']:,} duplicate deals, seats rotated): {half}, and {goal}. "
+             f"It ends a game with {d:+.2f} penalty points against that heuristic ({_ci(dlo, dhi)}), "
+             f"{pts}{why}.")
+    last = paired.iloc[-1]
+    w, wlo, whi = last.win_share_diff, last.win_share_diff_ci_low, last.win_share_diff_ci_high
+    moved = ("the doubling still wins more games (the CI excludes 0)" if wlo > 0 else
+             "the doubling wins fewer games (the CI excludes 0)" if whi < 0 else
+             "not told apart from 0 on these deals, so whether play has stopped improving is not settled by them"
+             if whi - wlo > 0.1 else "within ±5 points of percentage of 0: play has stopped improving by that "
+                                     "tolerance")
+    prev = rows.loc[last.versus]
+    second = (f"Against the search at half that budget ({_search_words(last.versus)}; it wins {prev.win_share:.1%}), "
+              f"doubling the playouts changes the share of games won by {100 * w:+.1f} points of percentage "
+              f"({_ci(100 * wlo, 100 * whi, '+.1f')} points, paired on the same deals): {moved}.")
+    return [first, second]
+
+
+def _strong_play_finding(ladder: pd.DataFrame, paired: pd.DataFrame, plan: dict):
+    """Strong play at two players, from the stored deep run (tables ``beverbende_deep_ladder``,
+    ``beverbende_deep_paired``), worded by :func:`deep_text`."""
+    from .findings import Finding, Quote
+
+    top = ladder.set_index("policy").loc[plan["policies"][-1]]
+    side = _side_of(top.win_share, top.win_ci_low, top.win_ci_high, 0.5)
+    title = {"above": f"Search playing to win takes {top.win_share:.0%} of two-player games from the tuned "
+                      "threshold heuristic.",
+             "inside": "Search playing to win is not yet told apart from the tuned threshold heuristic at two "
+                       "players.",
+             "below": f"Search playing to win takes only {top.win_share:.0%} of two-player games from the tuned "
+                      "threshold heuristic."}[side]
+    t = "beverbende_deep_ladder"
+    return Finding("estimate", title, " ".join(deep_text(ladder, paired, plan)) + " (stored deep run; see "
+                   "\"Strong play at two players\".)",
+                   {"win_share": Quote(top.win_share, t, "win_share", top.name),
+                    "points": Quote(top["diff"], t, "diff", top.name),
+                    "doubling": Quote(paired.iloc[-1].win_share_diff, "beverbende_deep_paired", "win_share_diff",
+                                      str(paired.iloc[-1].policy))})
+
+
 def section_findings(*, pt: pd.DataFrame, pairs: pd.DataFrame, knock_rows, default_k: float, bv: pd.DataFrame,
                      var: pd.DataFrame, fp: pd.DataFrame, mc: pd.DataFrame, su: pd.DataFrame, sv: pd.DataFrame,
-                     chk: pd.DataFrame, tuned_params: dict, gw: pd.DataFrame, kr_check: pd.DataFrame) -> list:
+                     chk: pd.DataFrame, tuned_params: dict, gw: pd.DataFrame, kr_check: pd.DataFrame,
+                     deep: dict | None = None) -> list:
     """The findings of the Beverbende section, most useful to a player first: a pure function of the section's
     tables (:func:`policy_table`, :func:`policy_pairs`, the knock rows of :func:`best_knock`,
     :func:`best_by_variant` and :func:`variants`, the check of :func:`knock_rules`, :func:`first_player`, :func:`memory_curve`,
     :func:`special_use`, :func:`special_values`, the tuned check of :func:`ludolab.sim.beverbende.compare`,
-    :func:`game_wins`).
+    :func:`game_wins`); ``deep``: the stored deep run of strong play when it is shown (``ladder``, ``paired``,
+    ``plan``: :func:`deep_text`), else None.
 
     Returns:
         :class:`~ludolab.analysis.findings.Finding` objects and Markdown strings, for
@@ -858,7 +949,7 @@ def section_findings(*, pt: pd.DataFrame, pairs: pd.DataFrame, knock_rows, defau
     sv_big = sv[sv.factor == 0].assign(a=lambda x: x.change.abs()).sort_values("a", ascending=False).iloc[0]
     gbest = gw.loc[gw.groupby("players").p_win_alone.idxmax()]
 
-    find = []
+    find = [_strong_play_finding(**deep)] if deep else []
     rnd4 = pt[(pt.players == 4) & (pt.policy == "random")].iloc[0]
     find.append(Finding("comparison", pol_find.title, pol_find.text
                         + f" `random` is far worse (with 4 players its margin is {rnd4.margin:+.2f} points a round, "
@@ -914,6 +1005,50 @@ def _study_policies(ctx, s) -> list[str]:
 
     s.pt, s.pairs = pt, pairs
     return body
+
+
+DEEP_NAME = "beverbende_strong_2p"
+
+
+def _study_deep(ctx, s) -> list[str]:
+    """Strong play at two players: the stored deep run ``beverbende_strong_2p`` (:mod:`ludolab.analysis.deep`),
+    or why it is not shown.  Adds ``deep`` to ``s`` (None unless shown); returns the Markdown blocks."""
+    from . import deep
+
+    ctx.say("beverbende: the stored deep run of strong play (checking its canary) ...")
+    st = deep.stored(DEEP_NAME, getattr(ctx, "deep_dir", None))
+    s.deep = None
+    head = ["\n## Strong play at two players (stored deep run)\n"]
+    if st.status != "ok":
+        return head + [deep.not_shown_text(st) + "\n"]
+    summ, t = st.summary, st.tables()
+    plan = summ["plan"]
+    meta = deep.table_meta(st)
+    lad = t["ladder"]
+    shown = lad[["policy", "mean", "diff", "ci_low", "ci_high", "win_share", "win_ci_low", "win_ci_high",
+                 "rating", "rating_ci_low", "rating_ci_high"]].rename(columns={
+                     "ci_low": "diff_ci_low", "ci_high": "diff_ci_high", "win_ci_low": "win_share_ci_low",
+                     "win_ci_high": "win_share_ci_high"})
+    defs = {"policy": "the policy in one seat, every other seat playing the baseline (a search is written "
+                      "`search:budget=B,rollout=NAME,objective=wins`: B playouts per decision, NAME in the playouts, "
+                      "each playout worth its share of seats beaten)",
+            "mean": "its mean penalty points per game (lower is better)",
+            "diff": "its penalty points minus the baseline's in the same seat on the same deal (paired)",
+            "win_share": "share of games it ends ahead of the other seat (ties 1/2)",
+            "rating": "Bradley-Terry strength on the Elo scale, the baseline 0"}
+    table = _columns(shown, defs) + "\n" + ctx.table(lad, "beverbende_deep_ladder", meta, shown=shown)
+    for name in ("paired", "by_seat"):
+        ctx.table(t[name], f"beverbende_deep_{name}", meta)
+    setting = (f"the ladder of `ludolab beverbende ladder --players {plan['players']}`: {plan['players']} players, "
+               f"rulebook rules, {plan['deals']:,} duplicate deals with seats rotated, seed {plan['seed']}, "
+               f"{plan['chunks']} chunks; baseline `{plan['baseline']}`, the threshold heuristic as "
+               f"`ludolab beverbende tune --players {plan['players']}` tunes it")
+    intro = (deep.stored_intro(st, setting, f"{plan['canary_deals']} deal of its own with a small search")
+             + " Its provenance is in "
+             "`tables/beverbende_deep_ladder.meta.json`; each policy against the one before it, paired, is in "
+             "`tables/beverbende_deep_paired.csv`, and the figures by seat in `tables/beverbende_deep_by_seat.csv`.\n")
+    s.deep = {"ladder": lad, "paired": t["paired"], "plan": plan}
+    return head + [intro, " ".join(deep_text(lad, t["paired"], plan)) + "\n", table]
 
 
 def _study_first_player(ctx, s) -> list[str]:
@@ -1265,12 +1400,12 @@ def study(ctx) -> tuple[dict, list[str]]:
     }
     s = SimpleNamespace(quick=quick, n=n, rules=rules, meta=meta, default_k=default_k, base_defs=base_defs)
     body = []
-    for part in (_study_policies, _study_first_player, _study_knock, _study_knock_rules, _study_memory,
+    for part in (_study_policies, _study_deep, _study_first_player, _study_knock, _study_knock_rules, _study_memory,
                  _study_specials,
                  _study_variants, _study_tuned, _study_games):
         body += part(ctx, s)
     tables = {k: getattr(s, k) for k in ("pt", "pairs", "knock_rows", "default_k", "bv", "var", "kr_check", "fp",
-                                          "mc", "su", "sv", "chk", "tuned_params", "gw")}
+                                          "mc", "su", "sv", "chk", "tuned_params", "gw", "deep")}
     return tables, body
 
 

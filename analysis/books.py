@@ -361,7 +361,9 @@ NOISE = "the 95% CI of their difference excludes 0"
 
 
 def _ci(lo, hi, fmt="{:.2f}") -> str:
-    return f"95% CI {fmt.format(lo)} to {fmt.format(hi)}"
+    from .report import ci_bound
+
+    return f"95% CI {ci_bound(lo, fmt.format(lo))} to {ci_bound(hi, fmt.format(hi))}"
 
 
 def _sign_text(lo, hi, more="more", less="less") -> str:
@@ -680,7 +682,8 @@ def _confidence_finding(calibration: pd.DataFrame):
 
 def section_findings(*, overall: pd.DataFrame, by_predictions: pd.DataFrame, first_cost: pd.DataFrame,
                      rollout: pd.DataFrame, rollout_paired: pd.DataFrame, calibration: pd.DataFrame,
-                     variants: pd.DataFrame, rollout_deals: int, seat_study: pd.DataFrame) -> list:
+                     variants: pd.DataFrame, rollout_deals: int, seat_study: pd.DataFrame,
+                     deep: dict | None = None) -> list:
     """The findings of the Shut The Books section, a pure function of its tables, most useful first.
 
     Args:
@@ -691,6 +694,7 @@ def section_findings(*, overall: pd.DataFrame, by_predictions: pd.DataFrame, fir
             second), played on ``rollout_deals`` deals.
         variants: :func:`variants` (one row per scoring, with the re-tuned heuristic and the rollout columns).
         seat_study: :func:`one_seat` (the field's pair first, ``zero/heuristic`` among the others).
+        deep: the stored deep run of strong play when it is shown (``overall``, ``paired``, ``plan``), else None.
 
     Returns:
         :class:`~ludolab.analysis.findings.Finding` objects quoting the tables ``books_accuracy_overall``,
@@ -699,7 +703,8 @@ def section_findings(*, overall: pd.DataFrame, by_predictions: pd.DataFrame, fir
         the forecaster's parameters).
     """
     tb = variants["tuned_bias"].astype(float)
-    return [hand_strength_finding(tuned_bias=float(tb.iloc[0]) if tb.min() == tb.max() else None),
+    strong = [_strong_play_finding(**deep)] if deep else []
+    return [*strong, hand_strength_finding(tuned_bias=float(tb.iloc[0]) if tb.min() == tb.max() else None),
             _rollout_finding(rollout, rollout_paired, variants, rollout_deals),
             _one_seat_finding(seat_study, overall), _predictions_finding(by_predictions), _play_finding(overall),
             _first_cost_finding(first_cost), _designer_finding(variants), _confidence_finding(calibration)]
@@ -761,6 +766,112 @@ def _study_rollout(ctx, s) -> None:
     ctx.table(bins, "books_reliability", rmeta)
     ctx.table(rov, "books_rollout_accuracy", rmeta)
     ctx.table(rpair, "books_rollout_paired", rmeta)
+
+
+#: a doubling of every budget that gains less than this (points per player-hand, its 95% CI below it)
+#: leaves strong play where it stops improving
+SATURATION_TOLERANCE = 0.1
+
+
+def _study_deep(ctx, s) -> None:
+    """Strong play on many deals: the stored deep run ``books_strong_accuracy`` (:mod:`ludolab.analysis.deep`),
+    shown when its summary is current (adds ``s.deep``, and ``s.deep_table`` when shown)."""
+    from . import deep
+
+    ctx.say("books: the stored deep run of strong play (checking its canary) ...")
+    st = s.deep = deep.stored("books_strong_accuracy", getattr(ctx, "deep_dir", None))
+    if st.status != "ok":
+        return
+    t = st.tables()
+    summ = st.summary
+    meta = deep.table_meta(st)
+    shown = t["overall"][[c for c in STUDY_COLUMNS if c in t["overall"].columns]]
+    s.deep_table = _shown(ctx, shown, "books_deep_accuracy", meta)
+    for name in ("paired", "by_seat", "by_predictions"):
+        ctx.table(t[name], f"books_deep_{name}", meta)
+    s.tables["deep"] = {"overall": t["overall"], "paired": t["paired"], "plan": summ["plan"]}
+
+
+def deep_text(overall, paired, plan: dict) -> list[str]:
+    """The deep run's comparisons in words, every number read from its tables: strong play (the first
+    config) against the heuristic pair (the last) and against the doubled budget (the second), each a paired
+    95% CI on the same deals.
+
+    Args:
+        overall, paired: the deep run's :meth:`~ludolab.sim.books.Accuracy.overall` and ``paired`` frames;
+        plan: its plan (``configs`` with pool, worlds and play worlds).
+    """
+    c0, c1 = plan["configs"][0], plan["configs"][1]
+    o0, o1, oh = overall.iloc[0], overall.iloc[1], overall.iloc[-1]
+    dh, dd = paired.iloc[-1], paired.iloc[1]
+    gain, glo, ghi = -dh["diff_vs_first_config"], -dh["diff_vs_first_config_ci_high"], -dh["diff_vs_first_config_ci_low"]
+    words = _sign_text(glo, ghi)
+    first = (f"Rollout forecasts with rollout play in every seat (each forecast weighing {c0['pool']} candidate "
+             f"cards on {c0['worlds']} sampled deals, each card chosen by playing out {c0['play_worlds']} sampled "
+             f"deals) forecast exactly in {_pct(o0['exact'])} of player-hands "
+             f"({_ci(o0['exact_ci_low'], o0['exact_ci_high'], '{:.1%}')}), against {_pct(oh['exact'])} for "
+             f"{label(oh['forecast'], oh['play'])} on the same deals, and score {o0['mean_score']:.2f} points per "
+             f"hand against {oh['mean_score']:.2f}: {gain:+.2f} points per player-hand, paired "
+             f"{_ci(glo, ghi, '{:+.2f}')}, {words}. So the heuristics' accuracy is not the game's: strong play "
+             f"changes the exact share by {100 * (o0['exact'] - oh['exact']):+.1f} points of percentage.")
+    d, lo, hi = dd["diff_vs_first_config"], dd["diff_vs_first_config_ci_low"], dd["diff_vs_first_config_ci_high"]
+    if hi < SATURATION_TOLERANCE and lo > -SATURATION_TOLERANCE:
+        verdict = (f"one doubling gains less than {SATURATION_TOLERANCE} points per hand (its CI lies within "
+                   f"±{SATURATION_TOLERANCE}): play has stopped improving at the smaller budget, by that tolerance")
+    elif lo > 0:
+        verdict = "the doubling still gains: play has not stopped improving at the smaller budget"
+    elif hi < 0:
+        verdict = "the doubling loses points, the CI excludes 0"
+    else:
+        verdict = (f"the CI includes 0 but reaches beyond ±{SATURATION_TOLERANCE} points, so whether play has "
+                   "stopped improving is not settled by these deals")
+    second = (f"Doubling the sampled deals ({c1['worlds']} per forecast, {c1['play_worlds']} per card; the pool of "
+              f"{c1['pool']} candidate cards kept) "
+              f"changes the score by {d:+.2f} points per player-hand (paired {_ci(lo, hi, '{:+.2f}')}) and the "
+              f"exact share to {_pct(o1['exact'])}: {verdict}.")
+    return [first, second]
+
+
+def _strong_play_finding(overall: pd.DataFrame, paired: pd.DataFrame, plan: dict):
+    """How accurate forecasts can be: strong play against the heuristic pair on the deep run's deals
+    (``books_deep_accuracy``, ``books_deep_paired``), worded by :func:`deep_text`."""
+    from .findings import Finding, Quote
+
+    o0, oh = overall.iloc[0], overall.iloc[-1]
+    d = paired.iloc[-1]
+    lo, hi = -d["diff_vs_first_config_ci_high"], -d["diff_vs_first_config_ci_low"]
+    title = (f"Strong play forecasts exactly in {_pct(o0['exact'])} of player-hands, against {_pct(oh['exact'])} "
+             "for the heuristics on the same deals." if lo > 0 else
+             f"Strong play forecasts exactly in {_pct(o0['exact'])} of player-hands; on points it is not told apart "
+             "from the heuristics yet.")
+    t = "books_deep_accuracy"
+    return Finding("estimate", title, " ".join(deep_text(overall, paired, plan)) + " (stored deep run; see "
+                   "\"Strong play on many deals\".)",
+                   {"strong_exact": Quote(o0["exact"], t, "exact", str(o0["forecast"])),
+                    "heuristic_exact": Quote(oh["exact"], t, "exact", str(oh["forecast"])),
+                    "minus_gain": Quote(d["diff_vs_first_config"], "books_deep_paired", "diff_vs_first_config"),
+                    "doubling": Quote(paired.iloc[1]["diff_vs_first_config"], "books_deep_paired",
+                                      "diff_vs_first_config")})
+
+
+def _body_deep(s) -> list[str]:
+    """Strong play on many deals: the stored deep run, or why it is not shown."""
+    st = s.deep
+    from . import deep
+
+    head = ["## Strong play on many deals (stored deep run)", ""]
+    if st.status != "ok":
+        return head + [deep.not_shown_text(st), ""]
+    summ = st.summary
+    plan, t = summ["plan"], st.tables()
+    intro = (deep.stored_intro(st, f"{plan['players']} players, {plan['scoring']} scoring, {plan['deals']:,} deals, "
+                                   f"seed {plan['seed']}, {plan['chunks']} chunks",
+                               f"{plan['canary_deals']} deals of its own with the same policies")
+             + " Its provenance (plan, budgets, the SHA-256 of each kernel "
+             "source file) is in `tables/books_deep_accuracy.meta.json`; the paired differences, and the figures "
+             "by forecast position and by number of prediction cards, are in `tables/books_deep_paired.csv`, "
+             "`tables/books_deep_by_seat.csv` and `tables/books_deep_by_predictions.csv`.")
+    return head + [intro, "", *deep_text(t["overall"], t["paired"], plan), "", s.deep_table, ""]
 
 
 def _study_one_seat(ctx, s) -> None:
@@ -927,9 +1038,9 @@ def study(ctx) -> tuple[dict, list[str]]:
     from types import SimpleNamespace
 
     s = SimpleNamespace(hands=4_000 if ctx.quick else 40_000, rules=BooksRules(4), tables={})
-    for part in (_study_accuracy, _study_rollout, _study_one_seat, _study_variants):
+    for part in (_study_accuracy, _study_rollout, _study_deep, _study_one_seat, _study_variants):
         part(ctx, s)
-    lines = (_body_accuracy(s) + _body_one_seat(s) + _body_first_cost(s) + _body_search(s)
+    lines = (_body_accuracy(s) + _body_deep(s) + _body_one_seat(s) + _body_first_cost(s) + _body_search(s)
              + _body_variants(s))
     return s.tables, ["\n".join(lines) + "\n"]
 

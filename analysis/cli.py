@@ -173,10 +173,16 @@ def bench(fmt, games, reference_seconds, scale, game_ids, scaling, scaling_secon
               help="With --backend dask: start a LocalCluster of this many workers.")
 @click.option("--quiet", is_flag=True, help="No progress messages.")
 @click.option("--force", is_flag=True, help="Replace files in --out that ludolab did not write (refused otherwise).")
+@click.option("--deep", "deep_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="First continue the deep runs of strong play in DIR (hours of work; stop at any time, "
+                   "run again to go on: finished chunks are kept), then show their results in the report.")
 @user_errors
-def report(out_dir, quick, seed, backend, scheduler, workers, quiet, force):
+def report(out_dir, quick, seed, backend, scheduler, workers, quiet, force, deep_dir):
     """The main job: a report of every registered game, as report.md and a self-contained
-    report.html (charts embedded, a table of contents, the provenance of every figure)."""
+    report.html (charts embedded, a table of contents, the provenance of every figure).
+
+    Studies of strong play too slow for one build are deep runs: the report shows their stored
+    results (made by an earlier `--deep DIR`) and says when they were made, or why they are refused."""
     from .cli_common import given
 
     if (scheduler or workers) and backend == "local":
@@ -191,10 +197,21 @@ def report(out_dir, quick, seed, backend, scheduler, workers, quiet, force):
     from .scale import check_scheduler, settings_from
 
     settings = settings_from(scheduler=scheduler, workers=workers, backend=backend)
+    say = None if quiet else (lambda m: click.echo(m, err=True))
     with execution(settings) as sess:
         check_scheduler(sess)  # before any work or folder
-        path = build_report(out_dir, quick=quick, seed=seed, force=force,
-                            log=None if quiet else lambda m: click.echo(m, err=True))
+        if deep_dir is not None:
+            from pathlib import Path
+
+            from ludolab.analysis.deep import run_all
+
+            from .outputs import refuse_foreign
+
+            if Path(deep_dir).exists() and not Path(deep_dir).is_dir():
+                raise InputError(f"--deep {deep_dir!r} is a file: give a folder for the deep runs")
+            refuse_foreign(Path(out_dir), ("report.md", "report.html"), force)  # before hours of deep runs
+            run_all(deep_dir, progress=None if not quiet else False, log=say)
+        path = build_report(out_dir, quick=quick, seed=seed, force=force, log=say, deep_dir=deep_dir)
     click.echo(str(path))
     html = path.with_name("report.html")
     if html.exists():

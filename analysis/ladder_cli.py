@@ -7,7 +7,10 @@ the lowest return wins.
 
 Contenders are written as policy strings:
 
-* a named policy of the game (``ludolab GAME ladder --help`` lists them);
+* a named policy of the game (``ludolab GAME ladder --help`` lists them); in
+  Beverbende with parameters too (``threshold:knock=8,take=4``, the spelling
+  of ``ludolab beverbende simulate --policy``), named canonically (parameters
+  at their default dropped);
 * ``search:budget=B,rollout=NAME``: perfect-information Monte Carlo over
   sampled worlds, B playouts per decision, NAME playing every seat in the
   playouts; ``tree:budget=B,rollout=NAME``: information-set MCTS; each
@@ -32,7 +35,7 @@ import json
 
 import click
 
-from ludolab.stdlib.errors import ascii_digits
+from ludolab.stdlib.errors import LudolabError, ascii_digits
 
 from .cli_common import InputError, IntRange, user_errors
 
@@ -54,9 +57,12 @@ def _table(game_id: str, players: int | None):
     return g, cases[0], L.Table(g, cases[0])
 
 
-def parse_contender(text: str, named: dict, best: str | None = None):
+def parse_contender(text: str, named: dict, best: str | None = None, policy=None):
     """A contender from its policy string (see the module docstring); a search's budget defaults to
     64 playouts per decision and its rollout to ``best`` (the game's best heuristic).
+
+    ``policy``: the game's reader of a named policy with parameters (``NAME:k=v,...`` ->
+    ``(label, (kind, params))``, its step game's ``extra["policy"]``), or None where the game has none.
 
     Raises:
         InputError: naming the bad part and what is allowed.
@@ -67,6 +73,8 @@ def parse_contender(text: str, named: dict, best: str | None = None):
     if text in named:
         return L.Contender(text, "named", named[text])
     head, _, rest = text.partition(":")
+    if head in named:
+        return named_contender(text, named, policy)
     if head == "python":
         mod, _, fn = rest.rpartition(":")
         if not mod or not fn:
@@ -82,6 +90,32 @@ def parse_contender(text: str, named: dict, best: str | None = None):
         return _search_contender(text, head, rest, named, best)
     raise InputError(f"unknown policy {text!r}: allowed {', '.join(named)}, search:..., tree:..., all-seeing:..., "
                      "all-seeing-tree:..., python:MODULE:FUNCTION")
+
+
+def named_contender(text: str, named: dict, policy=None):
+    """The contender of a named policy, bare (``threshold``) or with parameters (``threshold:knock=8``, for a
+    game whose step game reads them), labelled by its canonical spelling (parameters left at their default
+    are dropped, so ``threshold:knock=10`` is ``threshold`` where 10 is the default).
+
+    Raises:
+        InputError: an unknown name, a game without parameterised policies, or a bad parameter (one line).
+    """
+    from ludolab.sim import ladder as L
+
+    text = text.strip()
+    if text in named:
+        return L.Contender(text, "named", named[text])
+    head = text.partition(":")[0]
+    if head not in named:
+        raise InputError(f"policy {text!r}: not a named policy of this game: allowed {', '.join(named)}")
+    if policy is None:
+        raise InputError(f"policy {text!r}: this game's ladder takes its named policies without parameters: "
+                         f"write one of {', '.join(named)}")
+    try:
+        label, pol = policy(text)
+    except LudolabError as exc:
+        raise InputError(f"policy {text!r}: {exc}") from None
+    return L.Contender(label, "named", named[label] if label in named else pol)
 
 
 SEARCH_OPTIONS = ("budget", "rollout", "objective")
@@ -131,9 +165,11 @@ def make_ladder_command(game_id: str) -> click.Command:
 
     @click.command("ladder", short_help="Every policy against the baseline field on duplicate deals.")
     @click.option("--policy", "policies", multiple=True,
-                  help="A contender (repeat): a named policy, search:budget=B,rollout=NAME[,objective=wins], tree:..., "
+                  help="A contender (repeat): a named policy (in Beverbende with parameters too, "
+                       "threshold:knock=8,take=4), search:budget=B,rollout=NAME[,objective=wins], tree:..., "
                        "all-seeing:..., all-seeing-tree:..., python:MODULE:FUNCTION. Default: every named policy.")
-    @click.option("--baseline", default=None, help="The named policy of the other seats (default: the game's best heuristic).")
+    @click.option("--baseline", default=None, help="The named policy of the other seats (default: the game's best "
+                                                   "heuristic; in Beverbende parameters may follow, as for --policy).")
     @click.option("--players", type=IntRange(2, 6), default=None,
                   help="Seats at the table (default: the game's first ladder table; a count the game's "
                        "ladder has no table for is refused, naming those it has).")
@@ -157,10 +193,13 @@ def make_ladder_command(game_id: str) -> click.Command:
 
         named = named_policies(g, case)
         base_name = baseline or g.extra.get("best", next(iter(named)))
-        if base_name not in named:
+        if base_name.partition(":")[0].strip() not in named:
             raise InputError(f"--baseline {base_name!r} is not a named policy: allowed {', '.join(named)}")
-        base = L.Contender(base_name, "named", named[base_name])
-        contenders = [parse_contender(p, named, g.extra.get("best")) for p in (policies or list(named))]
+        base = named_contender(base_name, named, g.extra.get("policy"))
+        base_name = base.label
+        contenders = [parse_contender(p, named, g.extra.get("best"), g.extra.get("policy"))
+                      for p in (policies or list(named))]
+        contenders = [base if c.label == base.label else c for c in contenders]
         seen = set()
         for c in contenders:
             if c.label in seen:

@@ -44,6 +44,8 @@ class ReportContext:
     _figure_runs: list = field(default_factory=list)
 
     progress: "BuildProgress | None" = None
+    #: a deep-run folder (``ludolab report --deep DIR``): its complete summaries are shown before the stored ones
+    deep_dir: str | None = None
 
     def note(self, msg: str) -> None:
         """Record a timing or other build fact in ``build.log`` (never in report.md, which stays the same
@@ -362,7 +364,24 @@ def ci_cell(value, low, high, floatfmt: str = ".4g") -> str:
         return f"{_plain_fmt(value, floatfmt)} ({_plain_fmt(low, floatfmt)} to {_plain_fmt(high, floatfmt)})"
     dec = min(6, max(0, -math.floor(math.log10(half / 2.5))))
     v, lo, hi = (f"{x:.{dec}f}" for x in vals)
+    lo, hi = (ci_bound(x, t) for x, t in ((vals[1], lo), (vals[2], hi)))
     return f"{v} ({lo} to {hi})"
+
+
+def ci_bound(x: float, text: str) -> str:
+    """A CI bound as written (``text``, e.g. ``"-0.00"``, ``"+0.0"``, ``"0.0%"``), with decimals added (up to
+    6) where a bound that is not 0 would read as 0: which side of 0 a bound lies on decides the comparison
+    words, so it must show (``ci_bound(-0.004, "-0.00") == "-0.004"``)."""
+    import math
+
+    x = float(x)
+    if x == 0 or not math.isfinite(x) or any(ch in "123456789" for ch in text):
+        return text
+    pct = text.endswith("%")
+    y = abs(x) * (100 if pct else 1)
+    dec = min(6, max(0, -math.floor(math.log10(y))))
+    sign = "-" if x < 0 else ("+" if text.startswith("+") else "")
+    return f"{sign}{y:.{dec}f}{'%' if pct else ''}"
 
 
 def _plain_fmt(v, floatfmt: str) -> str:
@@ -394,7 +413,7 @@ def _backend() -> str:
 
 
 def build_report(out_dir: str | Path = "ludolab-report", quick: bool = False, seed: int = 2026,
-                 log: Callable[[str], None] | None = None, force: bool = False) -> Path:
+                 log: Callable[[str], None] | None = None, force: bool = False, deep_dir=None) -> Path:
     """Write ``report.md`` and ``report.html`` with its ``tables/`` and ``charts/`` into ``out_dir``.
 
     The Monte Carlo runs execute with the :class:`~ludolab.sim.runner.Execution` in force
@@ -402,6 +421,9 @@ def build_report(out_dir: str | Path = "ludolab-report", quick: bool = False, se
     and published with :func:`ludolab.analysis.outputs.publish_tree`: it replaces the files
     an earlier report wrote (saying so through ``log``) and never a file ludolab did not
     write, unless ``force``.
+
+    ``deep_dir``: a deep-run folder whose complete summaries the report shows in place of the ones kept
+    with ludolab (:mod:`ludolab.analysis.deep`; ``ludolab report --deep DIR`` fills it first).
 
     Returns:
         Path of report.md.
@@ -430,7 +452,7 @@ def build_report(out_dir: str | Path = "ludolab-report", quick: bool = False, se
     try:
         with staging_folder(out_dir):
             try:
-                path = _build(out_dir, quick, seed, log)
+                path = _build(out_dir, quick, seed, log, deep_dir=deep_dir)
             except OSError as exc:
                 raise OutputError(os_error(exc)) from None
         done = publish_tree(out_dir, final_dir, group="report", force=force)
@@ -441,14 +463,14 @@ def build_report(out_dir: str | Path = "ludolab-report", quick: bool = False, se
     return final_dir / path.name
 
 
-def _build(out_dir: Path, quick: bool, seed: int, log) -> Path:
+def _build(out_dir: Path, quick: bool, seed: int, log, deep_dir=None) -> Path:
     """Write the whole report into ``out_dir``; returns the path of report.md there.
 
     The stage timings go to ``build.log`` (estimates for the next build come from it), never into report.md:
     two builds with the same seed differ in report.md only in its one line starting ``Build:``."""
     previous = BuildProgress.read_log(out_dir.parent / "build.log", quick)
     progress = BuildProgress(log, previous, n_games=len(registry.GAMES) + 1)  # the games, then the designers' section
-    ctx = ReportContext(out_dir, quick, seed, log, progress=progress)
+    ctx = ReportContext(out_dir, quick, seed, log, progress=progress, deep_dir=deep_dir)
     parts = []
     for g in registry.GAMES:
         ctx.game = g.id

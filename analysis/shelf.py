@@ -330,7 +330,9 @@ def columns_line(df: pd.DataFrame, overrides: dict | None = None) -> str:
 
 
 def _ci(v, lo, hi, f=".2f") -> str:
-    return f"{v:{f}} (95% CI {lo:{f}} to {hi:{f}})"
+    from .report import ci_bound
+
+    return f"{v:{f}} (95% CI {ci_bound(lo, format(lo, f))} to {ci_bound(hi, format(hi, f))})"
 
 
 def _agreement(items, f=".2f") -> str:

@@ -659,6 +659,19 @@ def _as_step(p: Policy) -> tuple:
     return int(p.kind), np.array(p.params, dtype=np.float64)
 
 
+def step_policy(text: str) -> tuple[str, tuple]:
+    """A named policy with parameters for the step interface (the ladder's ``threshold:knock=8,take=4``):
+    ``(label, (kind, params))``, the label its canonical spelling (the parameters that differ from the
+    defaults, in :data:`POLICY_PARAMS` order, written with ``:g``; the bare name when none differs).
+
+    Raises:
+        PolicyError: as :func:`parse_policy`.
+    """
+    p = parse_policy(text)
+    changed = [f"{k}={v:g}" for (k, d), v in zip(POLICY_PARAMS[p.name].items(), p.params) if v != d]
+    return (f"{p.name}:{','.join(changed)}" if changed else p.name), _as_step(p)
+
+
 def _step_cases() -> list:
     """The rulebook at every player count (2..6, BVB-2), seats mixing the named policies, and two
     variants: the knocker penalty with forgetting and special cards exchanged (BVB-7, BVB-13,
@@ -954,4 +967,5 @@ def step_game():
                     simulate=_step_simulate, accumulator=_step_accumulator, fast_games=_step_fast_games,
                     lower_wins=True, extra={"best": "expected-value", "random": "random",
                                             "moments": lambda r: int(r[K.R_ROUNDS]) + 1,
-                                            "variants": step_variants, "enumerate_worlds": enumerate_worlds})
+                                            "variants": step_variants, "enumerate_worlds": enumerate_worlds,
+                                            "policy": step_policy})

@@ -85,6 +85,7 @@ class Table:
         self.game = game
         self.k = game.kernels
         self.rules = case.rules
+        self.case_name = getattr(case, "label", "")
         self.n = case.n_players
         self.lower = bool(game.lower_wins)
         self.max_steps = int(game.max_steps(case.rules))
@@ -242,19 +243,28 @@ def ladder(table: Table, contenders: list, baseline: Contender, deals: int = 200
             raise ValueError(f"unknown contender kind {c.kind!r}: allowed {', '.join(CONTENDER_KINDS)}")
     keys = deal_keys(seed, deals)
     base_games = table.seat_games(baseline, baseline, keys)
+    games = [base_games if c == baseline else table.seat_games(c, baseline, keys) for c in contenders]
+    return ladder_rows(table, contenders, baseline, base_games, games)
+
+
+def ladder_rows(table: Table, contenders: list, baseline: Contender, base_games: np.ndarray,
+                games: list) -> list[dict]:
+    """The rows of :func:`ladder` from games already played: ``base_games`` the baseline's and ``games[i]``
+    contender i's, each float64 (deals, P, P) as :meth:`Table.seat_games` returns them on the same deals
+    (so a ladder played in chunks, e.g. a resumable deep run, gives the rows of one uninterrupted run)."""
     base = own_returns(base_games)
     rows = []
-    for c in contenders:
-        games = base_games if c == baseline else table.seat_games(c, baseline, keys)
-        mine = own_returns(games)
+    for c, g in zip(contenders, games):
+        n = g.shape[0]
+        mine = own_returns(g)
         d = (mine - base).mean(axis=1)
         diff, lo, hi = _ci(d)
-        share = table.pairwise(games) if c != baseline else np.full(len(keys), 0.5)
+        share = table.pairwise(g) if c != baseline else np.full(n, 0.5)
         q, qlo, qhi = _ci(share)
         rows.append({"policy": c.label, "mean": float(mine.mean()), "diff": diff, "ci_low": lo, "ci_high": hi,
                      "share_changed": float((mine != base).mean()), "win_share": q, "rating": _elo(q),
                      "rating_ci_low": _elo(qlo), "rating_ci_high": _elo(qhi),
-                     "deals": len(keys), "_per_deal": d})
+                     "deals": n, "_per_deal": d})
     chain = skill_chain(rows, bool(table.game.lower_wins))
     for r in rows:
         r.pop("_per_deal")

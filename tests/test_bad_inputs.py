@@ -89,7 +89,7 @@ def test_a_disk_error_while_writing_is_one_line_and_keeps_the_earlier_files(tmp_
 def test_a_disk_error_building_the_report_is_one_line_and_keeps_the_earlier_report(tmp_path, monkeypatch):
     from ludolab.analysis import report
 
-    def fake_build(out_dir, quick, seed, log):
+    def fake_build(out_dir, quick, seed, log, deep_dir=None):
         (out_dir / "report.md").write_text("# first\n")
         return out_dir / "report.md"
 
@@ -97,7 +97,7 @@ def test_a_disk_error_building_the_report_is_one_line_and_keeps_the_earlier_repo
     out = tmp_path / "r"
     assert invoke("report", "--out", str(out)).exit_code == 0
 
-    def full(out_dir, quick, seed, log):
+    def full(out_dir, quick, seed, log, deep_dir=None):
         (out_dir / "tables").mkdir()
         raise OSError(errno.ENOSPC, "No space left on device", str(out_dir / "tables" / "x.csv"))
 

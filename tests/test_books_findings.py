@@ -92,3 +92,25 @@ def test_the_one_seat_finding_says_what_laying_nothing_is_worth_and_why_it_fails
     assert A._one_seat_finding(worse, args["overall"]).title == "Do lay cards."
     unsure = _seat([("heuristic/heuristic", 0.0, 0.0, 0.0), ("zero/heuristic", 0.1, 0.5, 0.97)])
     assert A._one_seat_finding(unsure, args["overall"]).title == "Laying no card: no clear answer."
+
+
+def test_the_strong_play_finding_quotes_the_stored_deep_run():
+    """With the stored deep run shown, the section opens with how accurate strong play forecasts against the
+    heuristics on the same deals, every number from ``books_deep_accuracy`` and ``books_deep_paired``; its
+    title claims the gap only where the paired CI excludes 0."""
+    from ludolab.analysis.deep import STUDIES
+
+    args, named = _tables()
+    plan = STUDIES["books_strong_accuracy"].plan()
+    overall = with_ci(pd.DataFrame({"forecast": ["rollout(pool 8, 16 worlds)", "rollout(pool 8, 32 worlds)", "heuristic"],
+                                    "play": ["rollout(64 worlds)", "rollout(128 worlds)", "heuristic"],
+                                    "exact": [0.4375, 0.453125, 0.28125], "mean_score": [2.0, 2.125, 0.5]}), 0.02, "exact")
+    paired = with_ci(pd.DataFrame({"diff_vs_first_config": [0.0, 0.125, -1.5]}), 0.0625, "diff_vs_first_config")
+    found = A.section_findings(**args, deep={"overall": overall, "paired": paired, "plan": plan})
+    text = check_findings(found, {**named, "books_deep_accuracy": overall, "books_deep_paired": paired}, 9,
+                          ("**Strong play forecasts exactly in 43.8% of player-hands, against 28.1%",
+                           "+1.50 points per player-hand", "still gains"))
+    assert found[0].title.startswith("Strong play forecasts exactly") and text.startswith("**Strong play")
+    unsure = with_ci(pd.DataFrame({"diff_vs_first_config": [0.0, 0.125, -0.25]}), 0.5, "diff_vs_first_config")
+    title = A._strong_play_finding(overall, unsure, plan).title
+    assert "not told apart" in title and "against" not in title

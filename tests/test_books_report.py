@@ -76,7 +76,7 @@ def test_report_section_findings_first_and_columns_defined(quick_report):
     assert subs[0] < first_table and not any(ln.startswith("Columns:") for ln in lines[:subs[0]])
     assert "**off**" in md.split("## ")[0]  # off is explained in plain words before the findings
     tables = [i for i, ln in enumerate(lines) if ln.startswith("| ") and (i == 0 or not lines[i - 1].startswith("|"))]
-    assert len(tables) == 4
+    assert len(tables) == 5  # with the stored deep run of strong play
     for i in tables:
         header = [c.strip() for c in lines[i].strip("|").split("|")]
         j = i - 1

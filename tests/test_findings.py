@@ -75,6 +75,19 @@ def test_report_tables_fold_cis_state_constants_and_cap_columns():
     assert ci_cell(0.9717, 0.9486, 0.9948) == "0.972 (0.949 to 0.995)"
 
 
+def test_a_ci_bound_that_is_not_zero_never_reads_as_zero():
+    """A bound just below or above 0 keeps its side of 0 in print ("-0.5 to -0.0" read as touching 0 while
+    the words said "better"): decimals are added until a digit shows; a bound of exactly 0 stays as it is."""
+    from ludolab.analysis.books import _ci
+    from ludolab.analysis.report import ci_bound, ci_cell
+
+    assert ci_cell(-0.3, -0.5, -0.004) == "-0.30 (-0.50 to -0.004)"
+    assert ci_cell(0.36, -0.0004, 0.73) == "0.4 (-0.0004 to 0.7)"
+    assert _ci(-0.004, 0.73, "{:+.2f}") == "95% CI -0.004 to +0.73"
+    assert ci_bound(0.0004, "+0.00") == "+0.0004" and ci_bound(0.00004, "0.0%") == "0.004%"
+    assert ci_bound(0.0, "0.00") == "0.00" and ci_bound(-0.25, "-0.25") == "-0.25"
+
+
 def test_two_estimates_from_different_deals_are_compared_by_the_ci_of_their_difference():
     """Overlapping CIs do not mean agreement: 1.0 (0.9 to 1.1) and 1.25 (1.15 to 1.35) overlap nowhere, while
     1.0 (0.8 to 1.2) and 1.3 (1.1 to 1.5) overlap and still differ beyond noise (difference 0.3, half-width 0.28)."""

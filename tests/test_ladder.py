@@ -258,3 +258,34 @@ def test_saturate_is_checked_before_any_play_and_its_budget_is_the_search_rows(m
     rows = _ladder_rows(["shelf", "ladder", "--players", "2", "--deals", "2", "--policy", "greedy",
                          "--policy", "all-seeing-tree:budget=16", "--saturate", "8:5"])
     assert rows[0]["saturated_budget"] is None and rows[1]["saturated_budget"] is not None, rows
+
+
+def test_a_beverbende_heuristic_with_parameters_joins_the_ladder_by_its_canonical_name():
+    """Beverbende's named policies take parameters in the ladder as in ``simulate --policy``
+    (``threshold:knock=8,take=3``), for a contender and for the baseline; the label drops parameters left at
+    their default, so ``threshold:knock=10`` is ``threshold`` (given twice when both are given); a bad
+    parameter, or parameters in a game whose ladder takes none, is one line, exit 2."""
+    from click.testing import CliRunner
+
+    from ludolab.analysis.cli import cli
+    from ludolab.sim import beverbende as BV
+
+    rows = _ladder_rows(["beverbende", "ladder", "--players", "2", "--deals", "3",
+                         "--baseline", "threshold:unknown=5,knock=8", "--policy", "threshold",
+                         "--policy", "threshold:knock=8.0,unknown=5", "--policy", "threshold:take=3"])
+    assert [r["policy"] for r in rows] == ["threshold", "threshold:knock=8,unknown=5", "threshold:take=3"]
+    base = rows[1]
+    assert base["diff"] == 0 and base["win_share"] == 0.5, "the baseline spelled another way is the baseline"
+    label, (kind, params) = BV.step_policy("threshold:take=3")
+    assert label == "threshold:take=3" and kind == BV.POLICY_KINDS["threshold"]
+    assert list(params[:3]) == [10.0, 3.0, 4.5]
+    for args, says in ((["--policy", "threshold", "--policy", "threshold:knock=10"], "given twice"),
+                       (["--policy", "threshold:knock=x"], "must be a number"),
+                       (["--policy", "threshold:speed=1"], "allowed are knock, take"),
+                       (["--baseline", "threshold:knock"], "write name=value"),
+                       (["--baseline", "thresh:knock=1"], "not a named policy")):
+        r = CliRunner().invoke(cli, ["beverbende", "ladder", "--players", "2", "--deals", "2", *args])
+        assert r.exit_code == 2 and says in r.output and "Traceback" not in r.output, (args, r.output)
+        assert len(r.output.strip().splitlines()) == 1, r.output
+    r = CliRunner().invoke(cli, ["shelf", "ladder", "--players", "2", "--deals", "2", "--policy", "greedy:draw_below=1"])
+    assert r.exit_code == 2 and "without parameters" in r.output, r.output

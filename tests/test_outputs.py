@@ -154,7 +154,7 @@ def test_publishing_a_report_keeps_the_users_files_and_prunes_only_its_own(tmp_p
 def test_report_keeps_the_users_files_and_says_what_it_replaced(tmp_path, monkeypatch):
     from ludolab.analysis import report
 
-    def fake_build(out_dir, quick, seed, log):
+    def fake_build(out_dir, quick, seed, log, deep_dir=None):
         (out_dir / "tables").mkdir()
         (out_dir / "tables" / "t.csv").write_text("a\n1\n")
         (out_dir / "report.md").write_text("# r\n")

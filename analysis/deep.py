@@ -1,0 +1,482 @@
+"""Deep runs: studies of strong play too slow for one report build, filled over as many sittings as it takes.
+
+``ludolab report --deep DIR`` continues every deep study in the folder ``DIR``
+(one run folder per study, :mod:`ludolab.sim.runstore`): each finished chunk is
+kept on disk as it completes, so a sitting may end at any time (Ctrl-C, a
+kill, a lost machine) and the next one computes only the chunks still missing;
+the result is the uninterrupted run's, bit for bit.  Once a study's run is
+complete its summary is written to ``DIR/<study>.json``: the tables, when it
+was made, and its provenance (the study's plan: rules, policies and budgets,
+deals, seed, chunks; the ludolab version; a SHA-256 of each source file of the
+kernels it ran; and a canary, the digest of a small run of the same kernels and
+random streams on a few deals of their own).
+
+``ludolab report`` shows a study from ``DIR/<study>.json`` when ``--deep DIR``
+is given and the run is complete there, else from the summary kept with
+ludolab (``ludolab/analysis/stored/<study>.json``, copied there from a deep run
+folder), and says that these are stored results and when they were made.  It
+refuses a summary, saying why in one line of the report, when the plan or the
+rules differ from the study's today or when the canary no longer reproduces
+bit for bit: the kernels or the random streams changed since.  A change to a
+kernel's source that leaves the canary's numbers unchanged (a faster loop, a
+mended docstring) keeps the stored results; the report names the source files
+that differ.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from ludolab.stdlib.errors import LudolabError
+
+#: where summaries kept with ludolab live
+STORED_DIR = Path(__file__).with_name("stored")
+SUMMARY_VERSION = 1
+
+
+@dataclass(frozen=True)
+class DeepStudy:
+    """One deep study.
+
+    Attributes:
+        name: file and folder name (``books_strong_accuracy``).
+        game: the game id it is about.
+        title: what it measures, for progress lines.
+        plan: ``plan() -> dict``: everything the numbers depend on besides the code (JSON-able).
+        sources: the modules whose source files make up its kernels (their SHA-256 goes into the provenance).
+        run: ``run(plan, progress) -> (tables, provenance)``: the study, its tables as ``name -> DataFrame``;
+            it runs through :func:`ludolab.sim.runner.run`, so a run folder in force keeps its chunks.
+        canary: ``canary(plan) -> str``: the hex digest of a small run of the same kernels and streams.
+    """
+
+    name: str
+    game: str
+    title: str
+    plan: Callable[[], dict]
+    sources: tuple
+    run: Callable
+    canary: Callable
+
+
+# ------------------------------------------------------------------ Shut The Books: strong play
+def _books_policies(plan: dict) -> list:
+    from ludolab.sim import books as S
+
+    out = []
+    for c in plan["configs"]:
+        if c["forecast"] == "rollout":
+            f = S.forecast_policy("rollout", pool=c["pool"], worlds=c["worlds"])
+            p = S.play_policy("rollout", worlds=c["play_worlds"])
+            out.append((f, p))
+        else:
+            out.append((c["forecast"], c["play"]))
+    return out
+
+
+def _books_plan() -> dict:
+    return {"players": 4, "scoring": "rulebook", "deals": 1200, "seed": 2026, "chunks": 48,
+            "configs": [{"forecast": "rollout", "pool": 8, "worlds": 16, "play": "rollout", "play_worlds": 64},
+                        {"forecast": "rollout", "pool": 8, "worlds": 32, "play": "rollout", "play_worlds": 128},
+                        {"forecast": "heuristic", "play": "heuristic"}],
+            "canary_deals": 2, "canary_seed": 7}
+
+
+def _books_rules(plan: dict):
+    from ludolab.stdlib.books import BooksRules
+
+    return BooksRules(plan["players"], scoring=plan["scoring"])
+
+
+def _books_run(plan: dict, progress) -> tuple[dict, dict]:
+    from ludolab.sim import books as S
+
+    acc = S.accuracy(_books_rules(plan), _books_policies(plan), plan["deals"], plan["seed"], plan["chunks"],
+                     progress=progress)
+    return ({"overall": acc.overall(), "paired": acc.paired(), "by_seat": acc.by_seat(),
+             "by_predictions": acc.by_predictions()}, {"rules": acc.rules.as_dict(), **acc.provenance})
+
+
+def _books_canary(plan: dict) -> str:
+    from ludolab.sim import books as S
+
+    acc = S.accuracy(_books_rules(plan), _books_policies(plan), plan["canary_deals"], plan["canary_seed"], 1)
+    return hashlib.sha256(acc.acc.tobytes()).hexdigest()
+
+
+# ------------------------------------------------------------------ ladder studies (any step game)
+def _ladder_setup(plan: dict, policies: list):
+    """``(table, baseline, contenders)`` of a ladder plan (``game``, ``players``, ``baseline``)."""
+    from ludolab.sim import ladder as L
+    from ludolab.sim.step import named_policies
+
+    from .ladder_cli import _table, named_contender, parse_contender
+
+    g, case, table = _table(plan["game"], plan["players"])
+    named = named_policies(g, case)
+    base = named_contender(plan["baseline"], named, g.extra.get("policy"))
+    cons = [parse_contender(p, named, g.extra.get("best"), g.extra.get("policy")) for p in policies]
+    return table, base, [base if c.label == base.label else c for c in cons]
+
+
+def _chunk_bounds(plan: dict) -> list[tuple[int, int]]:
+    per = plan["deals"] // plan["chunks"]
+    return [(j * per, (j + 1) * per) for j in range(plan["chunks"])]
+
+
+def ladder_chunk(plan: dict, policy: str, lo: int, hi: int, seed: int | None = None) -> "np.ndarray":
+    """float64 (hi - lo, P, P): deals lo..hi-1 of a ladder plan with ``policy`` in each seat in turn and the
+    baseline in the others (:meth:`ludolab.sim.ladder.Table.seat_games`); a module-level function, so that a
+    worker process can run it."""
+    from ludolab.sim.ladder import deal_keys
+
+    table, base, (c,) = _ladder_setup(plan, [policy])
+    keys = deal_keys(plan["seed"] if seed is None else seed, hi)[lo:]
+    return table.seat_games(c, base, keys)
+
+
+def _ladder_games(plan: dict, progress) -> list:
+    """Every contender's games of a ladder plan, chunk by chunk through the run folder in force (each finished
+    chunk kept as it completes; the missing ones played in worker processes, one per core or per
+    ``--workers``, or on the Dask cluster in force).  The workers are started by ``spawn``: a script calling
+    this runs its own code under ``if __name__ == "__main__":`` (Python's multiprocessing contract); where the
+    main program is no file a worker can import (code read from stdin), every chunk is played in this process."""
+    import os
+
+    from ludolab.sim.runner import RunSpec, current_execution, current_session
+    from ludolab.sim.experiment import show_progress
+
+    P = plan["players"]
+    bounds = _chunk_bounds(plan)
+    folder = current_session().folder()
+    stores, out, todo = [], [], []
+    for policy in plan["policies"]:
+        spec = RunSpec(game=plan["game"], kernel="ludolab.sim.ladder:Table.seat_games",
+                       args=(json.dumps(plan, sort_keys=True), policy), acc_shape=(bounds[0][1] - bounds[0][0], P, P),
+                       acc_dtype="float64", games=plan["deals"], seed=plan["seed"], chunks=plan["chunks"],
+                       label=policy)
+        store = folder.open(spec) if folder is not None else None
+        parts = [store.load(j, lo, hi - lo) if store is not None else None for j, (lo, hi) in enumerate(bounds)]
+        todo += [(len(out), j) for j, x in enumerate(parts) if x is None]
+        stores.append(store)
+        out.append(parts)
+    ex = current_execution()
+    bar = None
+    if show_progress(progress) and todo:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(todo), unit="chunk", desc="deep run", leave=False)
+    def finish(i, j, games):
+        out[i][j] = games
+        if stores[i] is not None:
+            lo, hi = bounds[j]
+            stores[i].save(j, lo, hi - lo, games)
+        if bar is not None:
+            bar.update()
+    try:
+        if ex.backend == "dask":
+            import distributed
+
+            client = current_session().client()
+            futs = {client.submit(ladder_chunk, plan, plan["policies"][i], *bounds[j], pure=False): (i, j)
+                    for i, j in todo}
+            for fut in distributed.as_completed(futs):
+                finish(*futs[fut], fut.result())
+        elif len(todo) == 1 or (os.cpu_count() or 1) == 1 or not _spawn_can_start():
+            for i, j in todo:
+                finish(i, j, ladder_chunk(plan, plan["policies"][i], *bounds[j]))
+        elif todo:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor, as_completed
+            from concurrent.futures.process import BrokenProcessPool
+
+            n = max(1, min(len(todo), int(ex.workers or os.cpu_count() or 1)))
+            with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn")) as pool:
+                futs = {pool.submit(ladder_chunk, plan, plan["policies"][i], *bounds[j]): (i, j) for i, j in todo}
+                try:
+                    for fut in as_completed(futs):
+                        finish(*futs[fut], fut.result())
+                except BrokenProcessPool:
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    raise LudolabError("a worker process of the deep run ended abruptly (killed, or out of "
+                                       "memory): run again to go on, the finished chunks are kept") from None
+                except BaseException:
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    raise
+    finally:
+        if bar is not None:
+            bar.close()
+    return [np.concatenate(parts) for parts in out]
+
+
+def _spawn_can_start() -> bool:
+    """Whether a spawned worker can import the main program (it has no file, as in a notebook, or a file
+    that exists)."""
+    import sys
+
+    main = getattr(sys.modules.get("__main__"), "__file__", None)
+    return main is None or Path(main).exists()
+
+
+def _ladder_run(plan: dict, progress) -> tuple[dict, dict]:
+    """A ladder plan's tables: ``ladder`` (one row per policy, as :func:`ludolab.sim.ladder.ladder` gives
+    them, with the 95% CI of the win share), ``by_seat`` (per policy and seat: the mean difference to the
+    baseline in that seat, its paired 95% CI, and the share of the pairs at the table won from that seat) and
+    ``paired`` (each policy against the one before it in the plan, on the same deals: the difference of the
+    returns and of the win shares, each with its paired 95% CI; a budget and its double side by side give
+    what the doubling gains)."""
+    import pandas as pd
+
+    from ludolab.sim import ladder as L
+
+    table, base, cons = _ladder_setup(plan, plan["policies"])
+    games = _ladder_games(plan, progress)
+    base_games = games[[c.label for c in cons].index(base.label)]
+    rows = L.ladder_rows(table, cons, base, base_games, games)
+    seat_rows = []
+    base_own = L.own_returns(base_games)
+    for c, g in zip(cons, games):
+        mine = L.own_returns(g)
+        for s in range(plan["players"]):
+            d = mine[:, s] - base_own[:, s]
+            m, lo, hi = L._ci(d)
+            others = np.delete(g[:, s, :], s, axis=1)
+            better = (others > mine[:, [s]]) if table.game.lower_wins else (others < mine[:, [s]])
+            share = (better.sum(axis=1) + 0.5 * (others == mine[:, [s]]).sum(axis=1)) / others.shape[1]
+            q, qlo, qhi = L._ci(share)
+            seat_rows.append({"policy": c.label, "seat": s + 1, "mean": float(mine[:, s].mean()), "diff": m,
+                              "ci_low": lo, "ci_high": hi, "win_share": q, "win_ci_low": qlo, "win_ci_high": qhi})
+    for r, g in zip(rows, games):
+        _, r["win_ci_low"], r["win_ci_high"] = L._ci(table.pairwise(g))
+    paired = []
+    for i in range(1, len(cons)):  # each policy against the one before it in the plan, paired deal by deal
+        d = (L.own_returns(games[i]) - L.own_returns(games[i - 1])).mean(axis=1)
+        w = table.pairwise(games[i]) - table.pairwise(games[i - 1])
+        (m, lo, hi), (q, qlo, qhi) = L._ci(d), L._ci(w)
+        paired.append({"policy": cons[i].label, "versus": cons[i - 1].label, "diff": m, "ci_low": lo, "ci_high": hi,
+                       "win_share_diff": q, "win_share_diff_ci_low": qlo, "win_share_diff_ci_high": qhi})
+    prov = {"rules": table.case_name, "baseline": plan["baseline"], "seed": plan["seed"], "deals": plan["deals"],
+            "chunks": plan["chunks"]}
+    return {"ladder": pd.DataFrame(rows), "by_seat": pd.DataFrame(seat_rows), "paired": pd.DataFrame(paired)}, prov
+
+
+def _ladder_canary(plan: dict) -> str:
+    """The digest of every policy of the plan at the canary's budget on the canary's deals."""
+    h = hashlib.sha256()
+    for policy in plan["canary_policies"]:
+        h.update(ladder_chunk(plan, policy, 0, plan["canary_deals"], plan["canary_seed"]).tobytes())
+    return h.hexdigest()
+
+
+def _beverbende_plan() -> dict:
+    # the baseline: `ludolab beverbende tune --players 2` (the threshold heuristic tuned at two players)
+    return {"game": "beverbende", "players": 2, "baseline": "threshold:knock=8,take=3,unknown=5,swap=4",
+            "policies": ["threshold:knock=8,take=3,unknown=5,swap=4", "threshold",
+                         "search:budget=1024,rollout=threshold,objective=wins",
+                         "search:budget=2048,rollout=threshold,objective=wins"],
+            "deals": 320, "seed": 2026, "chunks": 32, "canary_deals": 1, "canary_seed": 7,
+            "canary_policies": ["threshold:knock=8,take=3,unknown=5,swap=4",
+                                "search:budget=16,rollout=threshold,objective=wins"]}
+
+
+STUDIES = {s.name: s for s in (
+    DeepStudy("books_strong_accuracy", "books",
+              "Shut The Books: rollout forecasts with rollout play at two budgets, beside the heuristics",
+              _books_plan, ("ludolab.sim.books_kernels", "ludolab.sim.books", "ludolab.sim.rng",
+                            "ludolab.stdlib.books"),
+              _books_run, _books_canary),
+    DeepStudy("beverbende_strong_2p", "beverbende",
+              "Beverbende: search playing to win against the tuned threshold heuristic, two players",
+              _beverbende_plan, ("ludolab.sim.beverbende_kernels", "ludolab.sim.beverbende", "ludolab.sim.search",
+                                 "ludolab.sim.ladder", "ludolab.sim.rng", "ludolab.stdlib.beverbende"),
+              _ladder_run, _ladder_canary),
+)}
+
+
+# ------------------------------------------------------------------ provenance
+def source_digests(modules) -> dict:
+    """``{module: SHA-256 of its source file}`` of the named modules (imported to find their files)."""
+    import importlib
+
+    out = {}
+    for name in modules:
+        path = Path(importlib.import_module(name).__file__)
+        out[name] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+def _records(df) -> list:
+    return json.loads(df.to_json(orient="records"))
+
+
+def run_study(study: DeepStudy, folder: Path, progress=False, log=None) -> dict:
+    """Continue ``study`` in its run folder ``folder/<name>/`` until it is complete; write and return its summary.
+
+    Every finished chunk is on disk as soon as it completes, so the call may be ended at any time and
+    called again.
+
+    Raises:
+        LudolabError: the run folder holds a run made with other parameters (never mixed), or cannot be
+            written (one line).
+    """
+    from ludolab.sim.runner import current_execution, execution
+    from ludolab.sim.runstore import _version
+
+    from .outputs import OutputError, os_error
+
+    plan = study.plan()
+    run_dir = Path(folder) / study.name
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(os_error(exc, run_dir)) from None
+    if log:
+        log(f"deep: {study.title} ({plan.get('deals', '?'):,} deals) in {run_dir} ...")
+    with execution(current_execution(), run_dir=str(run_dir), resume=True):
+        tables, prov = study.run(plan, progress)
+    summary = {"summary_version": SUMMARY_VERSION, "study": study.name, "game": study.game, "title": study.title,
+               "made": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "ludolab": _version(),
+               "plan": plan, "provenance": prov, "sources": source_digests(study.sources),
+               "canary": study.canary(plan), "tables": {k: _records(v) for k, v in tables.items()}}
+    path = Path(folder) / f"{study.name}.json"
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        raise OutputError(os_error(exc, path)) from None
+    return summary
+
+
+def run_all(folder, progress=False, log=None) -> list[dict]:
+    """Continue every deep study in ``folder`` (:func:`run_study`); returns their summaries."""
+    return [run_study(s, Path(folder), progress, log) for s in STUDIES.values()]
+
+
+@dataclass
+class Stored:
+    """A study's stored summary as the report finds it.
+
+    Attributes:
+        summary: the summary (dict), or None when there is none to show.
+        where: where it was read (``DIR/<study>.json`` or the copy kept with ludolab).
+        status: ``"ok"``, ``"missing"`` or ``"refused"``.
+        why: for ``refused``, what differs; for ``missing``, how to make one.
+        changed_sources: modules whose source differs from the run's while the canary still reproduces.
+    """
+
+    summary: dict | None
+    where: str
+    status: str
+    why: str = ""
+    changed_sources: tuple = ()
+
+    def tables(self) -> dict:
+        """``name -> DataFrame`` of the summary's tables."""
+        import pandas as pd
+
+        return {k: pd.DataFrame(v) for k, v in (self.summary or {}).get("tables", {}).items()}
+
+
+def table_meta(st: "Stored") -> dict:
+    """The provenance sidecar of a report table made from a stored deep run: the build's record
+    (:func:`ludolab.analysis.results.provenance`: game, versions, when the table was written), the run's own
+    (``stored_deep_run``: study, when it was made, ludolab version, plan, provenance, kernel sources, canary)
+    and where the summary was read; no Monte Carlo run of this build is behind it (``runs`` empty)."""
+    from .results import provenance
+
+    summ = st.summary
+    run = {k: summ[k] for k in ("study", "made", "ludolab", "plan", "provenance", "sources", "canary")}
+    return {**provenance(summ["game"]), "stored_deep_run": run, "read_from": st.where, "runs": []}
+
+
+def not_shown_text(st: "Stored") -> str | None:
+    """What a report says in place of a deep run that is missing or refused (one paragraph); None when the
+    run is shown."""
+    if st.status == "missing":
+        return ("No deep run is stored with this ludolab: `ludolab report --deep DIR` makes one (it may take "
+                "several sittings; each keeps its finished chunks in DIR).")
+    if st.status == "refused":
+        return (f"The stored deep run ({st.where}) is not shown: {st.why}. `ludolab report --deep DIR` makes it "
+                "again under this ludolab.")
+    return None
+
+
+def stored_intro(st: "Stored", setting: str, canary: str) -> str:
+    """The opening of a report's deep-run section: that these are stored results, when and with which ludolab
+    they were made, the run's ``setting`` (players, rules, deals, seed, chunks: the caller's words), where it
+    was read, that the ``canary`` (the caller's words for it) reproduced, and the kernel sources that changed
+    while it did."""
+    summ = st.summary
+    changed = (f" The source of {', '.join(f'`{m}`' for m in st.changed_sources)} differs from the run's, "
+               "but the canary's numbers do not." if st.changed_sources else "")
+    return (f"These are stored results, not recomputed by this build: a deep run made on {summ['made']} with "
+            f"ludolab {summ['ludolab']} ({setting}; read from {st.where}). Before showing them this build replayed "
+            f"the run's canary ({canary}) and got the stored digest bit for bit, so the rules, the kernels and the "
+            f"random streams are the run's.{changed}")
+
+
+def read_summary(path: Path) -> dict:
+    """A summary file's content.
+
+    Raises:
+        LudolabError: it cannot be read, is not JSON, or is not a ludolab deep-run summary (one line).
+    """
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise LudolabError(f"the deep-run summary {str(path)!r} cannot be read "
+                           f"({getattr(exc, 'strerror', None) or 'it is not JSON'})") from None
+    if not isinstance(data, dict) or data.get("summary_version") != SUMMARY_VERSION or \
+            not isinstance(data.get("tables"), dict) or not isinstance(data.get("plan"), dict):
+        raise LudolabError(f"the deep-run summary {str(path)!r} is not one this ludolab wrote "
+                           f"(summary version {SUMMARY_VERSION} with a plan and tables)")
+    return data
+
+
+def check(study: DeepStudy, summary: dict) -> tuple[str, tuple]:
+    """Whether a summary still describes ``study`` under today's code: ``(why it is refused or "", the
+    modules whose source changed)``.  It is refused when its plan differs from the study's plan today or its
+    canary no longer reproduces bit for bit (the kernels or the random streams changed)."""
+    plan = study.plan()
+    if summary.get("study") != study.name:
+        return f"it is a summary of {summary.get('study')!r}, not of {study.name}", ()
+    if summary.get("plan") != plan:
+        diff = sorted(k for k in set(plan) | set(summary["plan"]) if plan.get(k) != summary["plan"].get(k))
+        return f"it was made for another plan ({', '.join(diff)} differ)", ()
+    now = source_digests(study.sources)
+    changed = tuple(m for m in study.sources if (summary.get("sources") or {}).get(m) != now[m])
+    if summary.get("canary") != study.canary(plan):
+        what = f" ({', '.join(changed)} changed)" if changed else ""
+        return f"its canary run no longer reproduces: the kernels or the random streams changed{what}", changed
+    return "", changed
+
+
+def stored(name: str, deep_dir=None) -> Stored:
+    """The summary of study ``name`` the report shows: ``deep_dir/<name>.json`` when given and present, else
+    the copy kept with ludolab; checked by :func:`check`.
+
+    Raises:
+        KeyError: an unknown study.
+    """
+    study = STUDIES[name]
+    candidates = ([Path(deep_dir) / f"{name}.json"] if deep_dir else []) + [STORED_DIR / f"{name}.json"]
+    for path in candidates:
+        if not path.exists():
+            continue
+        where = str(path) if path.parent != STORED_DIR else f"the copy kept with ludolab (stored/{path.name})"
+        try:
+            summary = read_summary(path)
+        except LudolabError as exc:
+            return Stored(None, where, "refused", str(exc))
+        why, changed = check(study, summary)
+        if why:
+            return Stored(None, where, "refused", why, changed)
+        return Stored(summary, where, "ok", "", changed)
+    return Stored(None, "", "missing", "`ludolab report --deep DIR` makes one")

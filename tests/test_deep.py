@@ -1,0 +1,259 @@
+"""Deep runs (``ludolab report --deep DIR``): resumable over sittings, stored with provenance, refused once the
+plan, the kernels or the random streams change, and shown by the report as stored results."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from ludolab.analysis import deep as D
+
+NAME = "books_strong_accuracy"
+
+
+def _tiny_plan() -> dict:
+    plan = D._books_plan()
+    plan.update(deals=6, chunks=3, configs=[
+        {"forecast": "rollout", "pool": 3, "worlds": 2, "play": "rollout", "play_worlds": 2},
+        {"forecast": "rollout", "pool": 3, "worlds": 4, "play": "rollout", "play_worlds": 4},
+        {"forecast": "heuristic", "play": "heuristic"}])
+    return plan
+
+
+def _with_plan(monkeypatch, name: str, plan):
+    """Study ``name`` with another plan, for this test only."""
+    s = D.STUDIES[name]
+    study = D.DeepStudy(s.name, s.game, s.title, plan, s.sources, s.run, s.canary)
+    monkeypatch.setitem(D.STUDIES, name, study)
+    return study
+
+
+@pytest.fixture
+def tiny(monkeypatch):
+    return _with_plan(monkeypatch, NAME, _tiny_plan)
+
+
+def test_a_deep_run_resumes_to_the_uninterrupted_result(tiny, tmp_path):
+    """A sitting that ended before some chunks were written (here: chunk files removed) is continued by the
+    next one, which computes only those; the summary equals one straight run of the same plan."""
+    from ludolab.sim import books as S
+
+    first = D.run_study(tiny, tmp_path)
+    chunks = sorted((tmp_path / NAME / "run-000").glob("chunk-*.parquet"))
+    assert len(chunks) == 3
+    chunks[0].unlink()
+    chunks[2].unlink()
+    again = D.run_study(tiny, tmp_path)
+    assert again["tables"] == first["tables"]
+    plan = tiny.plan()
+    straight = S.accuracy(D._books_rules(plan), D._books_policies(plan), plan["deals"], plan["seed"], plan["chunks"])
+    assert D._records(straight.overall()) == first["tables"]["overall"]
+    assert D._records(straight.paired()) == first["tables"]["paired"]
+    saved = json.loads((tmp_path / f"{NAME}.json").read_text())
+    assert saved["plan"] == plan and set(saved["sources"]) == set(tiny.sources) and len(saved["canary"]) == 64
+    assert "/" not in json.dumps(saved["provenance"]), "no machine path in the provenance"
+
+
+def test_a_stored_summary_is_refused_when_its_plan_or_canary_differ(tiny, tmp_path):
+    """The report shows a summary only while its plan is the study's and its canary reproduces bit for bit;
+    otherwise it says why, in one line; an unreadable summary is refused, not a traceback."""
+    D.run_study(tiny, tmp_path)
+    path = tmp_path / f"{NAME}.json"
+    ok = D.stored(NAME, tmp_path)
+    assert ok.status == "ok" and ok.summary["plan"] == tiny.plan() and str(path) == ok.where
+    good = json.loads(path.read_text())
+    for change, says in (({"canary": "0" * 64}, "canary run no longer reproduces"),
+                         ({"plan": {**good["plan"], "deals": 7}}, "another plan (deals differ)"),
+                         ({"study": "other"}, "not of books_strong_accuracy")):
+        path.write_text(json.dumps({**good, **change}))
+        st = D.stored(NAME, tmp_path)
+        assert st.status == "refused" and says in st.why and st.summary is None, (change, st.why)
+    changed_source = {**good, "sources": {**good["sources"], "ludolab.sim.books_kernels": "0" * 64}}
+    path.write_text(json.dumps(changed_source))
+    st = D.stored(NAME, tmp_path)
+    assert st.status == "ok" and st.changed_sources == ("ludolab.sim.books_kernels",), \
+        "a source edit that keeps the canary's numbers keeps the results, and is named"
+    path.write_text("{not json")
+    st = D.stored(NAME, tmp_path)
+    assert st.status == "refused" and "cannot be read" in st.why and "\n" not in st.why
+
+
+def test_the_report_shows_a_stored_run_as_stored_with_its_numbers(tiny, tmp_path):
+    """The Shut The Books deep section says the results are stored and when they were made, quotes the
+    numbers of its table, and writes the tables with the run's provenance; a refused run is named as such."""
+    from types import SimpleNamespace
+
+    from ludolab.analysis import books as AB
+    from ludolab.analysis.report import ReportContext
+
+    summ = D.run_study(tiny, tmp_path / "deep")
+    ctx = ReportContext(tmp_path / "out", True, 1, deep_dir=str(tmp_path / "deep"))
+    s = SimpleNamespace(tables={})
+    AB._study_deep(ctx, s)
+    text = "\n".join(AB._body_deep(s))
+    assert "These are stored results" in text and summ["made"] in text
+    o = summ["tables"]["overall"]
+    assert f"{100 * o[0]['exact']:.1f}%" in text and f"{100 * o[-1]['exact']:.1f}%" in text
+    meta = json.loads((tmp_path / "out" / "tables" / "books_deep_accuracy.meta.json").read_text())
+    assert meta["stored_deep_run"]["canary"] == summ["canary"] and meta["stored_deep_run"]["plan"] == tiny.plan()
+    for name in ("paired", "by_seat", "by_predictions"):
+        assert (tmp_path / "out" / "tables" / f"books_deep_{name}.csv").exists()
+    bad = json.loads((tmp_path / "deep" / f"{NAME}.json").read_text())
+    (tmp_path / "deep" / f"{NAME}.json").write_text(json.dumps({**bad, "canary": "1" * 64}))
+    s = SimpleNamespace(tables={})
+    AB._study_deep(ctx, s)
+    assert "is not shown: its canary run no longer reproduces" in "\n".join(AB._body_deep(s))
+
+
+def test_deep_words_follow_the_paired_cis():
+    """The doubling's verdict follows its paired CI against the stated tolerance of 0.1 points per hand."""
+    import pandas as pd
+
+    from ludolab.analysis import books as AB
+
+    plan = D.STUDIES[NAME].plan()
+    overall = pd.DataFrame([{"forecast": "a", "play": "a", "exact": 0.4, "exact_ci_low": 0.38, "exact_ci_high": 0.42,
+                             "mean_score": 2.0}, {"forecast": "b", "play": "b", "exact": 0.41, "mean_score": 2.02},
+                            {"forecast": "heuristic", "play": "heuristic", "exact": 0.3, "mean_score": 0.5}])
+    for (d, lo, hi), says in (((0.02, -0.05, 0.08), "stopped improving at the smaller budget"),
+                              ((0.3, 0.2, 0.4), "still gains"),
+                              ((0.05, -0.1, 0.2), "not settled"),
+                              ((-0.3, -0.4, -0.2), "loses points")):
+        paired = pd.DataFrame([{"diff_vs_first_config": 0.0, "diff_vs_first_config_ci_low": None,
+                                "diff_vs_first_config_ci_high": None},
+                               {"diff_vs_first_config": d, "diff_vs_first_config_ci_low": lo,
+                                "diff_vs_first_config_ci_high": hi},
+                               {"diff_vs_first_config": -1.5, "diff_vs_first_config_ci_low": -1.6,
+                                "diff_vs_first_config_ci_high": -1.4}])
+        first, second = AB.deep_text(overall, paired, plan)
+        assert says in second, (d, lo, hi, second)
+        assert "+1.50 points per player-hand" in first and "clearly more" in first and "+10.0 points" in first
+
+
+def test_the_run_kept_with_ludolab_is_current():
+    """The deep run kept with ludolab (``analysis/stored``) is the study's plan and its canary reproduces:
+    a fresh clone's report shows it.  When this fails, the kernels or the streams changed: make it again with
+    ``ludolab report --deep DIR`` and copy ``DIR/books_strong_accuracy.json`` into ``analysis/stored/``."""
+    st = D.stored(NAME)
+    assert st.status == "ok", st.why
+    assert st.summary["plan"]["deals"] >= 1000
+
+
+def test_report_deep_refuses_a_file_or_a_foreign_report_in_one_line_before_any_run(tmp_path, capsys, monkeypatch):
+    """``--deep FILE`` is one ``Error:`` line; a report folder holding a report.md ludolab did not write is
+    refused before the deep runs start (not after hours of them)."""
+    from ludolab.analysis.cli import main
+
+    f = tmp_path / "afile"
+    f.write_text("x")
+    out = tmp_path / "r"
+    out.mkdir()
+    (out / "report.md").write_text("mine")
+    monkeypatch.setattr(D, "run_all", lambda *a, **k: pytest.fail("the deep runs started"))
+    for args in (["report", "--quick", "--out", str(tmp_path / "r2"), "--deep", str(f)],
+                 ["report", "--quick", "--out", str(out), "--deep", str(tmp_path / "d")]):
+        with pytest.raises(SystemExit) as exc:
+            main(args)
+        err = capsys.readouterr().err
+        lines = [ln for ln in err.splitlines() if ln.strip()]
+        assert exc.value.code == 2 and len(lines) == 1 and lines[0].startswith("Error:"), err
+    assert (out / "report.md").read_text() == "mine"
+
+
+BEV = "beverbende_strong_2p"
+
+
+def _tiny_bev_plan() -> dict:
+    plan = D._beverbende_plan()
+    plan.update(deals=6, chunks=3, policies=[plan["baseline"], "threshold",
+                                             "search:budget=4,rollout=threshold,objective=wins",
+                                             "search:budget=8,rollout=threshold,objective=wins"])
+    return plan
+
+
+@pytest.fixture
+def tiny_bev(monkeypatch):
+    return _with_plan(monkeypatch, BEV, _tiny_bev_plan)
+
+
+def _same(a, b) -> bool:
+    if a is None or b is None or (isinstance(b, float) and b != b):
+        return (a is None or a != a) and (b is None or b != b)
+    return a == pytest.approx(b, rel=1e-9, abs=1e-12) if isinstance(b, float) else a == b
+
+
+def test_a_ladder_deep_run_in_chunks_is_one_uninterrupted_ladder(tiny_bev, tmp_path):
+    """The Beverbende deep run plays its ladder chunk by chunk in worker processes, keeping each chunk; a
+    sitting that lost some chunks is completed by the next, and the rows are those of one
+    :func:`ludolab.sim.ladder.ladder` call on the same deals, seed and policies."""
+    from ludolab.sim import ladder as L
+
+    first = D.run_study(tiny_bev, tmp_path)
+    chunks = sorted((tmp_path / BEV).glob("run-*/chunk-*.parquet"))
+    assert len(chunks) == 4 * 3, "every policy's chunks are kept"
+    for c in chunks[1::3]:
+        c.unlink()
+    again = D.run_study(tiny_bev, tmp_path)
+    assert again["tables"] == first["tables"]
+    plan = tiny_bev.plan()
+    table, base, cons = D._ladder_setup(plan, plan["policies"])
+    straight = L.ladder(table, cons, base, deals=plan["deals"], seed=plan["seed"])
+    for got, want in zip(first["tables"]["ladder"], straight):
+        bad = [k for k in want if not _same(got[k], want[k])]
+        assert not bad, (want["policy"], bad)
+    assert [r["policy"] for r in first["tables"]["paired"]] == plan["policies"][1:]
+    assert {r["seat"] for r in first["tables"]["by_seat"]} == {1, 2}
+
+
+def test_the_beverbende_report_shows_its_deep_run_as_stored_and_quotes_its_table(tiny_bev, tmp_path):
+    """The Beverbende section's deep run: said to be stored, when it was made, the win share and the doubling
+    read from its tables, the tables written with the run's provenance; refused in words once its canary
+    no longer reproduces."""
+    from types import SimpleNamespace
+
+    from ludolab.analysis import beverbende as AB
+    from ludolab.analysis.report import ReportContext
+
+    summ = D.run_study(tiny_bev, tmp_path / "deep")
+    ctx = ReportContext(tmp_path / "out", True, 1, deep_dir=str(tmp_path / "deep"))
+    s = SimpleNamespace()
+    text = "\n".join(AB._study_deep(ctx, s))
+    assert "These are stored results" in text and summ["made"] in text
+    top = [r for r in summ["tables"]["ladder"] if r["policy"] == tiny_bev.plan()["policies"][-1]][0]
+    assert f"wins {top['win_share']:.1%} of 2-player games" in text
+    meta = json.loads((tmp_path / "out" / "tables" / "beverbende_deep_ladder.meta.json").read_text())
+    assert meta["stored_deep_run"]["plan"] == tiny_bev.plan()
+    for name in ("paired", "by_seat"):
+        assert (tmp_path / "out" / "tables" / f"beverbende_deep_{name}.csv").exists()
+    f = AB._strong_play_finding(**s.deep)
+    assert f.quotes["win_share"].value == pytest.approx(top["win_share"])
+    path = tmp_path / "deep" / f"{BEV}.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), "canary": "1" * 64}))
+    s = SimpleNamespace()
+    assert "is not shown: its canary run no longer reproduces" in "\n".join(AB._study_deep(ctx, s))
+    assert s.deep is None
+
+
+def test_beverbende_deep_words_follow_the_cis():
+    """The win share is placed against an even share and the 55% goal by its CI, and the doubling's verdict
+    by its paired CI."""
+    import pandas as pd
+
+    from ludolab.analysis import beverbende as AB
+
+    plan = D.STUDIES[BEV].plan()
+    a, b = plan["policies"][-2], plan["policies"][-1]
+    for (q, lo, hi), says in (((0.6, 0.56, 0.64), ["more than an even share", "goal of 55% is reached"]),
+                              ((0.55, 0.51, 0.59), ["more than an even share", "neither shown nor ruled out"]),
+                              ((0.52, 0.48, 0.56), ["not told apart from an even share"]),
+                              ((0.4, 0.35, 0.45), ["less than an even share", "10.0 points of percentage below"])):
+        ladder = pd.DataFrame([{"policy": a, "win_share": 0.5, "win_ci_low": 0.4, "win_ci_high": 0.6, "diff": 1.0,
+                                "ci_low": 0.5, "ci_high": 1.5},
+                               {"policy": b, "win_share": q, "win_ci_low": lo, "win_ci_high": hi, "diff": 2.0,
+                                "ci_low": 1.0, "ci_high": 3.0}])
+        paired = pd.DataFrame([{"policy": b, "versus": a, "diff": 1.0, "ci_low": 0.1, "ci_high": 1.9,
+                                "win_share_diff": 0.03, "win_share_diff_ci_low": -0.04,
+                                "win_share_diff_ci_high": 0.1}])
+        first, second = AB.deep_text(ladder, paired, plan)
+        assert all(x in first for x in says), (q, first)
+        assert "more penalty points" in first and "not settled" in second, second
