@@ -838,6 +838,9 @@ def _specials_finding(sv_big):
 
 #: the goal for strong play at two players: this share of whole games won against the tuned threshold heuristic
 WIN_GOAL = 0.55
+#: a doubling of the search's budget that changes the share of games won by less than this (its CI inside
+#: ±WIN_SATURATION) means play has stopped improving
+WIN_SATURATION = 0.025
 
 
 def _side_of(q: float, lo: float, hi: float, mark: float) -> str:
@@ -889,11 +892,13 @@ def deep_text(ladder: pd.DataFrame, paired: pd.DataFrame, plan: dict) -> list[st
              f"{pts}{why}.")
     last = paired.iloc[-1]
     w, wlo, whi = last.win_share_diff, last.win_share_diff_ci_low, last.win_share_diff_ci_high
-    moved = ("the doubling still wins more games (the CI excludes 0)" if wlo > 0 else
+    tol = 100 * WIN_SATURATION
+    moved = ("the doubling still wins more games (the CI excludes 0): play has not stopped improving" if wlo > 0 else
              "the doubling wins fewer games (the CI excludes 0)" if whi < 0 else
-             "not told apart from 0 on these deals, so whether play has stopped improving is not settled by them"
-             if whi - wlo > 0.1 else "within ±5 points of percentage of 0: play has stopped improving by that "
-                                     "tolerance")
+             f"its CI lies within ±{tol:g} points of percentage: play has stopped improving, by that tolerance"
+             if -WIN_SATURATION < wlo and whi < WIN_SATURATION else
+             f"not told apart from 0, but the CI reaches beyond ±{tol:g} points of percentage, so whether play has "
+             "stopped improving is not settled by these deals")
     prev = rows.loc[last.versus]
     second = (f"Against the search at half that budget ({_search_words(last.versus)}; it wins {prev.win_share:.1%}), "
               f"doubling the playouts changes the share of games won by {100 * w:+.1f} points of percentage "

@@ -126,7 +126,10 @@ def _ladder_setup(plan: dict, policies: list):
 
 
 def _chunk_bounds(plan: dict) -> list[tuple[int, int]]:
-    per = plan["deals"] // plan["chunks"]
+    """The deals ``[lo, hi)`` of each chunk; a ladder plan's deals are a multiple of its chunks."""
+    per, left = divmod(plan["deals"], plan["chunks"])
+    if left or per < 1:
+        raise ValueError(f"a ladder plan's deals ({plan['deals']}) must be a multiple of its chunks ({plan['chunks']})")
     return [(j * per, (j + 1) * per) for j in range(plan["chunks"])]
 
 
@@ -143,8 +146,8 @@ def ladder_chunk(plan: dict, policy: str, lo: int, hi: int, seed: int | None = N
 
 def _ladder_games(plan: dict, progress) -> list:
     """Every contender's games of a ladder plan, chunk by chunk through the run folder in force (each finished
-    chunk kept as it completes; the missing ones played in worker processes, one per core or per
-    ``--workers``, or on the Dask cluster in force).  The workers are started by ``spawn``: a script calling
+    chunk kept as it completes; the missing ones played in worker processes, one per core, or on the Dask
+    cluster in force).  The workers are started by ``spawn``: a script calling
     this runs its own code under ``if __name__ == "__main__":`` (Python's multiprocessing contract); where the
     main program is no file a worker can import (code read from stdin), every chunk is played in this process."""
     import os
@@ -156,9 +159,10 @@ def _ladder_games(plan: dict, progress) -> list:
     bounds = _chunk_bounds(plan)
     folder = current_session().folder()
     stores, out, todo = [], [], []
-    for policy in plan["policies"]:
+    table = {k: plan[k] for k in ("game", "players", "baseline")}  # with deals, seed, chunks: all a chunk depends on
+    for policy in plan["policies"]:  # so a policy appended to the plan leaves the others' chunks in use
         spec = RunSpec(game=plan["game"], kernel="ludolab.sim.ladder:Table.seat_games",
-                       args=(json.dumps(plan, sort_keys=True), policy), acc_shape=(bounds[0][1] - bounds[0][0], P, P),
+                       args=(json.dumps(table, sort_keys=True), policy), acc_shape=(bounds[0][1] - bounds[0][0], P, P),
                        acc_dtype="float64", games=plan["deals"], seed=plan["seed"], chunks=plan["chunks"],
                        label=policy)
         store = folder.open(spec) if folder is not None else None
@@ -172,6 +176,7 @@ def _ladder_games(plan: dict, progress) -> list:
         from tqdm import tqdm
 
         bar = tqdm(total=len(todo), unit="chunk", desc="deep run", leave=False)
+
     def finish(i, j, games):
         out[i][j] = games
         if stores[i] is not None:
@@ -196,7 +201,7 @@ def _ladder_games(plan: dict, progress) -> list:
             from concurrent.futures import ProcessPoolExecutor, as_completed
             from concurrent.futures.process import BrokenProcessPool
 
-            n = max(1, min(len(todo), int(ex.workers or os.cpu_count() or 1)))
+            n = min(len(todo), os.cpu_count() or 1)
             with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn")) as pool:
                 futs = {pool.submit(ladder_chunk, plan, plan["policies"][i], *bounds[j]): (i, j) for i, j in todo}
                 try:
@@ -322,8 +327,8 @@ def run_study(study: DeepStudy, folder: Path, progress=False, log=None) -> dict:
     called again.
 
     Raises:
-        LudolabError: the run folder holds a run made with other parameters (never mixed), or cannot be
-            written (one line).
+        LudolabError: the run folder holds a run made with other parameters, or was begun under kernels or
+            random streams whose canary differs from today's (never mixed), or cannot be written (one line).
     """
     from ludolab.sim.runner import current_execution, execution
     from ludolab.sim.runstore import _version
@@ -338,12 +343,15 @@ def run_study(study: DeepStudy, folder: Path, progress=False, log=None) -> dict:
         raise OutputError(os_error(exc, run_dir)) from None
     if log:
         log(f"deep: {study.title} ({plan.get('deals', '?'):,} deals) in {run_dir} ...")
+    sources = source_digests(study.sources)  # the code as it is when the sitting starts, the code it runs
+    canary = study.canary(plan)
+    _same_canary(run_dir, canary)  # chunks of other kernels or streams are never mixed with these
     with execution(current_execution(), run_dir=str(run_dir), resume=True):
         tables, prov = study.run(plan, progress)
     summary = {"summary_version": SUMMARY_VERSION, "study": study.name, "game": study.game, "title": study.title,
                "made": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "ludolab": _version(),
-               "plan": plan, "provenance": prov, "sources": source_digests(study.sources),
-               "canary": study.canary(plan), "tables": {k: _records(v) for k, v in tables.items()}}
+               "plan": plan, "provenance": prov, "sources": sources,
+               "canary": canary, "tables": {k: _records(v) for k, v in tables.items()}}
     path = Path(folder) / f"{study.name}.json"
     tmp = path.with_name(path.name + ".tmp")
     try:
@@ -352,6 +360,35 @@ def run_study(study: DeepStudy, folder: Path, progress=False, log=None) -> dict:
     except OSError as exc:
         raise OutputError(os_error(exc, path)) from None
     return summary
+
+
+CANARY_FILE = "canary.json"
+
+
+def _same_canary(run_dir: Path, canary: str) -> None:
+    """Record the canary of a run folder's first sitting; refuse a later sitting whose canary differs (the
+    kernels or the random streams changed in between: its chunks would not be the same run's).
+
+    Raises:
+        LudolabError: the canaries differ, or the record cannot be read or written (one line).
+    """
+    path = run_dir / CANARY_FILE
+    if path.exists():
+        try:
+            was = json.loads(path.read_text(encoding="utf-8")).get("canary")
+        except (OSError, ValueError, UnicodeDecodeError, AttributeError):
+            was = None
+        if was != canary:
+            raise LudolabError(f"the deep run in {str(run_dir)!r} was begun under other kernels or random streams "
+                               f"(its {CANARY_FILE} differs from this ludolab's canary): give another folder, or "
+                               "remove that one to begin the run again")
+        return
+    try:
+        path.write_text(json.dumps({"canary": canary}) + "\n", encoding="utf-8")
+    except OSError as exc:
+        from .outputs import OutputError, os_error
+
+        raise OutputError(os_error(exc, path)) from None
 
 
 def run_all(folder, progress=False, log=None) -> list[dict]:
@@ -470,7 +507,7 @@ def stored(name: str, deep_dir=None) -> Stored:
     for path in candidates:
         if not path.exists():
             continue
-        where = str(path) if path.parent != STORED_DIR else f"the copy kept with ludolab (stored/{path.name})"
+        where = str(path) if path.parent != STORED_DIR else f"stored/{path.name}, the copy kept with ludolab"
         try:
             summary = read_summary(path)
         except LudolabError as exc:

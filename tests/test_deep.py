@@ -9,6 +9,7 @@ import pytest
 from ludolab.analysis import deep as D
 
 NAME = "books_strong_accuracy"
+BEV = "beverbende_strong_2p"
 
 
 def _tiny_plan() -> dict:
@@ -133,10 +134,11 @@ def test_deep_words_follow_the_paired_cis():
 def test_the_run_kept_with_ludolab_is_current():
     """The deep run kept with ludolab (``analysis/stored``) is the study's plan and its canary reproduces:
     a fresh clone's report shows it.  When this fails, the kernels or the streams changed: make it again with
-    ``ludolab report --deep DIR`` and copy ``DIR/books_strong_accuracy.json`` into ``analysis/stored/``."""
-    st = D.stored(NAME)
-    assert st.status == "ok", st.why
-    assert st.summary["plan"]["deals"] >= 1000
+    ``ludolab report --deep DIR`` and copy ``DIR/<study>.json`` into ``analysis/stored/``."""
+    for name, deals in ((NAME, 1000), (BEV, 320)):
+        st = D.stored(name)
+        assert st.status == "ok", (name, st.why)
+        assert st.summary["plan"]["deals"] >= deals
 
 
 def test_report_deep_refuses_a_file_or_a_foreign_report_in_one_line_before_any_run(tmp_path, capsys, monkeypatch):
@@ -159,8 +161,6 @@ def test_report_deep_refuses_a_file_or_a_foreign_report_in_one_line_before_any_r
         assert exc.value.code == 2 and len(lines) == 1 and lines[0].startswith("Error:"), err
     assert (out / "report.md").read_text() == "mine"
 
-
-BEV = "beverbende_strong_2p"
 
 
 def _tiny_bev_plan() -> dict:
@@ -257,3 +257,25 @@ def test_beverbende_deep_words_follow_the_cis():
         first, second = AB.deep_text(ladder, paired, plan)
         assert all(x in first for x in says), (q, first)
         assert "more penalty points" in first and "not settled" in second, second
+    for (w, lo, hi), says in (((0.045, -0.003, 0.092), "not settled"), ((0.06, 0.01, 0.11), "not stopped improving"),
+                              ((0.0, -0.02, 0.02), "stopped improving, by that tolerance"),
+                              ((-0.06, -0.1, -0.01), "wins fewer games")):
+        paired = pd.DataFrame([{"policy": b, "versus": a, "diff": 1.0, "ci_low": 0.1, "ci_high": 1.9,
+                                "win_share_diff": w, "win_share_diff_ci_low": lo, "win_share_diff_ci_high": hi}])
+        second = AB.deep_text(ladder, paired, plan)[1]
+        assert says in second, ((w, lo, hi), second)
+
+
+def test_a_sitting_under_other_kernels_is_refused_not_mixed(tiny_bev, tmp_path):
+    """A run folder records its first sitting's canary; a later sitting whose canary differs (the kernels or
+    the streams changed in between) is refused in one line, its chunks left as they are."""
+    from ludolab.stdlib.errors import LudolabError
+
+    D.run_study(tiny_bev, tmp_path)
+    record = tmp_path / BEV / D.CANARY_FILE
+    record.write_text(json.dumps({"canary": "0" * 64}))
+    before = sorted(p.name for p in (tmp_path / BEV).rglob("*"))
+    with pytest.raises(LudolabError, match="begun under other kernels") as exc:
+        D.run_study(tiny_bev, tmp_path)
+    assert "\n" not in str(exc.value)
+    assert sorted(p.name for p in (tmp_path / BEV).rglob("*")) == before
