@@ -838,9 +838,15 @@ def _specials_finding(sv_big):
 
 #: the goal for strong play at two players: this share of whole games won against the tuned threshold heuristic
 WIN_GOAL = 0.55
-#: a doubling of the search's budget that changes the share of games won by less than this (its CI inside
-#: ±WIN_SATURATION) means play has stopped improving
-WIN_SATURATION = 0.025
+
+
+def _win_saturation() -> float:
+    """A doubling of the search's budget that changes the share of games won by less than this (its CI inside
+    ± this) means play has stopped improving: the ``win_share`` tolerance of
+    :data:`ludolab.analysis.findings.TOLERANCES`."""
+    from .findings import TOLERANCES
+
+    return float(TOLERANCES["win_share"][0])
 
 
 def _side_of(q: float, lo: float, hi: float, mark: float) -> str:
@@ -875,28 +881,27 @@ def deep_text(ladder: pd.DataFrame, paired: pd.DataFrame, plan: dict) -> list[st
     q, lo, hi = top.win_share, top.win_ci_low, top.win_ci_high
     half = {"above": "more than an even share, the CI above 50%", "below": "less than an even share, the CI "
             "below 50%", "inside": "not told apart from an even share, the CI includes 50%"}[_side_of(q, lo, hi, 0.5)]
-    goal = {"above": f"the goal of {WIN_GOAL:.0%} is reached (the CI lies above it)",
-            "inside": f"the goal of {WIN_GOAL:.0%} is neither shown nor ruled out (it lies inside the CI)",
-            "below": f"the goal of {WIN_GOAL:.0%} is not reached: the CI ends {100 * (WIN_GOAL - hi):.1f} points "
-                     "of percentage below it"}[_side_of(q, lo, hi, WIN_GOAL)]
+    mark = f"the goal set for strong play, {WIN_GOAL:.0%} of the games won against the tuned heuristic,"
+    goal = {"above": f"{mark} is reached (the CI lies above it)",
+            "inside": f"{mark} is neither shown nor ruled out (it lies inside the CI)",
+            "below": f"{mark} is not reached: the CI ends {100 * (WIN_GOAL - hi):.1f} points of percentage below "
+                     "it"}[_side_of(q, lo, hi, WIN_GOAL)]
     d, dlo, dhi = top["diff"], top.ci_low, top.ci_high
-    pts = ("more penalty points than the tuned heuristic in the same seat" if dlo > 0 else
-           "fewer penalty points than the tuned heuristic in the same seat" if dhi < 0 else
-           "penalty points not told apart from the tuned heuristic's in the same seat")
-    why = (": playing to win, it takes risks that cost points in the games it loses anyway" if dlo > 0 and q > 0.5
-           else "")
+    pts = ("so on points it is worse, the CI above 0" if dlo > 0 else "so on points it is better, the CI below 0"
+           if dhi < 0 else "not told apart on points, the CI includes 0")
     first = (f"Search ({_search_words(top.name)}) wins {q:.1%} of {plan['players']}-player games against "
              f"`{plan['baseline']}`, the threshold heuristic tuned at {plan['players']} players "
-             f"({_ci(lo, hi, '.1%')}; {plan['deals']:,} duplicate deals, seats rotated): {half}, and {goal}. "
-             f"It ends a game with {d:+.2f} penalty points against that heuristic ({_ci(dlo, dhi)}), "
-             f"{pts}{why}.")
+             f"({_ci(lo, hi, '.1%')}; {plan['deals']:,} duplicate deals, seats rotated): {half}; {goal}. "
+             f"It ends a game with {abs(d):.2f} {'more' if d > 0 else 'fewer'} penalty points than that heuristic "
+             f"in the same seat (paired, {_ci(dlo, dhi)}), {pts}.")
     last = paired.iloc[-1]
     w, wlo, whi = last.win_share_diff, last.win_share_diff_ci_low, last.win_share_diff_ci_high
-    tol = 100 * WIN_SATURATION
+    sat = _win_saturation()
+    tol = 100 * sat
     moved = ("the doubling still wins more games (the CI excludes 0): play has not stopped improving" if wlo > 0 else
              "the doubling wins fewer games (the CI excludes 0)" if whi < 0 else
              f"its CI lies within ±{tol:g} points of percentage: play has stopped improving, by that tolerance"
-             if -WIN_SATURATION < wlo and whi < WIN_SATURATION else
+             if -sat < wlo and whi < sat else
              f"not told apart from 0, but the CI reaches beyond ±{tol:g} points of percentage, so whether play has "
              "stopped improving is not settled by these deals")
     prev = rows.loc[last.versus]
@@ -915,8 +920,8 @@ def _strong_play_finding(ladder: pd.DataFrame, paired: pd.DataFrame, plan: dict)
     side = _side_of(top.win_share, top.win_ci_low, top.win_ci_high, 0.5)
     title = {"above": f"Search playing to win takes {top.win_share:.0%} of two-player games from the tuned "
                       "threshold heuristic.",
-             "inside": "Search playing to win is not yet told apart from the tuned threshold heuristic at two "
-                       "players.",
+             "inside": "In games won at two players, search playing to win is not yet told apart from the tuned "
+                       "threshold heuristic.",
              "below": f"Search playing to win takes only {top.win_share:.0%} of two-player games from the tuned "
                       "threshold heuristic."}[side]
     t = "beverbende_deep_ladder"

@@ -207,6 +207,8 @@ def report(out_dir, quick, seed, backend, scheduler, workers, quiet, force, deep
 
             from .outputs import refuse_foreign
 
+            if not deep_dir.strip():
+                raise InputError("--deep needs a folder name")
             if Path(deep_dir).exists() and not Path(deep_dir).is_dir():
                 raise InputError(f"--deep {deep_dir!r} is a file: give a folder for the deep runs")
             refuse_foreign(Path(out_dir), ("report.md", "report.html"), force)  # before hours of deep runs

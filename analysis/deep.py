@@ -54,6 +54,7 @@ class DeepStudy:
         run: ``run(plan, progress) -> (tables, provenance)``: the study, its tables as ``name -> DataFrame``;
             it runs through :func:`ludolab.sim.runner.run`, so a run folder in force keeps its chunks.
         canary: ``canary(plan) -> str``: the hex digest of a small run of the same kernels and streams.
+        tables: ``{table: columns}`` a summary must hold for the report to show it (checked by :func:`stored`).
     """
 
     name: str
@@ -63,6 +64,7 @@ class DeepStudy:
     sources: tuple
     run: Callable
     canary: Callable
+    tables: dict = None
 
 
 # ------------------------------------------------------------------ Shut The Books: strong play
@@ -202,22 +204,68 @@ def _ladder_games(plan: dict, progress) -> list:
             from concurrent.futures.process import BrokenProcessPool
 
             n = min(len(todo), os.cpu_count() or 1)
-            with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn")) as pool:
+            pool = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init)
+            old_term = _raise_on_sigterm()
+            try:
                 futs = {pool.submit(ladder_chunk, plan, plan["policies"][i], *bounds[j]): (i, j) for i, j in todo}
-                try:
-                    for fut in as_completed(futs):
-                        finish(*futs[fut], fut.result())
-                except BrokenProcessPool:
-                    pool.shutdown(wait=False, cancel_futures=True)
-                    raise LudolabError("a worker process of the deep run ended abruptly (killed, or out of "
-                                       "memory): run again to go on, the finished chunks are kept") from None
-                except BaseException:
-                    pool.shutdown(wait=False, cancel_futures=True)
-                    raise
+                for fut in as_completed(futs):
+                    finish(*futs[fut], fut.result())
+            except BrokenProcessPool:
+                raise LudolabError("a worker process of the deep run ended abruptly (killed, or out of "
+                                   "memory): run again to go on, the finished chunks are kept") from None
+            finally:  # a sitting ended (Ctrl-C, a kill, an error): its workers end with it, at once
+                _stop_workers(pool)
+                _restore_sigterm(old_term)
     finally:
         if bar is not None:
             bar.close()
     return [np.concatenate(parts) for parts in out]
+
+
+def _worker_init() -> None:
+    """In a deep run's worker process: leave Ctrl-C to the main process (which ends the workers), and end
+    when the main process ends, however it ends (Linux: the parent-death signal)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the main process still ends its workers on Ctrl-C or a kill
+        pass
+
+
+def _raise_on_sigterm():
+    """Make SIGTERM end the main process through Python (so that its workers are stopped); returns the handler
+    it replaced, or None where it cannot be set (not the main thread)."""
+    import signal
+
+    def stop(signum, frame):
+        raise SystemExit(128 + signum)
+    try:
+        return signal.signal(signal.SIGTERM, stop)
+    except ValueError:
+        return None
+
+
+def _restore_sigterm(old) -> None:
+    import signal
+
+    if old is not None:
+        signal.signal(signal.SIGTERM, old)
+
+
+def _stop_workers(pool) -> None:
+    """Cancel what is queued and end the pool's worker processes now (a chunk in progress is dropped; the
+    finished ones are on disk)."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())  # shutdown forgets them
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in procs:
+        proc.join(timeout=5)
 
 
 def _spawn_can_start() -> bool:
@@ -295,12 +343,19 @@ STUDIES = {s.name: s for s in (
               "Shut The Books: rollout forecasts with rollout play at two budgets, beside the heuristics",
               _books_plan, ("ludolab.sim.books_kernels", "ludolab.sim.books", "ludolab.sim.rng",
                             "ludolab.stdlib.books"),
-              _books_run, _books_canary),
+              _books_run, _books_canary,
+              {"overall": ("forecast", "play", "exact", "exact_ci_low", "exact_ci_high", "mean_score"),
+               "paired": ("diff_vs_first_config", "diff_vs_first_config_ci_low", "diff_vs_first_config_ci_high"),
+               "by_seat": (), "by_predictions": ()}),
     DeepStudy("beverbende_strong_2p", "beverbende",
               "Beverbende: search playing to win against the tuned threshold heuristic, two players",
               _beverbende_plan, ("ludolab.sim.beverbende_kernels", "ludolab.sim.beverbende", "ludolab.sim.search",
                                  "ludolab.sim.ladder", "ludolab.sim.rng", "ludolab.stdlib.beverbende"),
-              _ladder_run, _ladder_canary),
+              _ladder_run, _ladder_canary,
+              {"ladder": ("policy", "mean", "diff", "ci_low", "ci_high", "win_share", "win_ci_low", "win_ci_high",
+                          "rating", "rating_ci_low", "rating_ci_high"),
+               "paired": ("policy", "versus", "win_share_diff", "win_share_diff_ci_low", "win_share_diff_ci_high"),
+               "by_seat": ("policy", "seat")}),
 )}
 
 
@@ -377,7 +432,8 @@ def _same_canary(run_dir: Path, canary: str) -> None:
         try:
             was = json.loads(path.read_text(encoding="utf-8")).get("canary")
         except (OSError, ValueError, UnicodeDecodeError, AttributeError):
-            was = None
+            raise LudolabError(f"the deep run in {str(run_dir)!r} has an unreadable {CANARY_FILE}: give another "
+                               "folder, or remove that one to begin the run again") from None
         if was != canary:
             raise LudolabError(f"the deep run in {str(run_dir)!r} was begun under other kernels or random streams "
                                f"(its {CANARY_FILE} differs from this ludolab's canary): give another folder, or "
@@ -474,7 +530,25 @@ def read_summary(path: Path) -> dict:
             not isinstance(data.get("tables"), dict) or not isinstance(data.get("plan"), dict):
         raise LudolabError(f"the deep-run summary {str(path)!r} is not one this ludolab wrote "
                            f"(summary version {SUMMARY_VERSION} with a plan and tables)")
+    kinds = {"study": str, "game": str, "made": str, "ludolab": str, "canary": str, "provenance": dict,
+             "sources": dict}
+    bad = [k for k, t in kinds.items() if not isinstance(data.get(k), t)]
+    if bad:
+        raise LudolabError(f"the deep-run summary {str(path)!r} lacks {', '.join(bad)} (or holds the wrong kind "
+                           "of value there)")
     return data
+
+
+def _tables_missing(study: DeepStudy, summary: dict) -> str:
+    """What a summary lacks of the tables and columns its study's report reads (empty when nothing)."""
+    for name, cols in (study.tables or {}).items():
+        rows = summary["tables"].get(name)
+        if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) for r in rows):
+            return f"its table {name} is missing or is not a list of rows"
+        lack = [c for c in cols if any(c not in r for r in rows)]
+        if lack:
+            return f"its table {name} lacks the column {', '.join(lack)}"
+    return ""
 
 
 def check(study: DeepStudy, summary: dict) -> tuple[str, tuple]:
@@ -513,6 +587,7 @@ def stored(name: str, deep_dir=None) -> Stored:
         except LudolabError as exc:
             return Stored(None, where, "refused", str(exc))
         why, changed = check(study, summary)
+        why = why or _tables_missing(study, summary)
         if why:
             return Stored(None, where, "refused", why, changed)
         return Stored(summary, where, "ok", "", changed)

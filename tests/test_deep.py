@@ -24,7 +24,7 @@ def _tiny_plan() -> dict:
 def _with_plan(monkeypatch, name: str, plan):
     """Study ``name`` with another plan, for this test only."""
     s = D.STUDIES[name]
-    study = D.DeepStudy(s.name, s.game, s.title, plan, s.sources, s.run, s.canary)
+    study = D.DeepStudy(s.name, s.game, s.title, plan, s.sources, s.run, s.canary, s.tables)
     monkeypatch.setitem(D.STUDIES, name, study)
     return study
 
@@ -77,6 +77,16 @@ def test_a_stored_summary_is_refused_when_its_plan_or_canary_differ(tiny, tmp_pa
     path.write_text("{not json")
     st = D.stored(NAME, tmp_path)
     assert st.status == "refused" and "cannot be read" in st.why and "\n" not in st.why
+    no_made = {k: v for k, v in good.items() if k != "made"}
+    no_table = {**good, "tables": {k: v for k, v in good["tables"].items() if k != "paired"}}
+    no_column = {**good, "tables": {**good["tables"], "overall": [{k: v for k, v in r.items() if k != "exact"}
+                                                                  for r in good["tables"]["overall"]]}}
+    for summ, says in ((no_made, "lacks made"), (no_table, "table paired is missing"),
+                       ({**good, "tables": {**good["tables"], "overall": "x"}}, "table overall is missing"),
+                       (no_column, "lacks the column exact")):
+        path.write_text(json.dumps(summ))
+        st = D.stored(NAME, tmp_path)
+        assert st.status == "refused" and says in st.why and st.summary is None, (says, st.why)
 
 
 def test_the_report_shows_a_stored_run_as_stored_with_its_numbers(tiny, tmp_path):
@@ -153,6 +163,7 @@ def test_report_deep_refuses_a_file_or_a_foreign_report_in_one_line_before_any_r
     (out / "report.md").write_text("mine")
     monkeypatch.setattr(D, "run_all", lambda *a, **k: pytest.fail("the deep runs started"))
     for args in (["report", "--quick", "--out", str(tmp_path / "r2"), "--deep", str(f)],
+                 ["report", "--quick", "--out", str(tmp_path / "r2"), "--deep", " "],
                  ["report", "--quick", "--out", str(out), "--deep", str(tmp_path / "d")]):
         with pytest.raises(SystemExit) as exc:
             main(args)
@@ -243,7 +254,8 @@ def test_beverbende_deep_words_follow_the_cis():
 
     plan = D.STUDIES[BEV].plan()
     a, b = plan["policies"][-2], plan["policies"][-1]
-    for (q, lo, hi), says in (((0.6, 0.56, 0.64), ["more than an even share", "goal of 55% is reached"]),
+    for (q, lo, hi), says in (((0.6, 0.56, 0.64), ["more than an even share", "55% of the games won against the "
+                                                                            "tuned heuristic, is reached"]),
                               ((0.55, 0.51, 0.59), ["more than an even share", "neither shown nor ruled out"]),
                               ((0.52, 0.48, 0.56), ["not told apart from an even share"]),
                               ((0.4, 0.35, 0.45), ["less than an even share", "10.0 points of percentage below"])):
@@ -256,9 +268,9 @@ def test_beverbende_deep_words_follow_the_cis():
                                 "win_share_diff_ci_high": 0.1}])
         first, second = AB.deep_text(ladder, paired, plan)
         assert all(x in first for x in says), (q, first)
-        assert "more penalty points" in first and "not settled" in second, second
+        assert "2.00 more penalty points" in first and "worse, the CI above 0" in first and "not settled" in second
     for (w, lo, hi), says in (((0.045, -0.003, 0.092), "not settled"), ((0.06, 0.01, 0.11), "not stopped improving"),
-                              ((0.0, -0.02, 0.02), "stopped improving, by that tolerance"),
+                              ((0.0, -0.015, 0.015), "stopped improving, by that tolerance"),
                               ((-0.06, -0.1, -0.01), "wins fewer games")):
         paired = pd.DataFrame([{"policy": b, "versus": a, "diff": 1.0, "ci_low": 0.1, "ci_high": 1.9,
                                 "win_share_diff": w, "win_share_diff_ci_low": lo, "win_share_diff_ci_high": hi}])
@@ -278,4 +290,7 @@ def test_a_sitting_under_other_kernels_is_refused_not_mixed(tiny_bev, tmp_path):
     with pytest.raises(LudolabError, match="begun under other kernels") as exc:
         D.run_study(tiny_bev, tmp_path)
     assert "\n" not in str(exc.value)
+    record.write_text("[not json")
+    with pytest.raises(LudolabError, match="unreadable canary.json"):
+        D.run_study(tiny_bev, tmp_path)
     assert sorted(p.name for p in (tmp_path / BEV).rglob("*")) == before
