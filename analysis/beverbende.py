@@ -918,11 +918,11 @@ def _strong_play_finding(ladder: pd.DataFrame, paired: pd.DataFrame, plan: dict)
 
     top = ladder.set_index("policy").loc[plan["policies"][-1]]
     side = _side_of(top.win_share, top.win_ci_low, top.win_ci_high, 0.5)
-    title = {"above": f"Search playing to win takes {top.win_share:.0%} of two-player games from the tuned "
+    title = {"above": f"Search playing to win takes {top.win_share:.1%} of two-player games from the tuned "
                       "threshold heuristic.",
              "inside": "In games won at two players, search playing to win is not yet told apart from the tuned "
                        "threshold heuristic.",
-             "below": f"Search playing to win takes only {top.win_share:.0%} of two-player games from the tuned "
+             "below": f"Search playing to win takes only {top.win_share:.1%} of two-player games from the tuned "
                       "threshold heuristic."}[side]
     t = "beverbende_deep_ladder"
     return Finding("estimate", title, " ".join(deep_text(ladder, paired, plan)) + " (stored deep run; see "

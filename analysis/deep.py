@@ -332,7 +332,8 @@ def _beverbende_plan() -> dict:
     return {"game": "beverbende", "players": 2, "baseline": "threshold:knock=8,take=3,unknown=5,swap=4",
             "policies": ["threshold:knock=8,take=3,unknown=5,swap=4", "threshold",
                          "search:budget=1024,rollout=threshold,objective=wins",
-                         "search:budget=2048,rollout=threshold,objective=wins"],
+                         "search:budget=2048,rollout=threshold,objective=wins",
+                         "search:budget=4096,rollout=threshold,objective=wins"],
             "deals": 320, "seed": 2026, "chunks": 32, "canary_deals": 1, "canary_seed": 7,
             "canary_policies": ["threshold:knock=8,take=3,unknown=5,swap=4",
                                 "search:budget=16,rollout=threshold,objective=wins"]}
