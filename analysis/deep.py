@@ -402,7 +402,9 @@ def run_study(study: DeepStudy, folder: Path, progress=False, log=None) -> dict:
     sources = source_digests(study.sources)  # the code as it is when the sitting starts, the code it runs
     canary = study.canary(plan)
     _same_canary(run_dir, canary)  # chunks of other kernels or streams are never mixed with these
-    with execution(current_execution(), run_dir=str(run_dir), resume=True):
+    # one game per chunk in a kernel call to begin with: strong play takes seconds a game, and Ctrl-C waits for
+    # the call in progress
+    with execution(current_execution(), run_dir=str(run_dir), resume=True, first_step=1):
         tables, prov = study.run(plan, progress)
     summary = {"summary_version": SUMMARY_VERSION, "study": study.name, "game": study.game, "title": study.title,
                "made": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "ludolab": _version(),
@@ -561,7 +563,7 @@ def check(study: DeepStudy, summary: dict) -> tuple[str, tuple]:
         return f"it is a summary of {summary.get('study')!r}, not of {study.name}", ()
     if summary.get("plan") != plan:
         diff = sorted(k for k in set(plan) | set(summary["plan"]) if plan.get(k) != summary["plan"].get(k))
-        return f"it was made for another plan ({', '.join(diff)} differ)", ()
+        return f"it was made for another plan (it differs in {', '.join(diff)})", ()
     now = source_digests(study.sources)
     changed = tuple(m for m in study.sources if (summary.get("sources") or {}).get(m) != now[m])
     if summary.get("canary") != study.canary(plan):

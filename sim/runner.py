@@ -166,6 +166,8 @@ class Execution:
             main metric is at most this.
         max_games: the most games a sequential run may use.
         wave: chunks per local wave when chunks are kept (default twice the numba threads).
+        first_step: games per chunk in a local run's first kernel call, in place of :func:`run`'s; 1 where
+            a game is expensive (strong play), so that a call, and the wait for Ctrl-C, stays short.
         client: an existing ``distributed.Client`` to use (notebooks).
 
     Raises:
@@ -180,6 +182,7 @@ class Execution:
     precision: float | None = None
     max_games: int = MAX_GAMES
     wave: int | None = None
+    first_step: int | None = None
     client: object = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
@@ -605,6 +608,7 @@ def run(spec: RunSpec, progress: bool | None = False, slice_seconds: float = 0.5
     plan = spec.plan()
     sess = current_session()
     ex = sess.settings
+    first_step = int(ex.first_step or first_step)
     if ex.precision is not None and not spec.metric:
         raise LudolabError("--precision needs a main metric, and this command's runs have none: "
                            "set how many to run instead (--games, --hands or --rounds)")

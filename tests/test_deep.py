@@ -64,7 +64,7 @@ def test_a_stored_summary_is_refused_when_its_plan_or_canary_differ(tiny, tmp_pa
     assert ok.status == "ok" and ok.summary["plan"] == tiny.plan() and str(path) == ok.where
     good = json.loads(path.read_text())
     for change, says in (({"canary": "0" * 64}, "canary run no longer reproduces"),
-                         ({"plan": {**good["plan"], "deals": 7}}, "another plan (deals differ)"),
+                         ({"plan": {**good["plan"], "deals": 7}}, "another plan (it differs in deals)"),
                          ({"study": "other"}, "not of books_strong_accuracy")):
         path.write_text(json.dumps({**good, **change}))
         st = D.stored(NAME, tmp_path)

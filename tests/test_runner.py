@@ -23,8 +23,9 @@ def _spec(games=5000, seed=11, chunks=7, rules=None):
                    (rules.n_states,), "int64", games, seed, chunks)
 
 
-def test_slicing_never_changes_a_result():
-    """Games sliced one per chunk per call, or all at once, give identical accumulators per chunk."""
+def test_slicing_never_changes_a_result(monkeypatch):
+    """Games sliced one per chunk per call, or all at once, give identical accumulators per chunk; the
+    execution setting ``first_step`` starts the slicing where it says."""
     spec = _spec()
     whole = run(spec, first_step=10**9)
     sliced = run(spec, first_step=1, slice_seconds=1e-9)  # one game per chunk per call, throughout
@@ -32,6 +33,18 @@ def test_slicing_never_changes_a_result():
     assert np.array_equal(whole, sliced)
     assert whole.sum() == 5000
     assert np.array_equal(whole.sum(axis=1), spec.plan().games)
+    import ludolab.sim.runner as R
+
+    calls = []
+    real = R._Slicer.__init__
+
+    def spy(self, kernel, args, slice_seconds, first_step, bar):
+        calls.append(first_step)
+        real(self, kernel, args, slice_seconds, first_step, bar)
+    monkeypatch.setattr(R._Slicer, "__init__", spy)
+    with R.execution(first_step=1):  # the setting deep runs use: the slicing starts at one game per chunk
+        assert np.array_equal(run(spec), whole)
+    assert calls == [1]
 
 
 def test_same_seed_same_result_on_any_thread_count():
