@@ -893,7 +893,13 @@ def deep_text(ladder: pd.DataFrame, paired: pd.DataFrame, plan: dict) -> list[st
              f"`{plan['baseline']}`, the threshold heuristic tuned at {plan['players']} players "
              f"({_ci(lo, hi, '.1%')}; {plan['deals']:,} duplicate deals, seats rotated): {half}; {goal}. "
              f"It ends a game with {abs(d):.2f} {'more' if d > 0 else 'fewer'} penalty points than that heuristic "
-             f"in the same seat (paired, {_ci(dlo, dhi)}), {pts}.")
+             f"in the same seat (paired, {_ci(dlo, dhi)}), {pts}")
+    base = rows.loc[plan["baseline"]] if plan["baseline"] in rows.index else None
+    if "others_mean" in rows.columns and base is not None:
+        first += (f"; but the other seat's points change too, from {base.others_mean:.1f} a game when both seats "
+                  f"play the heuristic to {top.others_mean:.1f} against the search, and a game is won by ending "
+                  "below the other seat, not by a low total")
+    first += "."
     last = paired.iloc[-1]
     w, wlo, whi = last.win_share_diff, last.win_share_diff_ci_low, last.win_share_diff_ci_high
     sat = _win_saturation()
@@ -1035,14 +1041,16 @@ def _study_deep(ctx, s) -> list[str]:
     plan = summ["plan"]
     meta = deep.table_meta(st)
     lad = t["ladder"]
-    shown = lad[["policy", "mean", "diff", "ci_low", "ci_high", "win_share", "win_ci_low", "win_ci_high",
-                 "rating", "rating_ci_low", "rating_ci_high"]].rename(columns={
+    cols = ["policy", "mean", "others_mean", "diff", "ci_low", "ci_high", "win_share", "win_ci_low", "win_ci_high",
+            "rating", "rating_ci_low", "rating_ci_high"]
+    shown = lad[[c for c in cols if c in lad.columns]].rename(columns={
                      "ci_low": "diff_ci_low", "ci_high": "diff_ci_high", "win_ci_low": "win_share_ci_low",
                      "win_ci_high": "win_share_ci_high"})
     defs = {"policy": "the policy in one seat, every other seat playing the baseline (a search is written "
                       "`search:budget=B,rollout=NAME,objective=wins`: B playouts per decision, NAME in the playouts, "
                       "each playout worth its share of seats beaten)",
             "mean": "its mean penalty points per game (lower is better)",
+            "others_mean": "the other seats' mean penalty points per game at its table",
             "diff": "its penalty points minus the baseline's in the same seat on the same deal (paired)",
             "win_share": "share of games it ends ahead of the other seat (ties 1/2)",
             "rating": "Bradley-Terry strength on the Elo scale, the baseline 0"}

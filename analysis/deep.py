@@ -28,6 +28,7 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -279,7 +280,8 @@ def _spawn_can_start() -> bool:
 
 def _ladder_run(plan: dict, progress) -> tuple[dict, dict]:
     """A ladder plan's tables: ``ladder`` (one row per policy, as :func:`ludolab.sim.ladder.ladder` gives
-    them, with the 95% CI of the win share), ``by_seat`` (per policy and seat: the mean difference to the
+    them, with the 95% CI of the win share and ``others_mean``, the mean return of the other seats at its
+    table), ``by_seat`` (per policy and seat: the mean difference to the
     baseline in that seat, its paired 95% CI, and the share of the pairs at the table won from that seat) and
     ``paired`` (each policy against the one before it in the plan, on the same deals: the difference of the
     returns and of the win shares, each with its paired 95% CI; a budget and its double side by side give
@@ -307,6 +309,8 @@ def _ladder_run(plan: dict, progress) -> tuple[dict, dict]:
                               "ci_low": lo, "ci_high": hi, "win_share": q, "win_ci_low": qlo, "win_ci_high": qhi})
     for r, g in zip(rows, games):
         _, r["win_ci_low"], r["win_ci_high"] = L._ci(table.pairwise(g))
+        P = plan["players"]  # the mean return of the other seats at its table (the baseline's, facing it)
+        r["others_mean"] = float(np.mean([np.delete(g[:, s, :], s, axis=1).mean() for s in range(P)]))
     paired = []
     for i in range(1, len(cons)):  # each policy against the one before it in the plan, paired deal by deal
         d = (L.own_returns(games[i]) - L.own_returns(games[i - 1])).mean(axis=1)
@@ -400,7 +404,8 @@ def run_study(study: DeepStudy, folder: Path, progress=False, log=None) -> dict:
     if log:
         log(f"deep: {study.title} ({plan.get('deals', '?'):,} deals) in {run_dir} ...")
     sources = source_digests(study.sources)  # the code as it is when the sitting starts, the code it runs
-    canary = study.canary(plan)
+    with _ctrl_c_kept():  # compiling the kernels may swallow a Ctrl-C: it is raised once that is over
+        canary = study.canary(plan)
     _same_canary(run_dir, canary)  # chunks of other kernels or streams are never mixed with these
     # one game per chunk in a kernel call to begin with: strong play takes seconds a game, and Ctrl-C waits for
     # the call in progress
@@ -421,6 +426,30 @@ def run_study(study: DeepStudy, folder: Path, progress=False, log=None) -> dict:
 
 
 CANARY_FILE = "canary.json"
+
+
+@contextmanager
+def _ctrl_c_kept():
+    """Remember a Ctrl-C inside the block and raise it when the block ends, should code that ignores
+    exceptions in its callbacks have swallowed it (numba's compiler does, when a Ctrl-C lands in one)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    seen = []
+
+    def on_int(signum, frame):
+        seen.append(signum)
+        raise KeyboardInterrupt
+    old = signal.signal(signal.SIGINT, on_int)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+    if seen:
+        raise KeyboardInterrupt
 
 
 def _same_canary(run_dir: Path, canary: str) -> None:

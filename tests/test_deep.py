@@ -294,3 +294,22 @@ def test_a_sitting_under_other_kernels_is_refused_not_mixed(tiny_bev, tmp_path):
     with pytest.raises(LudolabError, match="unreadable canary.json"):
         D.run_study(tiny_bev, tmp_path)
     assert sorted(p.name for p in (tmp_path / BEV).rglob("*")) == before
+
+
+def test_a_ctrl_c_swallowed_while_compiling_is_raised_afterwards():
+    """Numba's compiler ignores an exception raised in one of its callbacks, so a Ctrl-C landing there would be
+    lost and the deep run go on; the guard around the canary (where the kernels compile) raises it once the
+    block is over."""
+    import os
+    import signal
+    import time
+
+    with pytest.raises(KeyboardInterrupt):
+        with D._ctrl_c_kept():
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(1)
+            except KeyboardInterrupt:
+                pass  # swallowed, as a callback of the compiler would
+    with D._ctrl_c_kept():
+        pass  # no Ctrl-C: nothing raised
