@@ -115,17 +115,12 @@ def _books_canary(plan: dict) -> str:
 
 # ------------------------------------------------------------------ ladder studies (any step game)
 def _ladder_setup(plan: dict, policies: list):
-    """``(table, baseline, contenders)`` of a ladder plan (``game``, ``players``, ``baseline``)."""
-    from ludolab.sim import ladder as L
-    from ludolab.sim.step import named_policies
+    """``(ruleset, table, baseline, contenders)`` of a ladder plan (``game``, ``players``, ``baseline``), as
+    ``ludolab GAME ladder`` makes them (:func:`ludolab.analysis.ladder_cli.ladder_field`)."""
+    from .ladder_cli import ladder_field
 
-    from .ladder_cli import _table, named_contender, parse_contender
-
-    g, case, table = _table(plan["game"], plan["players"])
-    named = named_policies(g, case)
-    base = named_contender(plan["baseline"], named, g.extra.get("policy"))
-    cons = [parse_contender(p, named, g.extra.get("best"), g.extra.get("policy")) for p in policies]
-    return table, base, [base if c.label == base.label else c for c in cons]
+    _, case, table, base, cons = ladder_field(plan["game"], plan["players"], plan["baseline"], policies)
+    return case, table, base, cons
 
 
 def _chunk_bounds(plan: dict) -> list[tuple[int, int]]:
@@ -142,7 +137,7 @@ def ladder_chunk(plan: dict, policy: str, lo: int, hi: int, seed: int | None = N
     worker process can run it."""
     from ludolab.sim.ladder import deal_keys
 
-    table, base, (c,) = _ladder_setup(plan, [policy])
+    _, table, base, (c,) = _ladder_setup(plan, [policy])
     keys = deal_keys(plan["seed"] if seed is None else seed, hi)[lo:]
     return table.seat_games(c, base, keys)
 
@@ -290,35 +285,32 @@ def _ladder_run(plan: dict, progress) -> tuple[dict, dict]:
 
     from ludolab.sim import ladder as L
 
-    table, base, cons = _ladder_setup(plan, plan["policies"])
+    case, table, base, cons = _ladder_setup(plan, plan["policies"])
     games = _ladder_games(plan, progress)
     base_games = games[[c.label for c in cons].index(base.label)]
     rows = L.ladder_rows(table, cons, base, base_games, games)
+    shares = [table.seat_shares(g) for g in games]  # (deals, P) each: the pairs won from each seat
+    won = [w.sum(axis=1) / plan["players"] for w in shares]  # per deal, as Table.pairwise gives it
     seat_rows = []
     base_own = L.own_returns(base_games)
-    for c, g in zip(cons, games):
+    P = plan["players"]
+    for c, g, w in zip(cons, games, shares):
         mine = L.own_returns(g)
-        for s in range(plan["players"]):
-            d = mine[:, s] - base_own[:, s]
-            m, lo, hi = L._ci(d)
-            others = np.delete(g[:, s, :], s, axis=1)
-            better = (others > mine[:, [s]]) if table.game.lower_wins else (others < mine[:, [s]])
-            share = (better.sum(axis=1) + 0.5 * (others == mine[:, [s]]).sum(axis=1)) / others.shape[1]
-            q, qlo, qhi = L._ci(share)
+        for s in range(P):
+            m, lo, hi = L._ci(mine[:, s] - base_own[:, s])
+            q, qlo, qhi = L._ci(w[:, s])
             seat_rows.append({"policy": c.label, "seat": s + 1, "mean": float(mine[:, s].mean()), "diff": m,
                               "ci_low": lo, "ci_high": hi, "win_share": q, "win_ci_low": qlo, "win_ci_high": qhi})
-    for r, g in zip(rows, games):
-        _, r["win_ci_low"], r["win_ci_high"] = L._ci(table.pairwise(g))
-        P = plan["players"]  # the mean return of the other seats at its table (the baseline's, facing it)
+    for r, g in zip(rows, games):  # the mean return of the other seats at its table (the baseline's, facing it)
         r["others_mean"] = float(np.mean([np.delete(g[:, s, :], s, axis=1).mean() for s in range(P)]))
     paired = []
     for i in range(1, len(cons)):  # each policy against the one before it in the plan, paired deal by deal
         d = (L.own_returns(games[i]) - L.own_returns(games[i - 1])).mean(axis=1)
-        w = table.pairwise(games[i]) - table.pairwise(games[i - 1])
+        w = won[i] - won[i - 1]
         (m, lo, hi), (q, qlo, qhi) = L._ci(d), L._ci(w)
         paired.append({"policy": cons[i].label, "versus": cons[i - 1].label, "diff": m, "ci_low": lo, "ci_high": hi,
                        "win_share_diff": q, "win_share_diff_ci_low": qlo, "win_share_diff_ci_high": qhi})
-    prov = {"rules": table.case_name, "baseline": plan["baseline"], "seed": plan["seed"], "deals": plan["deals"],
+    prov = {"rules": case.label, "baseline": plan["baseline"], "seed": plan["seed"], "deals": plan["deals"],
             "chunks": plan["chunks"]}
     return {"ladder": pd.DataFrame(rows), "by_seat": pd.DataFrame(seat_rows), "paired": pd.DataFrame(paired)}, prov
 

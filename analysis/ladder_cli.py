@@ -57,6 +57,32 @@ def _table(game_id: str, players: int | None):
     return g, cases[0], L.Table(g, cases[0])
 
 
+def ladder_field(game_id: str, players: int | None, baseline: str | None, policies):
+    """The table and players of a ladder: ``(step game, ruleset, Table, baseline contender, contenders)``.
+
+    Args:
+        baseline: the other seats' named policy (parameters allowed where the game reads them); None: the
+            game's best heuristic.
+        policies: the contenders' policy strings (:func:`parse_contender`); empty: every named policy.
+            One spelled as the baseline is the baseline itself.
+
+    Raises:
+        InputError: a seat count the game's ladder has no table for, a baseline that is not a named policy,
+            a bad policy string (one line).
+    """
+    from ludolab.sim.step import named_policies
+
+    g, case, table = _table(game_id, players)
+    named = named_policies(g, case)
+    base_name = baseline or g.extra.get("best", next(iter(named)))
+    if base_name.partition(":")[0].strip() not in named:
+        raise InputError(f"--baseline {base_name!r} is not a named policy: allowed {', '.join(named)}")
+    base = named_contender(base_name, named, g.extra.get("policy"))
+    contenders = [parse_contender(p, named, g.extra.get("best"), g.extra.get("policy"))
+                  for p in (policies or list(named))]
+    return g, case, table, base, [base if c.label == base.label else c for c in contenders]
+
+
 def parse_contender(text: str, named: dict, best: str | None = None, policy=None):
     """A contender from its policy string (see the module docstring); a search's budget defaults to
     64 playouts per decision and its rollout to ``best`` (the game's best heuristic).
@@ -188,18 +214,8 @@ def make_ladder_command(game_id: str) -> click.Command:
         share of pairs won at the table and a Bradley-Terry rating (Elo scale, baseline 0)."""
         from ludolab.sim import ladder as L
 
-        g, case, table = _table(game_id, players)
-        from ludolab.sim.step import named_policies
-
-        named = named_policies(g, case)
-        base_name = baseline or g.extra.get("best", next(iter(named)))
-        if base_name.partition(":")[0].strip() not in named:
-            raise InputError(f"--baseline {base_name!r} is not a named policy: allowed {', '.join(named)}")
-        base = named_contender(base_name, named, g.extra.get("policy"))
+        g, case, table, base, contenders = ladder_field(game_id, players, baseline, policies)
         base_name = base.label
-        contenders = [parse_contender(p, named, g.extra.get("best"), g.extra.get("policy"))
-                      for p in (policies or list(named))]
-        contenders = [base if c.label == base.label else c for c in contenders]
         seen = set()
         for c in contenders:
             if c.label in seen:

@@ -85,7 +85,6 @@ class Table:
         self.game = game
         self.k = game.kernels
         self.rules = case.rules
-        self.case_name = getattr(case, "label", "")
         self.n = case.n_players
         self.lower = bool(game.lower_wins)
         self.max_steps = int(game.max_steps(case.rules))
@@ -177,16 +176,21 @@ class Table:
         """float64 (deals, P): contender ``c``'s return in each seat, the baseline in the others."""
         return own_returns(self.seat_games(c, baseline, keys))
 
-    def pairwise(self, games: np.ndarray) -> np.ndarray:
-        """float64 (deals,): per deal, the share of (seat, baseline seat) pairs the contender wins
-        (ties 1/2), over the seats it sat in; ``games`` as :meth:`seat_games` returns it."""
-        share = np.zeros(games.shape[0])
+    def seat_shares(self, games: np.ndarray) -> np.ndarray:
+        """float64 (deals, P): ``[d, s]`` the share of the baseline seats the contender beats (ties 1/2) on
+        deal d when it sits in seat s; ``games`` as :meth:`seat_games` returns it."""
+        out = np.zeros((games.shape[0], self.n))
         for s in range(self.n):
             mine = games[:, s, s][:, None]
             others = np.delete(games[:, s, :], s, axis=1)
             better = (others > mine) if self.lower else (others < mine)
-            share += (better.sum(axis=1) + 0.5 * (others == mine).sum(axis=1)) / others.shape[1]
-        return share / self.n
+            out[:, s] = (better.sum(axis=1) + 0.5 * (others == mine).sum(axis=1)) / others.shape[1]
+        return out
+
+    def pairwise(self, games: np.ndarray) -> np.ndarray:
+        """float64 (deals,): per deal, the share of (seat, baseline seat) pairs the contender wins
+        (ties 1/2), over the seats it sat in (:meth:`seat_shares` averaged over the seats)."""
+        return self.seat_shares(games).sum(axis=1) / self.n
 
 
 def own_returns(games: np.ndarray) -> np.ndarray:
@@ -230,7 +234,7 @@ def ladder(table: Table, contenders: list, baseline: Contender, deals: int = 200
         game where lower is better, negative is better), ``share_changed`` (the share of games, deal by
         seat, whose return for that seat differs from the baseline's: how often the contender matters),
         ``win_share`` (pairs at
-        the table won, ties half), ``rating`` with ``rating_ci_low/high`` (NaN where the share or
+        the table won, ties half) with ``win_ci_low/high`` (its 95% CI over the deals), ``rating`` with ``rating_ci_low/high`` (NaN where the share or
         a CI end is 0 or 1: the strength is then unbounded).
 
     Raises:
@@ -262,7 +266,8 @@ def ladder_rows(table: Table, contenders: list, baseline: Contender, base_games:
         share = table.pairwise(g) if c != baseline else np.full(n, 0.5)
         q, qlo, qhi = _ci(share)
         rows.append({"policy": c.label, "mean": float(mine.mean()), "diff": diff, "ci_low": lo, "ci_high": hi,
-                     "share_changed": float((mine != base).mean()), "win_share": q, "rating": _elo(q),
+                     "share_changed": float((mine != base).mean()), "win_share": q, "win_ci_low": qlo,
+                     "win_ci_high": qhi, "rating": _elo(q),
                      "rating_ci_low": _elo(qlo), "rating_ci_high": _elo(qhi),
                      "deals": n, "_per_deal": d})
     chain = skill_chain(rows, bool(table.game.lower_wins))

@@ -207,7 +207,7 @@ def test_a_ladder_deep_run_in_chunks_is_one_uninterrupted_ladder(tiny_bev, tmp_p
     again = D.run_study(tiny_bev, tmp_path)
     assert again["tables"] == first["tables"]
     plan = tiny_bev.plan()
-    table, base, cons = D._ladder_setup(plan, plan["policies"])
+    _, table, base, cons = D._ladder_setup(plan, plan["policies"])
     straight = L.ladder(table, cons, base, deals=plan["deals"], seed=plan["seed"])
     for got, want in zip(first["tables"]["ladder"], straight):
         bad = [k for k in want if not _same(got[k], want[k])]
