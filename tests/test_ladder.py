@@ -289,3 +289,16 @@ def test_a_beverbende_heuristic_with_parameters_joins_the_ladder_by_its_canonica
         assert len(r.output.strip().splitlines()) == 1, r.output
     r = CliRunner().invoke(cli, ["shelf", "ladder", "--players", "2", "--deals", "2", "--policy", "greedy:draw_below=1"])
     assert r.exit_code == 2 and "without parameters" in r.output, r.output
+
+
+def test_seat_shares_count_a_win_as_one_a_tie_as_half_and_pairwise_averages_them(table):
+    """``Table.seat_shares``: per deal and seat, the share of baseline seats the contender beats (lower return
+    better in Shut the Box), a tie counted 1/2; ``pairwise`` is their mean over the seats."""
+    t, _ = table
+    # games[d, s, :]: the returns of both seats on deal d with the contender in seat s
+    games = np.array([[[3.0, 5.0], [5.0, 3.0]],    # wins from seat 0 and from seat 1
+                      [[4.0, 4.0], [2.0, 7.0]],    # a tie from seat 0, a loss from seat 1
+                      [[9.0, 1.0], [6.0, 6.0]]])   # a loss from seat 0, a tie from seat 1
+    shares = t.seat_shares(games)
+    assert shares.tolist() == [[1.0, 1.0], [0.5, 0.0], [0.0, 0.5]]
+    assert t.pairwise(games).tolist() == [1.0, 0.25, 0.25]
