@@ -926,13 +926,13 @@ def _body_accuracy(s) -> list[str]:
             f"{_pct(best['exact_ci_high'])}), misses by one in {_pct(best['off_by_1'])}, and scores "
             f"{best['mean_score']:.2f} points per hand ({_ci(best['mean_score_ci_low'], best['mean_score_ci_high'])}); "
             f"its forecasts are off by {best['mae']:.2f} tricks on average in absolute terms (`mae`).",
-            f"The first two rows are the strongest players the project has, each on its own deals: rollout "
+            f"The first two rows are the strongest players this build runs itself, each on its own deals: rollout "
             f"forecasts with rollout play in every seat (the forecaster weighing the {s.strong['pool']} candidate "
             f"cards on {s.strong['worlds']} sampled deals, each card chosen by playing out {s.strong['play_worlds']} "
             f"sampled deals; {s.strong['deals']:,} deals), then the rollout forecaster with heuristic play (see \"Does "
             f"searching ahead forecast better?\"; {s.tables['rollout_deals']:,} deals). They are slow, so their "
-            "`player_hands` are fewer and their CIs wider; how far strong play goes at larger budgets is "
-            "`ludolab books ladder`'s question.", "",
+            "`player_hands` are fewer and their CIs wider; strong play at larger budgets on many more deals is "
+            "the stored deep run of the next section, \"Strong play on many deals\".", "",
             s.acc_table, *s.acc_figs[1:],
             "The same figures by forecast position and by number of prediction cards, and the distribution "
             "of off, are in `tables/books_accuracy_by_seat.csv`, `tables/books_accuracy_by_predictions.csv` "

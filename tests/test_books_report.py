@@ -138,7 +138,7 @@ def test_findings_name_no_tuned_parameter_as_a_discovery(quick_report):
     acc = pd.read_csv(tmp_path / "tables" / "books_accuracy_overall.csv")
     assert acc["forecast"].iloc[0].startswith("rollout") and acc["play"].iloc[0].startswith("rollout(")
     assert acc["forecast"].iloc[1].startswith("rollout") and acc["play"].iloc[1] == "heuristic"
-    assert "strongest players the project has" in md
+    assert "strongest players this build runs itself" in md
 
 
 def test_variants_chart_puts_every_scoring_on_one_scale():
