@@ -13,7 +13,9 @@ Contenders are written as policy strings:
   at their default dropped);
 * ``search:budget=B,rollout=NAME``: perfect-information Monte Carlo over
   sampled worlds, B playouts per decision, NAME playing every seat in the
-  playouts; ``tree:budget=B,rollout=NAME``: information-set MCTS; each
+  playouts (in Beverbende with parameters too:
+  ``rollout=threshold:knock=8,take=3``, every ``k=v`` after it that is not a
+  search option being the rollout's); ``tree:budget=B,rollout=NAME``: information-set MCTS; each
   search also takes ``objective=wins`` (a playout is worth the share of the
   other seats the seat finishes ahead of, ties 1/2, in place of its points:
   a search that plays to win);
@@ -77,7 +79,10 @@ def ladder_field(game_id: str, players: int | None, baseline: str | None, polici
     base_name = baseline or g.extra.get("best", next(iter(named)))
     if base_name.partition(":")[0].strip() not in named:
         raise InputError(f"--baseline {base_name!r} is not a named policy: allowed {', '.join(named)}")
-    base = named_contender(base_name, named, g.extra.get("policy"))
+    try:
+        base = named_contender(base_name, named, g.extra.get("policy"))
+    except InputError as exc:
+        raise InputError(f"--baseline {str(exc).removeprefix('policy ')}") from None
     contenders = [parse_contender(p, named, g.extra.get("best"), g.extra.get("policy"))
                   for p in (policies or list(named))]
     return g, case, table, base, [base if c.label == base.label else c for c in contenders]
@@ -113,7 +118,7 @@ def parse_contender(text: str, named: dict, best: str | None = None, policy=None
             raise InputError(f"policy {text!r}: {mod}:{fn} is not a function f(obs, legal) -> action")
         return L.Contender(text, "python", fn=f)
     if head in SEARCH_KINDS:
-        return _search_contender(text, head, rest, named, best)
+        return _search_contender(text, head, rest, named, best, policy)
     raise InputError(f"unknown policy {text!r}: allowed {', '.join(named)}, search:..., tree:..., all-seeing:..., "
                      "all-seeing-tree:..., python:MODULE:FUNCTION")
 
@@ -131,9 +136,11 @@ def named_contender(text: str, named: dict, policy=None):
     text = text.strip()
     if text in named:
         return L.Contender(text, "named", named[text])
-    head = text.partition(":")[0]
+    head, _, rest = text.partition(":")
     if head not in named:
         raise InputError(f"policy {text!r}: not a named policy of this game: allowed {', '.join(named)}")
+    if not rest.strip():
+        raise InputError(f"policy {text!r}: nothing follows the colon; write {head}, or {head}:NAME=VALUE,...")
     if policy is None:
         raise InputError(f"policy {text!r}: this game's ladder takes its named policies without parameters: "
                          f"write one of {', '.join(named)}")
@@ -147,24 +154,31 @@ def named_contender(text: str, named: dict, policy=None):
 SEARCH_OPTIONS = ("budget", "rollout", "objective")
 
 
-def _search_contender(text: str, head: str, rest: str, named: dict, best: str | None):
+def _search_contender(text: str, head: str, rest: str, named: dict, best: str | None, policy=None):
     """The search contender of ``HEAD:budget=B,rollout=NAME,objective=points|wins`` (every option may be
     left out); its label is the canonical spelling (options in that order, the objective only when it is
-    ``wins``), so two spellings of one search are one rung.
+    ``wins``), so two spellings of one search are one rung.  Where the game's named policies take parameters
+    (``policy``, as for :func:`named_contender`), the rollout may carry them: ``rollout=threshold:knock=8,take=3``
+    (each ``k=v`` after it whose key is not a search option is the rollout's), labelled canonically too.
 
     Raises:
-        InputError: an empty or unknown option, one given twice, a budget not written 1..1000000 in plain
-            digits, or an unknown rollout or objective.
+        InputError: an empty or unknown option, one given twice, nothing after the colon, a budget not
+            written 1..1000000 in plain digits, or an unknown rollout, rollout parameter or objective.
     """
     from ludolab.sim import ladder as L
     from ludolab.sim.search import OBJECTIVES
 
+    if text.endswith(":"):
+        raise InputError(f"policy {text!r}: nothing follows the colon; write {head}, or e.g. {head}:budget=64")
     opts = {}
     parts = rest.split(",") if rest else []
     for part in parts:
         k, eq, v = part.partition("=")
         if not part:
             raise InputError(f"policy {text!r}: an empty option (a stray comma); write e.g. {head}:budget=64")
+        if eq and v and k not in SEARCH_OPTIONS and ":" in opts.get("rollout", "") and list(opts)[-1] == "rollout":
+            opts["rollout"] += "," + part  # a parameter of the rollout policy
+            continue
         if not eq or k not in SEARCH_OPTIONS or not v:
             raise InputError(f"policy {text!r}: options are budget=N, rollout=NAME and objective=points|wins, "
                              f"not {part!r}")
@@ -177,13 +191,21 @@ def _search_contender(text: str, head: str, rest: str, named: dict, best: str | 
                          f"sign or leading zero, not {b!r}")
     budget = int(b)
     rollout = opts.get("rollout", best if best in named else next(iter(named)))
-    if rollout not in named:
+    if rollout in named:
+        roll = named[rollout]
+    elif rollout.partition(":")[0] in named:
+        try:
+            r = named_contender(rollout, named, policy)
+        except InputError as exc:
+            raise InputError(f"policy {text!r}: rollout {str(exc).removeprefix('policy ')}") from None
+        rollout, roll = r.label, r.policy
+    else:
         raise InputError(f"policy {text!r}: rollout {rollout!r} is not a named policy: allowed {', '.join(named)}")
     objective = opts.get("objective", "points")
     if objective not in OBJECTIVES:
         raise InputError(f"policy {text!r}: objective {objective!r}: allowed {', '.join(OBJECTIVES)}")
     label = f"{head}:budget={budget},rollout={rollout}" + (",objective=wins" if objective == "wins" else "")
-    return L.Contender(label, head, budget=budget, rollout=named[rollout], objective=objective)
+    return L.Contender(label, head, budget=budget, rollout=roll, objective=objective)
 
 
 def make_ladder_command(game_id: str) -> click.Command:
@@ -192,7 +214,8 @@ def make_ladder_command(game_id: str) -> click.Command:
     @click.command("ladder", short_help="Every policy against the baseline field on duplicate deals.")
     @click.option("--policy", "policies", multiple=True,
                   help="A contender (repeat): a named policy (in Beverbende with parameters too, "
-                       "threshold:knock=8,take=4), search:budget=B,rollout=NAME[,objective=wins], tree:..., "
+                       "threshold:knock=8,take=4), search:budget=B,rollout=NAME[,objective=wins] (in Beverbende "
+                       "the rollout with parameters too, rollout=threshold:knock=8,take=4), tree:..., "
                        "all-seeing:..., all-seeing-tree:..., python:MODULE:FUNCTION. Default: every named policy.")
     @click.option("--baseline", default=None, help="The named policy of the other seats (default: the game's best "
                                                    "heuristic; in Beverbende parameters may follow, as for --policy).")

@@ -176,8 +176,10 @@ def test_search_strings_are_strict_and_one_search_is_one_rung():
                       (["--policy", "search:objective=money"], "allowed points, wins"),
                       (["--policy", "search:budget=16,rollout=greedy", "--policy", "search:rollout=greedy,budget=16"],
                        "given twice"),
-                      (["--policy", "all-seeing:", "--policy", "all-seeing:budget=64,objective=points"],
-                       "given twice")):
+                      (["--policy", "all-seeing", "--policy", "all-seeing:budget=64,objective=points"],
+                       "given twice"),
+                      (["--policy", "all-seeing:"], "nothing follows the colon"),
+                      (["--policy", "greedy:"], "nothing follows the colon")):
         r = CliRunner().invoke(cli, ["shelf", "ladder", "--deals", "2", *bad])
         assert r.exit_code == 2 and says in r.output and "Traceback" not in r.output, (bad, r.output)
         assert len(r.output.strip().splitlines()) == 1, r.output
@@ -283,12 +285,43 @@ def test_a_beverbende_heuristic_with_parameters_joins_the_ladder_by_its_canonica
                        (["--policy", "threshold:knock=x"], "must be a number"),
                        (["--policy", "threshold:speed=1"], "allowed are knock, take"),
                        (["--baseline", "threshold:knock"], "write name=value"),
+                       (["--baseline", "threshold:knock=x"], "Error: --baseline 'threshold:knock=x': parameter knock"),
                        (["--baseline", "thresh:knock=1"], "not a named policy")):
         r = CliRunner().invoke(cli, ["beverbende", "ladder", "--players", "2", "--deals", "2", *args])
         assert r.exit_code == 2 and says in r.output and "Traceback" not in r.output, (args, r.output)
         assert len(r.output.strip().splitlines()) == 1, r.output
     r = CliRunner().invoke(cli, ["shelf", "ladder", "--players", "2", "--deals", "2", "--policy", "greedy:draw_below=1"])
     assert r.exit_code == 2 and "without parameters" in r.output, r.output
+
+
+def test_a_search_rollout_takes_the_parameters_of_a_named_policy():
+    """In Beverbende a search's rollout may be a heuristic with parameters (``rollout=threshold:knock=8,take=3``:
+    each ``k=v`` after it that is not a search option is the rollout's); the search plays exactly that policy
+    in its playouts, and is labelled by the rollout's canonical spelling; a bad rollout parameter, or one in a
+    game whose policies take none, is one line, exit 2."""
+    from click.testing import CliRunner
+
+    from ludolab.analysis.cli import cli
+    from ludolab.analysis.ladder_cli import ladder_field
+    from ludolab.sim import beverbende as BV
+
+    _, _, _, _, cons = ladder_field("beverbende", 2, None, [
+        "search:budget=4,rollout=threshold:take=3.0,knock=8,objective=wins", "tree:rollout=threshold:knock=10",
+        "search:budget=4,rollout=threshold"])
+    assert [c.label for c in cons] == ["search:budget=4,rollout=threshold:knock=8,take=3,objective=wins",
+                                       "tree:budget=64,rollout=threshold", "search:budget=4,rollout=threshold"]
+    kind, params = BV.step_policy("threshold:knock=8,take=3")[1]
+    assert cons[0].rollout[0] == kind and np.array_equal(cons[0].rollout[1], params) and cons[0].objective == "wins"
+    assert not np.array_equal(cons[2].rollout[1], params)
+    rows = _ladder_rows(["beverbende", "ladder", "--players", "2", "--deals", "2",
+                         "--policy", "search:budget=4,rollout=threshold:knock=8"])
+    assert [r["policy"] for r in rows] == ["search:budget=4,rollout=threshold:knock=8"]
+    for game, pol, says in (("beverbende", "search:rollout=threshold:knok=8", "no parameter 'knok'"),
+                            ("beverbende", "search:rollout=threshold:knock=8,budget=4,take=3", "options are"),
+                            ("shelf", "search:rollout=potential:draw_below=1", "without parameters")):
+        r = CliRunner().invoke(cli, [game, "ladder", "--players", "2", "--deals", "2", "--policy", pol])
+        assert r.exit_code == 2 and says in r.output and "Traceback" not in r.output, (pol, r.output)
+        assert len(r.output.strip().splitlines()) == 1, r.output
 
 
 def test_seat_shares_count_a_win_as_one_a_tie_as_half_and_pairwise_averages_them(table):
