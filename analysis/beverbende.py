@@ -14,6 +14,8 @@ from ludolab.sim import beverbende as bev
 from ludolab.stdlib.beverbende import SCORINGS, SPECIAL_NAMES, BeverbendeRules
 from ludolab.stdlib.errors import LudolabError
 
+from .findings import doubling_verdict
+
 GAME = "beverbende"
 #: The catalogue's policies with their default parameters.
 CATALOGUE = ("random", "threshold", "expected-value")
@@ -904,12 +906,13 @@ def deep_text(ladder: pd.DataFrame, paired: pd.DataFrame, plan: dict) -> list[st
     w, wlo, whi = last.win_share_diff, last.win_share_diff_ci_low, last.win_share_diff_ci_high
     sat = _win_saturation()
     tol = 100 * sat
-    moved = ("the doubling still wins more games (the CI excludes 0): play has not stopped improving" if wlo > 0 else
-             "the doubling wins fewer games (the CI excludes 0)" if whi < 0 else
-             f"its CI lies within ±{tol:g} points of percentage: play has stopped improving, by that tolerance"
-             if -sat < wlo and whi < sat else
-             f"not told apart from 0, but the CI reaches beyond ±{tol:g} points of percentage, so whether play has "
-             "stopped improving is not settled by these deals")
+    moved = {"improving": "the doubling still wins more games (the CI excludes 0): play has not stopped improving",
+             "worse": "the doubling wins fewer games (the CI excludes 0)",
+             "stopped": f"its CI lies within ±{tol:g} points of percentage: play has stopped improving, by that "
+                        "tolerance",
+             "not settled": f"not told apart from 0, but the CI reaches beyond ±{tol:g} points of percentage, so "
+                            "whether play has stopped improving is not settled by these deals"
+             }[doubling_verdict(wlo, whi, sat)]
     prev = rows.loc[last.versus]
     second = (f"Against the search at half that budget ({_search_words(last.versus)}; it wins {prev.win_share:.1%}), "
               f"doubling the playouts changes the share of games won by {100 * w:+.1f} points of percentage "
@@ -1031,21 +1034,17 @@ def _study_deep(ctx, s) -> list[str]:
     or why it is not shown.  Adds ``deep`` to ``s`` (None unless shown); returns the Markdown blocks."""
     from . import deep
 
-    ctx.say("beverbende: the stored deep run of strong play (checking its canary) ...")
-    st = deep.stored(DEEP_NAME, getattr(ctx, "deep_dir", None))
+    st, head = deep.section_start(ctx, DEEP_NAME, "beverbende", "Strong play at two players (stored deep run)")
     s.deep = None
-    head = ["\n## Strong play at two players (stored deep run)\n"]
     if st.status != "ok":
-        return head + [deep.not_shown_text(st) + "\n"]
+        return head
     summ, t = st.summary, st.tables()
     plan = summ["plan"]
     meta = deep.table_meta(st)
     lad = t["ladder"]
     cols = ["policy", "mean", "others_mean", "diff", "ci_low", "ci_high", "win_share", "win_ci_low", "win_ci_high",
             "rating", "rating_ci_low", "rating_ci_high"]
-    shown = lad[[c for c in cols if c in lad.columns]].rename(columns={
-                     "ci_low": "diff_ci_low", "ci_high": "diff_ci_high", "win_ci_low": "win_share_ci_low",
-                     "win_ci_high": "win_share_ci_high"})
+    shown = deep.shown_ladder(lad, cols)
     defs = {"policy": "the policy in one seat, every other seat playing the baseline (a search is written "
                       "`search:budget=B,rollout=NAME,objective=wins`: B playouts per decision, NAME in the playouts, "
                       "each playout worth its share of seats beaten)",
@@ -1055,8 +1054,7 @@ def _study_deep(ctx, s) -> list[str]:
             "win_share": "share of games it ends ahead of the other seat (ties 1/2)",
             "rating": "Bradley-Terry strength on the Elo scale, the baseline 0"}
     table = _columns(shown, defs) + "\n" + ctx.table(lad, "beverbende_deep_ladder", meta, shown=shown)
-    for name in ("paired", "by_seat"):
-        ctx.table(t[name], f"beverbende_deep_{name}", meta)
+    deep.write_tables(ctx, t, "beverbende_deep", ("paired", "by_seat"), meta)
     setting = (f"the ladder of `ludolab beverbende ladder --players {plan['players']}`: {plan['players']} players, "
                f"rulebook rules, {plan['deals']:,} duplicate deals with seats rotated, seed {plan['seed']}, "
                f"{plan['chunks']} chunks; baseline `{plan['baseline']}`, the threshold heuristic as "

@@ -9,7 +9,7 @@ import pandas as pd
 from ludolab.sim import books as S
 from ludolab.stdlib.books import SCORINGS, BooksRules
 
-from .findings import all_agree, differs
+from .findings import all_agree, differs, doubling_verdict
 
 GAME = "books"
 #: The policy pairs of the standard comparison: (forecast, play).
@@ -815,16 +815,14 @@ def deep_text(overall, paired, plan: dict) -> list[str]:
              f"{_ci(glo, ghi, '{:+.2f}')}, {words}. So the heuristics' accuracy is not the game's: strong play "
              f"changes the exact share by {100 * (o0['exact'] - oh['exact']):+.1f} points of percentage.")
     d, lo, hi = dd["diff_vs_first_config"], dd["diff_vs_first_config_ci_low"], dd["diff_vs_first_config_ci_high"]
-    if hi < SATURATION_TOLERANCE and lo > -SATURATION_TOLERANCE:
-        verdict = (f"one doubling gains less than {SATURATION_TOLERANCE} points per hand (its CI lies within "
-                   f"±{SATURATION_TOLERANCE}): play has stopped improving at the smaller budget, by that tolerance")
-    elif lo > 0:
-        verdict = "the doubling still gains: play has not stopped improving at the smaller budget"
-    elif hi < 0:
-        verdict = "the doubling loses points, the CI excludes 0"
-    else:
-        verdict = (f"the CI includes 0 but reaches beyond ±{SATURATION_TOLERANCE} points, so whether play has "
-                   "stopped improving is not settled by these deals")
+    verdict = {"stopped": f"one doubling gains less than {SATURATION_TOLERANCE} points per hand (its CI lies "
+                          f"within ±{SATURATION_TOLERANCE}): play has stopped improving at the smaller budget, by "
+                          "that tolerance",
+               "improving": "the doubling still gains: play has not stopped improving at the smaller budget",
+               "worse": "the doubling loses points, the CI excludes 0",
+               "not settled": f"the CI includes 0 but reaches beyond ±{SATURATION_TOLERANCE} points, so whether "
+                              "play has stopped improving is not settled by these deals"
+               }[doubling_verdict(lo, hi, SATURATION_TOLERANCE)]
     second = (f"Doubling the sampled deals ({c1['worlds']} per forecast, {c1['play_worlds']} per card; the pool of "
               f"{c1['pool']} candidate cards kept) "
               f"changes the score by {d:+.2f} points per player-hand (paired {_ci(lo, hi, '{:+.2f}')}) and the "

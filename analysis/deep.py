@@ -142,32 +142,82 @@ def ladder_chunk(plan: dict, policy: str, lo: int, hi: int, seed: int | None = N
     return table.seat_games(c, base, keys)
 
 
-def _ladder_games(plan: dict, progress) -> list:
-    """Every contender's games of a ladder plan, chunk by chunk through the run folder in force (each finished
-    chunk kept as it completes; the missing ones played in worker processes, one per core, or on the Dask
-    cluster in force).  The workers are started by ``spawn``: a script calling
-    this runs its own code under ``if __name__ == "__main__":`` (Python's multiprocessing contract); where the
-    main program is no file a worker can import (code read from stdin), every chunk is played in this process."""
-    import os
+def self_play_chunk(plan: dict, policy: str, lo: int, hi: int, seed: int | None = None) -> "np.ndarray":
+    """float64 (hi - lo, P): the returns of every seat on deals lo..hi-1 of a ladder plan with ``policy`` in
+    every seat (self-play, on the ladder's deals: :func:`ludolab.sim.ladder.deal_keys`); module-level, so that
+    a worker process can run it."""
+    from ludolab.sim.ladder import deal_keys
 
-    from ludolab.sim.runner import RunSpec, current_execution, current_session
-    from ludolab.sim.experiment import show_progress
+    _, table, _, (c,) = _ladder_setup(plan, [policy])
+    keys = deal_keys(plan["seed"] if seed is None else seed, hi)[lo:]
+    if c.kind == "named":  # one game per deal, every seat the same compiled policy
+        return table.seat_games(c, c, keys)[:, 0, :]
+    return np.stack([table.play([c] * plan["players"], key) for key in keys])
+
+
+#: what a ladder plan plays: kind -> ``(plan key of its policies, chunk function, kernel label in the run folder)``
+CHUNK_KINDS = {"ladder": ("policies", ladder_chunk, "ludolab.sim.ladder:Table.seat_games"),
+               "self-play": ("self_play", self_play_chunk, "ludolab.sim.ladder:Table.play")}
+
+
+def _play_chunk(kind: str, policy: str, plan: dict, lo: int, hi: int) -> "np.ndarray":
+    """One chunk of ``kind`` (:data:`CHUNK_KINDS`); module-level, so that a worker process can run it."""
+    return CHUNK_KINDS[kind][1](plan, policy, lo, hi)
+
+
+def _open_stores(plan: dict, bounds: list, folder) -> tuple[list, list, list, list]:
+    """The chunk stores of every policy of a ladder plan in the run folder ``folder`` (None: none is kept):
+    ``(stores, parts, jobs, todo)``, per policy its store, its chunks found on disk (None where missing) and
+    ``(kind, policy)``, and the ``(policy index, chunk)`` pairs still to play, self-play first (its chunks
+    are the longest)."""
+    from ludolab.sim.runner import RunSpec
+    from ludolab.sim.runstore import RunFolder
 
     P = plan["players"]
-    bounds = _chunk_bounds(plan)
-    folder = current_session().folder()
-    stores, out, todo = [], [], []
+    per = bounds[0][1] - bounds[0][0]
+    # a run folder keeps its runs by position: each kind has its own, so that a policy appended to either list
+    # of the plan leaves every other policy's chunks in use
+    folders = {"ladder": folder,
+               "self-play": None if folder is None else RunFolder(Path(folder.root) / "self-play", folder.resume)}
+    stores, out, jobs, todo = [], [], [], []
     table = {k: plan[k] for k in ("game", "players", "baseline")}  # with deals, seed, chunks: all a chunk depends on
-    for policy in plan["policies"]:  # so a policy appended to the plan leaves the others' chunks in use
-        spec = RunSpec(game=plan["game"], kernel="ludolab.sim.ladder:Table.seat_games",
-                       args=(json.dumps(table, sort_keys=True), policy), acc_shape=(bounds[0][1] - bounds[0][0], P, P),
-                       acc_dtype="float64", games=plan["deals"], seed=plan["seed"], chunks=plan["chunks"],
-                       label=policy)
-        store = folder.open(spec) if folder is not None else None
-        parts = [store.load(j, lo, hi - lo) if store is not None else None for j, (lo, hi) in enumerate(bounds)]
-        todo += [(len(out), j) for j, x in enumerate(parts) if x is None]
-        stores.append(store)
-        out.append(parts)
+    for kind in ("self-play", "ladder"):
+        key, _, kernel = CHUNK_KINDS[kind]
+        where = folders[kind]
+        for policy in plan.get(key, []):
+            spec = RunSpec(game=plan["game"], kernel=kernel, args=(json.dumps(table, sort_keys=True), policy),
+                           acc_shape=(per, P, P) if kind == "ladder" else (per, P), acc_dtype="float64",
+                           games=plan["deals"], seed=plan["seed"], chunks=plan["chunks"],
+                           label=policy if kind == "ladder" else f"self-play {policy}")
+            store = where.open(spec) if where is not None else None
+            parts = [store.load(j, lo, hi - lo) if store is not None else None for j, (lo, hi) in enumerate(bounds)]
+            todo += [(len(out), j) for j, x in enumerate(parts) if x is None]
+            stores.append(store)
+            out.append(parts)
+            jobs.append((kind, policy))
+    return stores, out, jobs, todo
+
+
+def _ladder_games(plan: dict, progress) -> dict:
+    """Every game of a ladder plan, chunk by chunk through the run folder in force (each finished chunk kept
+    as it completes; the missing ones played in worker processes, one per core, or on the Dask cluster in
+    force).
+
+    Returns:
+        ``{"ladder": [...], "self-play": [...]}``: per policy of ``plan["policies"]`` its float64 (deals, P, P)
+        games against the baseline (:meth:`ludolab.sim.ladder.Table.seat_games`), per policy of
+        ``plan.get("self_play", [])`` its float64 (deals, P) self-play returns (:func:`self_play_chunk`).
+
+    The workers are started by ``spawn``: a script calling this runs its own code under
+    ``if __name__ == "__main__":`` (Python's multiprocessing contract); where the main program is no file a
+    worker can import (code read from stdin), every chunk is played in this process."""
+    import os
+
+    from ludolab.sim.runner import current_execution, current_session
+    from ludolab.sim.experiment import show_progress
+
+    bounds = _chunk_bounds(plan)
+    stores, out, jobs, todo = _open_stores(plan, bounds, current_session().folder())
     ex = current_execution()
     bar = None
     if show_progress(progress) and todo:
@@ -175,25 +225,32 @@ def _ladder_games(plan: dict, progress) -> list:
 
         bar = tqdm(total=len(todo), unit="chunk", desc="deep run", leave=False)
 
+    done = [0]
+    step = max(1, len(todo) // 10)  # with no terminal for a bar (progress left to ludolab): a line per tenth
+
     def finish(i, j, games):
         out[i][j] = games
         if stores[i] is not None:
             lo, hi = bounds[j]
             stores[i].save(j, lo, hi - lo, games)
+        done[0] += 1
         if bar is not None:
             bar.update()
+        elif progress is None and (done[0] % step == 0 or done[0] == len(todo)):
+            import sys
+
+            print(f"deep run: {done[0]:,} of {len(todo):,} chunks done (each kept)", file=sys.stderr, flush=True)
     try:
         if ex.backend == "dask":
             import distributed
 
             client = current_session().client()
-            futs = {client.submit(ladder_chunk, plan, plan["policies"][i], *bounds[j], pure=False): (i, j)
-                    for i, j in todo}
+            futs = {client.submit(_play_chunk, *jobs[i], plan, *bounds[j], pure=False): (i, j) for i, j in todo}
             for fut in distributed.as_completed(futs):
                 finish(*futs[fut], fut.result())
         elif len(todo) == 1 or (os.cpu_count() or 1) == 1 or not _spawn_can_start():
             for i, j in todo:
-                finish(i, j, ladder_chunk(plan, plan["policies"][i], *bounds[j]))
+                finish(i, j, _play_chunk(*jobs[i], plan, *bounds[j]))
         elif todo:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -203,7 +260,7 @@ def _ladder_games(plan: dict, progress) -> list:
             pool = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"), initializer=_worker_init)
             old_term = _raise_on_sigterm()
             try:
-                futs = {pool.submit(ladder_chunk, plan, plan["policies"][i], *bounds[j]): (i, j) for i, j in todo}
+                futs = {pool.submit(_play_chunk, *jobs[i], plan, *bounds[j]): (i, j) for i, j in todo}
                 for fut in as_completed(futs):
                     finish(*futs[fut], fut.result())
             except BrokenProcessPool:
@@ -215,7 +272,10 @@ def _ladder_games(plan: dict, progress) -> list:
     finally:
         if bar is not None:
             bar.close()
-    return [np.concatenate(parts) for parts in out]
+    games = {"ladder": [], "self-play": []}
+    for (kind, _), parts in zip(jobs, out):
+        games[kind].append(np.concatenate(parts))
+    return games
 
 
 def _worker_init() -> None:
@@ -280,13 +340,15 @@ def _ladder_run(plan: dict, progress) -> tuple[dict, dict]:
     baseline in that seat, its paired 95% CI, and the share of the pairs at the table won from that seat) and
     ``paired`` (each policy against the one before it in the plan, on the same deals: the difference of the
     returns and of the win shares, each with its paired 95% CI; a budget and its double side by side give
-    what the doubling gains)."""
+    what the doubling gains); and, when the plan lists ``self_play`` policies, the tables of
+    :func:`self_play_tables` (each of them in every seat on the same deals)."""
     import pandas as pd
 
     from ludolab.sim import ladder as L
 
     case, table, base, cons = _ladder_setup(plan, plan["policies"])
-    games = _ladder_games(plan, progress)
+    played = _ladder_games(plan, progress)
+    games = played["ladder"]
     base_games = games[[c.label for c in cons].index(base.label)]
     rows = L.ladder_rows(table, cons, base, base_games, games)
     shares = [table.seat_shares(g) for g in games]  # (deals, P) each: the pairs won from each seat
@@ -312,14 +374,71 @@ def _ladder_run(plan: dict, progress) -> tuple[dict, dict]:
                        "win_share_diff": q, "win_share_diff_ci_low": qlo, "win_share_diff_ci_high": qhi})
     prov = {"rules": case.label, "baseline": plan["baseline"], "seed": plan["seed"], "deals": plan["deals"],
             "chunks": plan["chunks"]}
-    return {"ladder": pd.DataFrame(rows), "by_seat": pd.DataFrame(seat_rows), "paired": pd.DataFrame(paired)}, prov
+    tables = {"ladder": pd.DataFrame(rows), "by_seat": pd.DataFrame(seat_rows), "paired": pd.DataFrame(paired)}
+    if plan.get("self_play"):
+        tables.update(self_play_tables(plan["self_play"], played["self-play"], table.lower))
+    return tables, prov
+
+
+def _seat_wins(ret: "np.ndarray", lower: bool) -> "np.ndarray":
+    """float64 (deals, P): each seat's share of the game won on each deal, a tie for the best return shared
+    equally among the tied seats; ``ret`` float64 (deals, P) returns."""
+    best = ret.min(axis=1, keepdims=True) if lower else ret.max(axis=1, keepdims=True)
+    top = (ret == best).astype(float)
+    return top / top.sum(axis=1, keepdims=True)
+
+
+def self_play_tables(policies: list, games: list, lower: bool) -> dict:
+    """The self-play tables of a ladder plan, from ``games[i]``, float64 (deals, P), the returns of every seat
+    with ``policies[i]`` in every seat on the same deals (:func:`self_play_chunk`).
+
+    Returns:
+        ``self_play``: per policy ``mean`` (mean return per seat and game) with its 95% CI over the deals
+        (``ci_low``, ``ci_high``), ``first_edge`` (the first seat's return minus the mean of the other seats'
+        on the same deal: the first player's edge, in the game's units) with its CI, ``edge_vs_first`` (that
+        edge minus the first policy's on the same deals, paired) with its CI, and ``first_win_share``
+        (the first seat's share of the games won, ties shared) with its CI; ``self_play_paired``: each policy
+        against the one before it, the paired difference of the mean return per seat with its CI (a budget
+        and its double side by side give what the doubling gains when every seat plays it);
+        ``self_play_by_seat``: per policy and seat the mean return and the share of games won, with CIs.
+    """
+    import pandas as pd
+
+    from ludolab.sim import ladder as L
+
+    rows, seat_rows, paired = [], [], []
+    edge0 = games[0][:, 0] - games[0][:, 1:].mean(axis=1)
+    for pol, ret in zip(policies, games):
+        wins = _seat_wins(ret, lower)
+        m, lo, hi = L._ci(ret.mean(axis=1))
+        edge = ret[:, 0] - ret[:, 1:].mean(axis=1)
+        e, elo, ehi = L._ci(edge)
+        d, dlo, dhi = L._ci(edge - edge0)
+        w, wlo, whi = L._ci(wins[:, 0])
+        rows.append({"policy": pol, "mean": m, "ci_low": lo, "ci_high": hi, "first_edge": e,
+                     "first_edge_ci_low": elo, "first_edge_ci_high": ehi, "edge_vs_first": d,
+                     "edge_vs_first_ci_low": dlo, "edge_vs_first_ci_high": dhi, "first_win_share": w,
+                     "first_win_ci_low": wlo, "first_win_ci_high": whi, "deals": int(ret.shape[0])})
+        for s in range(ret.shape[1]):
+            m, lo, hi = L._ci(ret[:, s])
+            w, wlo, whi = L._ci(wins[:, s])
+            seat_rows.append({"policy": pol, "seat": s + 1, "mean": m, "ci_low": lo, "ci_high": hi, "win_share": w,
+                              "win_ci_low": wlo, "win_ci_high": whi})
+    for i in range(1, len(policies)):
+        m, lo, hi = L._ci(games[i].mean(axis=1) - games[i - 1].mean(axis=1))
+        paired.append({"policy": policies[i], "versus": policies[i - 1], "diff": m, "ci_low": lo, "ci_high": hi})
+    return {"self_play": pd.DataFrame(rows), "self_play_paired": pd.DataFrame(paired),
+            "self_play_by_seat": pd.DataFrame(seat_rows)}
 
 
 def _ladder_canary(plan: dict) -> str:
-    """The digest of every policy of the plan at the canary's budget on the canary's deals."""
+    """The digest of the plan's canary policies (``canary_policies`` against the baseline, ``canary_self_play``
+    in every seat) on the canary's deals."""
     h = hashlib.sha256()
     for policy in plan["canary_policies"]:
         h.update(ladder_chunk(plan, policy, 0, plan["canary_deals"], plan["canary_seed"]).tobytes())
+    for policy in plan.get("canary_self_play", []):
+        h.update(self_play_chunk(plan, policy, 0, plan["canary_deals"], plan["canary_seed"]).tobytes())
     return h.hexdigest()
 
 
@@ -333,6 +452,18 @@ def _beverbende_plan() -> dict:
             "deals": 320, "seed": 2026, "chunks": 32, "canary_deals": 1, "canary_seed": 7,
             "canary_policies": ["threshold:knock=8,take=3,unknown=5,swap=4",
                                 "search:budget=16,rollout=threshold,objective=wins"]}
+
+
+def _shelf_plan() -> dict:
+    # 4 players, the rulebook scoring; every seat's search at budgets doubling from 128 (self-play: the goal's
+    # measure) and one seat's against the best heuristic (the ladder)
+    search = [f"search:budget={b},rollout=potential" for b in (128, 256, 512, 1024)]
+    return {"game": "shelf", "players": 4, "baseline": "potential",
+            "policies": ["potential", "rollout"] + search[1:3],
+            "self_play": ["potential", "rollout"] + search,
+            "deals": 160, "seed": 2026, "chunks": 32, "canary_deals": 1, "canary_seed": 7,
+            "canary_policies": ["potential", "search:budget=8,rollout=potential"],
+            "canary_self_play": ["search:budget=8,rollout=potential"]}
 
 
 STUDIES = {s.name: s for s in (
@@ -353,6 +484,18 @@ STUDIES = {s.name: s for s in (
                           "rating", "rating_ci_low", "rating_ci_high"),
                "paired": ("policy", "versus", "win_share_diff", "win_share_diff_ci_low", "win_share_diff_ci_high"),
                "by_seat": ("policy", "seat")}),
+    DeepStudy("shelf_strong_4p", "shelf",
+              "Shelve the Book: search at doubling budgets in every seat and in one seat, four players",
+              _shelf_plan, ("ludolab.sim.shelf_kernels", "ludolab.sim.shelf", "ludolab.sim.search", "ludolab.sim.play",
+                            "ludolab.sim.ladder", "ludolab.sim.rng", "ludolab.stdlib.shelf"),
+              _ladder_run, _ladder_canary,
+              {"ladder": ("policy", "mean", "diff", "ci_low", "ci_high", "win_share", "win_ci_low", "win_ci_high"),
+               "paired": ("policy", "versus", "diff", "ci_low", "ci_high"),
+               "self_play": ("policy", "mean", "ci_low", "ci_high", "first_edge", "first_edge_ci_low",
+                             "first_edge_ci_high", "edge_vs_first", "edge_vs_first_ci_low", "edge_vs_first_ci_high",
+                             "first_win_share", "first_win_ci_low", "first_win_ci_high"),
+               "self_play_paired": ("policy", "versus", "diff", "ci_low", "ci_high"),
+               "self_play_by_seat": ("policy", "seat")}),
 )}
 
 
@@ -511,6 +654,34 @@ def table_meta(st: "Stored") -> dict:
     summ = st.summary
     run = {k: summ[k] for k in ("study", "made", "ludolab", "plan", "provenance", "sources", "canary")}
     return {**provenance(summ["game"]), "stored_deep_run": run, "read_from": st.where, "runs": []}
+
+
+def section_start(ctx, name: str, game: str, heading: str) -> tuple["Stored", list]:
+    """The opening of a report section showing deep study ``name``: ``(its summary as :func:`stored` finds it
+    under the report's ``--deep`` folder, the section's first Markdown blocks)``, the blocks its ``heading``
+    and, when the run is not shown, why (:func:`not_shown_text`); ``game`` names the game in the progress line."""
+    ctx.say(f"{game}: the stored deep run of strong play (checking its canary) ...")
+    st = stored(name, getattr(ctx, "deep_dir", None))
+    head = [f"\n## {heading}\n"]
+    if st.status != "ok":
+        head.append(not_shown_text(st) + "\n")
+    return st, head
+
+
+def shown_ladder(ladder, columns):
+    """The columns of a deep run's ladder table a report shows (those of ``columns`` it has, in that order),
+    the CIs renamed after what they bound (``diff_ci_low``, ``win_share_ci_low``, ...) so that a ``Columns:``
+    line shows each in brackets with its value."""
+    return ladder[[c for c in columns if c in ladder.columns]].rename(columns={
+        "ci_low": "diff_ci_low", "ci_high": "diff_ci_high", "win_ci_low": "win_share_ci_low",
+        "win_ci_high": "win_share_ci_high"})
+
+
+def write_tables(ctx, tables: dict, prefix: str, names, meta: dict) -> None:
+    """Write the deep run's tables ``names`` (of ``tables``) that the report does not show as
+    ``tables/<prefix>_<name>.csv``, each with the run's provenance ``meta`` (:func:`table_meta`)."""
+    for name in names:
+        ctx.table(tables[name], f"{prefix}_{name}", meta)
 
 
 def not_shown_text(st: "Stored") -> str | None:

@@ -126,6 +126,25 @@ def compare(diff: float, ci_low: float, ci_high: float, measure: str, lower_is_b
     return "cannot tell yet"
 
 
+def doubling_verdict(ci_low: float, ci_high: float, tolerance: float) -> str:
+    """What one doubling of a strong player's budget says, by the report's rule (README, "How the report words
+    its findings"): ``ci_low``, ``ci_high`` the paired 95% CI of the gain (signed so that positive is better,
+    in the measure's unit), ``tolerance`` (> 0, the same unit) the gain below which play counts as stopped.
+
+    Returns:
+        ``"stopped"`` when the CI lies within ± tolerance (the doubling gains less than the tolerance, and the
+        CI says so), else ``"improving"`` when it lies above 0, ``"worse"`` when below 0, ``"not settled"``
+        otherwise (it includes 0 and reaches beyond the tolerance: more deals would decide).
+    """
+    if -tolerance < ci_low and ci_high < tolerance:
+        return "stopped"
+    if ci_low > 0:
+        return "improving"
+    if ci_high < 0:
+        return "worse"
+    return "not settled"
+
+
 def independent_difference(a: float, a_low: float, a_high: float, b: float, b_low: float,
                            b_high: float) -> tuple[float, float, float]:
     """A - B with its 95% CI, for two estimates made on different deals (independent samples).

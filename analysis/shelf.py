@@ -456,7 +456,8 @@ def _look_ahead_finding(h2h: pd.DataFrame, deals: int):
 
 
 #: Rules a player can follow at the table (SHB-5, SHB-6, SHB-8): ``(name, what it does, policy, parameters)``;
-#: the first is the baseline every other seat plays, the last the strongest player the tool has.
+#: the first is the baseline every other seat plays, the last the strongest player the report plays itself
+#: (searching play, stronger still, is in the stored deep run).
 THUMB_RULES = (
     ("potential", "place for points now plus unfinished runs; draw blind only when no offer card gains a point",
      "potential", {}),
@@ -469,7 +470,7 @@ THUMB_RULES = (
      "points at once", "potential", {"draw_below": 1.5}),
     ("draw blind whenever allowed", "as potential, but draw blind whenever the pile allows", "potential",
      {"draw_below": 1e9}),
-    ("best play (rollout)", "Monte Carlo look-ahead, the strongest player the tool has", "rollout", {}),
+    ("look-ahead (rollout)", "Monte Carlo look-ahead, the strongest player the report plays itself", "rollout", {}),
 )
 
 
@@ -512,7 +513,8 @@ def rules_of_thumb(rules: ShelfRules, deals: int = 400, seed: int = 0, thumb_rul
 
 def thumb_finding(th: pd.DataFrame):
     """Where to place and when to draw blind, as rules a player can follow, each measured in one seat against
-    potential play in the others and set beside the best play the tool has (table ``shelf_rules_of_thumb``).
+    potential play in the others and set beside the table's strongest player, its last row (table
+    ``shelf_rules_of_thumb``).
 
     Returns:
         a ``rule`` :class:`~ludolab.analysis.findings.Finding` quoting each rule's paired difference and the
@@ -539,9 +541,10 @@ def thumb_finding(th: pd.DataFrame):
     text = (f"Each rule played in one seat, `{base['rule']}` play in the other seats ({int(base.deals):,} duplicate "
             f"deals, seats rotated); its score minus that of `{base['rule']}` ({base['what']}) in the same seat: "
             + "; ".join(one(r) for _, r in others.iterrows())
-            + f". The best play the tool has, *{best['rule']}*, scores {best.diff_vs_potential:+.2f} points a game "
-            f"(95% CI {best.diff_vs_potential_ci_low:+.2f} to {best.diff_vs_potential_ci_high:+.2f}) against that "
-            "rule in the same seat: what the rules of thumb leave on the table. Almost any change of play alters "
+            + f". The strongest player of this table, *{best['rule']}*, scores {best.diff_vs_potential:+.2f} points "
+            f"a game (95% CI {best.diff_vs_potential_ci_low:+.2f} to {best.diff_vs_potential_ci_high:+.2f}) against "
+            "that rule in the same seat: the rules of thumb leave at least that much on the table. Almost any "
+            "change of play alters "
             "the rest of a game, so the share of games changed says how often a rule acts, not by how much.")
     return Finding("rule", head, text, quotes)
 
@@ -657,7 +660,7 @@ def _repeat_finding(df: pd.DataFrame, dv: pd.DataFrame, dd: pd.DataFrame):
 
 def section_findings(*, policies: pd.DataFrame, head_to_head: pd.DataFrame, h2h_deals: int, players: pd.DataFrame,
                      turn_order: pd.DataFrame, draw: pd.DataFrame, variants: pd.DataFrame,
-                     decks: pd.DataFrame, thumb: pd.DataFrame) -> list:
+                     decks: pd.DataFrame, thumb: pd.DataFrame, deep: dict | None = None) -> list:
     """The findings of the Shelve the Book section, a pure function of its tables, most useful first.
 
     Args:
@@ -669,7 +672,9 @@ def section_findings(*, policies: pd.DataFrame, head_to_head: pd.DataFrame, h2h_
         draw: :func:`draw_option_table` (as it is, never drawing blind, drawing blind whenever allowed).
         variants: :func:`variant_table` (rows ``standard`` and ``pairs`` among them).
         decks: :func:`deck_table` (the assumed deck first).
-        thumb: :func:`rules_of_thumb` (potential first, the best play last).
+        thumb: :func:`rules_of_thumb` (potential first, its strongest player, rollout, last).
+        deep: the stored deep run of strong play when it is shown (the arguments of :func:`deep_text` by
+            name), else None.
 
     Returns:
         :class:`~ludolab.analysis.findings.Finding` objects, each quoting its numbers from the tables
@@ -679,7 +684,8 @@ def section_findings(*, policies: pd.DataFrame, head_to_head: pd.DataFrame, h2h_
     Raises:
         KeyError: a row named above is missing.
     """
-    return [_policy_finding(policies), sequence_finding(policies, "potential"),
+    strong = [_strong_play_finding(**deep)] if deep else []
+    return strong + [_policy_finding(policies), sequence_finding(policies, "potential"),
             _look_ahead_finding(head_to_head, h2h_deals), thumb_finding(thumb), _draw_finding(draw),
             _first_finding(turn_order),
             _players_finding(players), _designer_pairs_finding(variants), _deck_finding(decks),
@@ -711,6 +717,22 @@ def _study_policies(ctx, s) -> list[str]:
                        "shelf_points_sources", "Points by combination kind and policy")]
 
 
+def _stronger_still(s) -> str:
+    """The sentence that the stored deep run's search beats ``rollout`` in one seat, paired on its deals (its
+    ``paired`` row against ``rollout`` with a CI above 0), or "" when it is not shown or does not say so."""
+    deep = s.tables.get("deep")
+    if not deep:
+        return ""
+    p = deep["paired"]
+    row = p[(p.versus == "rollout") & p.policy.str.startswith("search:")]
+    if row.empty or not row.iloc[0].ci_low > 0:
+        return ""
+    r = row.iloc[0]
+    return (f"It is not the strongest play there is: in the stored deep run, `{r.policy}` in one seat scores "
+            f"{_ci(r['diff'], r.ci_low, r.ci_high, '+.2f')} points more than `rollout` in that seat on the same deals "
+            "(\"Strong play at four players\", above). ")
+
+
 def _study_head_to_head(ctx, s) -> list[str]:
     """Does looking ahead beat greedy players: rollout and potential, each against three greedy players."""
     import time
@@ -732,7 +754,7 @@ def _study_head_to_head(ctx, s) -> list[str]:
             f"of the games with {ro['hero_mean']:.2f} points against their {ro['others_mean']:.2f}; `potential` wins "
             f"{_ci(po['hero_win_share'], po['hero_win_share_ci_low'], po['hero_win_share_ci_high'], '.3f')}; a fair "
             f"share is 0.25. "
-            + ("Looking ahead over the unseen cards is the strongest play found. "
+            + (("Looking ahead over the unseen cards plays better than `potential` here. " + _stronger_still(s))
                if ro["hero_win_share"] > po["hero_win_share"] else "")
             + "These games are far slower than with `potential` (the build log has the times), which the larger "
             "studies below use as the skilled "
@@ -821,7 +843,7 @@ def _study_thumb(ctx, s) -> list[str]:
     """Rules of thumb for placing and drawing, each in one seat against potential play (adds ``thumb``)."""
     from .findings import tolerance_text
 
-    ctx.say("shelf: rules of thumb against the best play ...")
+    ctx.say("shelf: rules of thumb against potential and rollout ...")
     deals = 100 if ctx.quick else 400
     th = s.tables["thumb"] = rules_of_thumb(s.rules, deals, s.seed + 7)
     shown = th[["rule", "mean", "diff_vs_potential", "diff_vs_potential_ci_low", "diff_vs_potential_ci_high",
@@ -933,6 +955,165 @@ def _study_decks(ctx, s) -> list[str]:
                        "Win share of one potential player against three greedy ones, by deck (0.25 is a fair share)")]
 
 
+# ------------------------------------------------------------------ strong play (a stored deep run)
+DEEP_NAME = "shelf_strong_4p"
+
+#: the goal for strong play: this mean score per player in four-player self-play (points per game)
+SELF_PLAY_GOAL = 30.0
+
+#: a doubling of the search's budget that gains less than this (points per game, its 95% CI within ± it)
+#: leaves strong play where it stops improving
+SATURATION_TOLERANCE = 0.2
+
+
+def _search_words(label: str) -> str:
+    """A ladder search label (``search:budget=512,rollout=potential``) in words."""
+    opts = dict(x.split("=", 1) for x in label.partition(":")[2].split(",") if "=" in x)
+    return f"{int(opts.get('budget', 64)):,} playouts per decision on sampled deals, `{opts.get('rollout')}` playing " \
+           "every seat in the playouts"
+
+
+def _doubling_words(lo: float, hi: float) -> str:
+    """The verdict of one doubling's paired gain CI (points per game) by :func:`~ludolab.analysis.findings.doubling_verdict`."""
+    from .findings import doubling_verdict
+
+    tol = SATURATION_TOLERANCE
+    return {"stopped": f"its CI lies within ±{tol:g} points: play has stopped improving, by that tolerance",
+            "improving": "the CI lies above 0, so play has not stopped improving at the smaller budget",
+            "worse": "the doubling scores less, the CI below 0",
+            "not settled": f"the CI includes 0 but reaches beyond ±{tol:g} points, so whether play has stopped "
+                           "improving is not settled by these deals"}[doubling_verdict(lo, hi, tol)]
+
+
+def deep_text(self_play: pd.DataFrame, self_paired: pd.DataFrame, ladder: pd.DataFrame, paired: pd.DataFrame,
+              plan: dict) -> list[str]:
+    """The deep run in words, every number read from its tables: the strongest search in every seat (the
+    plan's last ``self_play`` policy) against :data:`SELF_PLAY_GOAL` and beside rollout and potential in every
+    seat, the last doubling there (the last row of ``self_paired``); the strongest search in one seat against
+    the baseline field (the plan's last ``policies`` entry) and its doubling (the last row of ``paired``); the
+    first player's edge under the strongest search and under the plan's first ``self_play`` policy.
+
+    Args:
+        self_play: the run's ``self_play`` table (``policy``, ``mean``, ``ci_low``, ``ci_high``, ``first_edge``
+            and ``first_win_share`` with their CIs; points per player and game, higher is better).
+        self_paired: its ``self_play_paired`` table (``policy``, ``versus``, ``diff``, ``ci_low``, ``ci_high``).
+        ladder, paired: its ``ladder`` and ``paired`` tables (one seat against the baseline field).
+        plan: the run's plan (``players``, ``deals``, ``baseline``, ``policies``, ``self_play``).
+    """
+    sp = self_play.set_index("policy")
+    top = sp.loc[plan["self_play"][-1]]
+    m, lo, hi = top["mean"], top.ci_low, top.ci_high
+    g = SELF_PLAY_GOAL
+    goal = (f"the goal set for strong play, {g:g} points per player in {plan['players']}-player self-play, is "
+            + ("reached (the CI lies above it)" if lo > g else
+               f"not reached: the CI ends {g - hi:.1f} points below it" if hi < g else
+               "neither shown nor ruled out (it lies inside the CI)"))
+    others = [p for p in ("rollout", plan["baseline"]) if p in sp.index]
+    beside = " and ".join(f"{_ci(sp.loc[p, 'mean'], sp.loc[p, 'ci_low'], sp.loc[p, 'ci_high'])} with `{p}`"
+                          for p in others)
+    first = (f"With search ({_search_words(top.name)}) in every seat, a player scores "
+             f"{_ci(m, lo, hi)} points a game ({plan['deals']:,} deals, {plan['players']} players, the rulebook "
+             f"scoring), against {beside} in every seat on the same deals: {goal}.")
+    last = self_paired.iloc[-1]
+    prev = sp.loc[last.versus]
+    second = (f"Against every seat searching with half the budget (it scores {prev['mean']:.2f}), doubling changes "
+              f"the score by {_ci(last['diff'], last.ci_low, last.ci_high, '+.2f')} points per player, paired on "
+              f"the same deals: {_doubling_words(last.ci_low, last.ci_high)}.")
+    lad = ladder.set_index("policy")
+    one = lad.loc[plan["policies"][-1]]
+    lp = paired.iloc[-1]
+    third = (f"One seat searching ({_search_words(one.name)}) among {plan['players'] - 1} `{plan['baseline']}` "
+             f"players scores {one['mean']:.2f} points, {_ci(one['diff'], one.ci_low, one.ci_high, '+.2f')} against "
+             f"`{plan['baseline']}` in the same seat, and wins "
+             f"{_ci(one.win_share, one.win_ci_low, one.win_ci_high, '.1%')} of its pairings with the other seats")
+    if lp.versus.startswith("search:") and lp.policy == one.name:
+        third += (f"; against the same search with half the budget in that seat, doubling changes its score by "
+                  f"{_ci(lp['diff'], lp.ci_low, lp.ci_high, '+.2f')} points: {_doubling_words(lp.ci_low, lp.ci_high)}.")
+    else:
+        third += (f"; against `{lp.versus}` in that seat, `{lp.policy}` scores "
+                  f"{_ci(lp['diff'], lp.ci_low, lp.ci_high, '+.2f')} points more (paired).")
+    base = sp.loc[plan["self_play"][0]]  # edge_vs_first is paired against it
+    fair = 1 / plan["players"]
+
+    def edge(r):
+        return (f"{_ci(r.first_edge, r.first_edge_ci_low, r.first_edge_ci_high, '+.2f')} points over the mean of "
+                f"the others, winning {_ci(r.first_win_share, r.first_win_ci_low, r.first_win_ci_high, '.1%')} of "
+                "the games")
+    d, dlo, dhi = top.edge_vs_first, top.edge_vs_first_ci_low, top.edge_vs_first_ci_high
+    changed = ("is larger than" if dlo > 0 else "is smaller than" if dhi < 0 else "is not told apart from")
+    fourth = (f"Going first, under that search in every seat: {edge(top)} (a fair share of the wins is "
+              f"{fair:.0%}); with `{base.name}` in every seat: {edge(base)}. The first player's edge under the search "
+              f"{changed} that under `{base.name}` (paired on the same deals, the difference is "
+              f"{_ci(d, dlo, dhi, '+.2f')} points).")
+    return [first, second, third, fourth]
+
+
+def _strong_play_finding(self_play, self_paired, ladder, paired, plan):
+    """Strong play at four players, from the stored deep run (tables ``shelf_deep_self_play``,
+    ``shelf_deep_self_play_paired``, ``shelf_deep_ladder``, ``shelf_deep_paired``), worded by :func:`deep_text`."""
+    from .findings import Finding, Quote
+
+    top = self_play.set_index("policy").loc[plan["self_play"][-1]]
+    g = SELF_PLAY_GOAL
+    title = (f"Search in every seat scores {top['mean']:.1f} points a player at four players"
+             + (f", above the {g:g}-point goal." if top.ci_low > g else
+                f", short of the {g:g}-point goal." if top.ci_high < g else f", not told apart from {g:g}."))
+    t = "shelf_deep_self_play"
+    return Finding("estimate", title, " ".join(deep_text(self_play, self_paired, ladder, paired, plan))
+                   + " (stored deep run; see \"Strong play at four players\".)",
+                   {"self_play": Quote(top["mean"], t, "mean", top.name),
+                    "doubling": Quote(self_paired.iloc[-1]["diff"], "shelf_deep_self_play_paired", "diff",
+                                      str(self_paired.iloc[-1].policy)),
+                    "first_edge": Quote(top.first_edge, t, "first_edge", top.name)})
+
+
+def _study_deep(ctx, s) -> list[str]:
+    """Strong play at four players: the stored deep run ``shelf_strong_4p`` (:mod:`ludolab.analysis.deep`), or
+    why it is not shown.  Adds ``deep`` to ``s.tables`` (None unless shown); returns the Markdown blocks."""
+    from . import deep
+
+    st, head = deep.section_start(ctx, DEEP_NAME, "shelf", "Strong play at four players (stored deep run)")
+    s.tables["deep"] = None
+    if st.status != "ok":
+        return head
+    summ, t = st.summary, st.tables()
+    plan = summ["plan"]
+    meta = deep.table_meta(st)
+    sp = t["self_play"][["policy", "mean", "ci_low", "ci_high", "first_edge", "first_edge_ci_low",
+                         "first_edge_ci_high", "first_win_share", "first_win_ci_low", "first_win_ci_high"]]
+    shown = sp.rename(columns={"ci_low": "mean_ci_low", "ci_high": "mean_ci_high",
+                               "first_win_ci_low": "first_win_share_ci_low",
+                               "first_win_ci_high": "first_win_share_ci_high"})
+    defs = {"policy": "the policy in every seat (a search is written `search:budget=B,rollout=NAME`: B playouts "
+                      "per decision on sampled deals, NAME in every seat of the playouts)",
+            "mean": "mean final score per player (points; higher is better)",
+            "first_edge": "the first seat's score minus the mean of the other seats' on the same deal (points)",
+            "first_win_share": "the first seat's share of the games won (ties shared)"}
+    lad = t["ladder"]
+    lshown = deep.shown_ladder(lad, ["policy", "mean", "diff", "ci_low", "ci_high", "win_share", "win_ci_low",
+                                     "win_ci_high"])
+    ldefs = {"policy": f"the policy in one seat, the other seats playing {plan['baseline']}",
+             "mean": "its mean final score (points)",
+             "diff": f"its score minus that of {plan['baseline']} in the same seat on the same deal (paired)",
+             "win_share": "share of its pairings with the other seats it wins (ties 1/2)"}
+    body = [columns_line(shown, defs), ctx.table(t["self_play"], "shelf_deep_self_play", meta, shown=shown),
+            "\n" + columns_line(lshown, ldefs), ctx.table(lad, "shelf_deep_ladder", meta, shown=lshown)]
+    deep.write_tables(ctx, t, "shelf_deep", ("paired", "by_seat", "self_play_paired", "self_play_by_seat"), meta)
+    setting = (f"{plan['players']} players, the rulebook scoring, the assumed deck, {plan['deals']:,} deals with "
+               f"seed {plan['seed']} in {plan['chunks']} chunks; each policy in every seat (self-play), and in one "
+               f"seat in turn against `{plan['baseline']}` (the ladder of `ludolab shelf ladder --players "
+               f"{plan['players']}`)")
+    intro = (deep.stored_intro(st, setting, f"{plan['canary_deals']} deal of its own with a small search")
+             + " Its provenance is in `tables/shelf_deep_self_play.meta.json`; each policy against the one before "
+             "it, paired, is in `tables/shelf_deep_self_play_paired.csv` (every seat) and "
+             "`tables/shelf_deep_paired.csv` (one seat), and the figures by seat in "
+             "`tables/shelf_deep_self_play_by_seat.csv` and `tables/shelf_deep_by_seat.csv`.\n")
+    s.tables["deep"] = {"self_play": t["self_play"], "self_paired": t["self_play_paired"], "ladder": lad,
+                        "paired": t["paired"], "plan": plan}
+    return head + [intro, " ".join(deep_text(t["self_play"], t["self_play_paired"], lad, t["paired"], plan)) + "\n",
+                   *body]
+
+
 def study(ctx) -> tuple[dict, list[str]]:
     """The Shelve the Book study: every run and table of the report section, in the order they are made (each
     table's provenance lists the runs made since the previous one).
@@ -957,8 +1138,8 @@ def study(ctx) -> tuple[dict, list[str]]:
                         g_deck=200 if ctx.quick else 800,
                         meta=lambda **fields: provenance("shelf", **rules_meta(rules, **fields)))
     body = []
-    for part in (_study_policies, _study_head_to_head, _study_players, _study_draw, _study_thumb, _study_variants,
-                 _study_decks):
+    for part in (_study_policies, _study_deep, _study_head_to_head, _study_players, _study_draw, _study_thumb,
+                 _study_variants, _study_decks):
         body += part(ctx, s)
     return s.tables, body
 

@@ -10,6 +10,7 @@ from ludolab.analysis import deep as D
 
 NAME = "books_strong_accuracy"
 BEV = "beverbende_strong_2p"
+SHELF = "shelf_strong_4p"
 
 
 def _tiny_plan() -> dict:
@@ -145,7 +146,7 @@ def test_the_run_kept_with_ludolab_is_current():
     """The deep run kept with ludolab (``analysis/stored``) is the study's plan and its canary reproduces:
     a fresh clone's report shows it.  When this fails, the kernels or the streams changed: make it again with
     ``ludolab report --deep DIR`` and copy ``DIR/<study>.json`` into ``analysis/stored/``."""
-    for name, deals in ((NAME, 1000), (BEV, 320)):
+    for name, deals in ((NAME, 1000), (BEV, 320), (SHELF, 160)):
         st = D.stored(name)
         assert st.status == "ok", (name, st.why)
         assert st.summary["plan"]["deals"] >= deals
@@ -313,3 +314,159 @@ def test_a_ctrl_c_swallowed_while_compiling_is_raised_afterwards():
                 pass  # swallowed, as a callback of the compiler would
     with D._ctrl_c_kept():
         pass  # no Ctrl-C: nothing raised
+
+
+def _tiny_shelf_plan() -> dict:
+    plan = D._shelf_plan()
+    plan.update(deals=4, chunks=2, policies=["potential", "rollout", "search:budget=4,rollout=potential",
+                                             "search:budget=8,rollout=potential"],
+                self_play=["potential", "rollout", "search:budget=4,rollout=potential",
+                           "search:budget=8,rollout=potential"])
+    return plan
+
+
+@pytest.fixture
+def tiny_shelf(monkeypatch):
+    return _with_plan(monkeypatch, SHELF, _tiny_shelf_plan)
+
+
+def test_a_self_play_deep_run_resumes_to_the_games_played_straight(tiny_shelf, tmp_path):
+    """The Shelve the Book deep run keeps a self-play chunk per policy as it completes; a sitting that lost
+    some is completed by the next, and its tables are those of the same games played in one go: every seat
+    the same policy on the ladder's deals, the first seat's edge, the wins shared on a tie."""
+    import numpy as np
+
+    from ludolab.sim import ladder as L
+
+    first = D.run_study(tiny_shelf, tmp_path)
+    chunks = sorted((tmp_path / SHELF).rglob("chunk-*.parquet"))
+    assert len(chunks) == (4 + 4) * 2, "every ladder and self-play chunk is kept"
+    for c in chunks[::3]:
+        c.unlink()
+    again = D.run_study(tiny_shelf, tmp_path)
+    assert again["tables"] == first["tables"]
+    plan = tiny_shelf.plan()
+    _, table, _, cons = D._ladder_setup(plan, plan["self_play"])
+    keys = L.deal_keys(plan["seed"], plan["deals"])
+    games = [np.array([table.play([c] * 4, k) for k in keys]) for c in cons]
+    want = D.self_play_tables(plan["self_play"], games, lower=False)
+    for name in ("self_play", "self_play_paired", "self_play_by_seat"):
+        for got, row in zip(first["tables"][name], D._records(want[name])):
+            bad = [k for k in row if not _same(got[k], row[k])]
+            assert not bad, (name, bad)
+    top = games[-1]
+    row = first["tables"]["self_play"][-1]
+    assert row["mean"] == pytest.approx(top.mean())
+    assert row["first_edge"] == pytest.approx((top[:, 0] - top[:, 1:].mean(axis=1)).mean())
+    assert first["tables"]["self_play"][0]["edge_vs_first"] == 0.0
+    d = first["tables"]["self_play_paired"][-1]
+    assert d["diff"] == pytest.approx((games[-1] - games[-2]).mean())
+
+
+def test_a_policy_appended_to_either_list_of_a_plan_keeps_every_finished_chunk(tiny_shelf, monkeypatch, tmp_path):
+    """A run folder keeps its runs by position, so the ladder's and the self-play's are kept apart: a policy
+    appended to either list of the plan is played alone, and every chunk already finished is used as it is."""
+    D.run_study(tiny_shelf, tmp_path)
+    before = {p: p.stat().st_mtime_ns for p in (tmp_path / SHELF).rglob("chunk-*.parquet")}
+    plan = tiny_shelf.plan()
+    more = {**plan, "self_play": plan["self_play"] + ["search:budget=2,rollout=potential"],
+            "policies": plan["policies"] + ["greedy"]}
+    longer = _with_plan(monkeypatch, SHELF, lambda: more)
+    summ = D.run_study(longer, tmp_path)
+    after = {p: p.stat().st_mtime_ns for p in (tmp_path / SHELF).rglob("chunk-*.parquet")}
+    assert {p: after[p] for p in before} == before, "no finished chunk is played again"
+    assert len(after) == len(before) + 2 * 2
+    assert [r["policy"] for r in summ["tables"]["self_play"]] == more["self_play"]
+
+
+def test_seat_wins_share_a_tie_for_the_best_return():
+    """A game's win goes to the seat with the best return; seats tied for it share it equally."""
+    import numpy as np
+
+    ret = np.array([[10.0, 12.0, 12.0, 3.0], [5.0, 1.0, 2.0, 3.0]])
+    assert D._seat_wins(ret, lower=False).tolist() == [[0, 0.5, 0.5, 0], [1, 0, 0, 0]]
+    assert D._seat_wins(ret, lower=True).tolist() == [[0, 0, 0, 1], [0, 1, 0, 0]]
+
+
+def test_the_shelf_report_shows_its_deep_run_as_stored_and_quotes_its_tables(tiny_shelf, tmp_path):
+    """The Shelve the Book section's deep run: said to be stored and when it was made, the self-play score and
+    the one-seat score read from its tables, which are written with the run's provenance; its finding quotes
+    them; refused in words once the canary no longer reproduces."""
+    from types import SimpleNamespace
+
+    from ludolab.analysis import shelf as AS
+    from ludolab.analysis.report import ReportContext
+
+    summ = D.run_study(tiny_shelf, tmp_path / "deep")
+    ctx = ReportContext(tmp_path / "out", True, 1, deep_dir=str(tmp_path / "deep"))
+    s = SimpleNamespace(tables={})
+    text = "\n".join(AS._study_deep(ctx, s))
+    assert "These are stored results" in text and summ["made"] in text
+    top = summ["tables"]["self_play"][-1]
+    one = [r for r in summ["tables"]["ladder"] if r["policy"] == tiny_shelf.plan()["policies"][-1]][0]
+    assert f"a player scores {top['mean']:.2f} (95% CI" in text
+    assert f"players scores {one['mean']:.2f} points" in text
+    meta = json.loads((tmp_path / "out" / "tables" / "shelf_deep_self_play.meta.json").read_text())
+    assert meta["stored_deep_run"]["plan"] == tiny_shelf.plan()
+    for name in ("ladder", "paired", "by_seat", "self_play_paired", "self_play_by_seat"):
+        assert (tmp_path / "out" / "tables" / f"shelf_deep_{name}.csv").exists()
+    f = AS._strong_play_finding(**s.tables["deep"])
+    assert f.quotes["self_play"].value == pytest.approx(top["mean"]) and f"{top['mean']:.1f} points" in f.title
+    path = tmp_path / "deep" / f"{SHELF}.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), "canary": "1" * 64}))
+    s = SimpleNamespace(tables={})
+    assert "is not shown: its canary run no longer reproduces" in "\n".join(AS._study_deep(ctx, s))
+    assert s.tables["deep"] is None
+
+
+def test_shelf_deep_words_follow_the_cis():
+    """The self-play score is placed against the 30-point goal by its CI, each doubling's verdict follows its
+    paired CI against the 0.2-point tolerance, and the first player's edge is compared paired."""
+    import pandas as pd
+
+    from ludolab.analysis import shelf as AS
+
+    plan = D.STUDIES[SHELF].plan()
+    a, b = plan["self_play"][-2], plan["self_play"][-1]
+
+    def sp(m, lo, hi, dlo=-0.5, dhi=0.5):
+        row = {"first_edge": 0.3, "first_edge_ci_low": -0.1, "first_edge_ci_high": 0.7, "first_win_share": 0.26,
+               "first_win_ci_low": 0.2, "first_win_ci_high": 0.32, "edge_vs_first": 0.0,
+               "edge_vs_first_ci_low": 0.0, "edge_vs_first_ci_high": 0.0}
+        return pd.DataFrame([{**row, "policy": p, "mean": 21.0, "ci_low": 20.5, "ci_high": 21.5}
+                             for p in plan["self_play"][:-1]]
+                            + [{**row, "policy": b, "mean": m, "ci_low": lo, "ci_high": hi, "edge_vs_first": 0.5,
+                                "edge_vs_first_ci_low": dlo, "edge_vs_first_ci_high": dhi}])
+
+    def pairs(d, lo, hi, pol=b, versus=a):
+        return pd.DataFrame([{"policy": pol, "versus": versus, "diff": d, "ci_low": lo, "ci_high": hi}])
+    ladder = pd.DataFrame([{"policy": p, "mean": 30.0, "diff": 8.0, "ci_low": 7.5, "ci_high": 8.5, "win_share": 0.8,
+                            "win_ci_low": 0.75, "win_ci_high": 0.85} for p in plan["policies"]])
+    lp = pairs(0.1, -0.1, 0.15, plan["policies"][-1], plan["policies"][-2])
+    for (m, lo, hi), says in (((31.0, 30.5, 31.5), "is reached (the CI lies above it)"),
+                              ((30.1, 29.6, 30.6), "neither shown nor ruled out"),
+                              ((28.0, 27.5, 28.5), "not reached: the CI ends 1.5 points below it")):
+        first = AS.deep_text(sp(m, lo, hi), pairs(0.0, -0.1, 0.1), ladder, lp, plan)[0]
+        assert says in first, first
+    for (d, lo, hi), says in (((0.05, -0.1, 0.15), "stopped improving, by that tolerance"),
+                              ((0.8, 0.5, 1.1), "has not stopped improving"),
+                              ((0.1, -0.3, 0.5), "not settled"),
+                              ((-0.8, -1.1, -0.5), "scores less")):
+        second = AS.deep_text(sp(30.0, 29.5, 30.5), pairs(d, lo, hi), ladder, lp, plan)[1]
+        assert says in second, second
+    third = AS.deep_text(sp(30.0, 29.5, 30.5), pairs(0, -0.1, 0.1), ladder, lp, plan)[2]
+    assert "+8.00 (95% CI +7.50 to +8.50)" in third and "stopped improving, by that tolerance" in third
+    for (dlo, dhi), says in (((0.1, 0.9), "is larger than"), ((-0.9, -0.1), "is smaller than"),
+                             ((-0.5, 0.5), "is not told apart from")):
+        fourth = AS.deep_text(sp(30.0, 29.5, 30.5, dlo, dhi), pairs(0, -0.1, 0.1), ladder, lp, plan)[3]
+        assert says in fourth, fourth
+
+
+def test_a_deep_run_without_a_terminal_says_how_far_it_is(tiny_shelf, tmp_path, capsys):
+    """With no terminal for a progress bar (a log file, a scheduler), a ladder deep run prints a line on
+    standard error for each tenth of its chunks, and the last; asked to be quiet it prints none."""
+    D.run_study(tiny_shelf, tmp_path / "quiet", progress=False)
+    assert "chunks done" not in capsys.readouterr().err
+    D.run_study(tiny_shelf, tmp_path / "told", progress=None)
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if "chunks done" in ln]
+    assert lines and lines[-1] == "deep run: 16 of 16 chunks done (each kept)", lines

@@ -121,3 +121,17 @@ def test_quote_problems_hold_each_quoted_number_to_its_table():
     assert F.quote_problems([bad, "a string"], t) == [
         "finding 0 quote x: 1.7 is not in t.c", "finding 0 quote y: table t has no column nope",
         "finding 1 is a str, not a Finding: 'a string'"]
+
+
+def test_a_doubling_counts_as_stopped_only_when_its_ci_lies_within_the_tolerance():
+    """One doubling of a strong player's budget: stopped when the paired CI of the gain lies within ±
+    tolerance (even when it excludes 0), improving when it lies above 0 otherwise, worse below 0, else not
+    settled (README, "How the report words its findings")."""
+    from ludolab.analysis.findings import doubling_verdict
+
+    assert doubling_verdict(-0.05, 0.08, 0.1) == "stopped"
+    assert doubling_verdict(0.01, 0.05, 0.1) == "stopped"
+    assert doubling_verdict(0.05, 0.3, 0.1) == "improving"
+    assert doubling_verdict(-0.3, -0.05, 0.1) == "worse"
+    assert doubling_verdict(-0.05, 0.3, 0.1) == "not settled"
+    assert doubling_verdict(-0.1, 0.05, 0.1) == "not settled", "a CI reaching the tolerance is not within it"

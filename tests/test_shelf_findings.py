@@ -45,7 +45,7 @@ def _tables() -> tuple[dict, dict]:
     thumb = _thumb([("potential", 0.0, 0.0, 0.0), ("points now only", -3.5, 0.25, 0.94),
                     ("unfinished runs count double", -0.55, 0.2, 0.88), ("never draw blind", -0.6, 0.2, 0.89),
                     ("draw blind unless an offer scores 2", 0.1, 0.2, 0.91),
-                    ("draw blind whenever allowed", -2.4, 0.25, 0.92), ("best play (rollout)", 4.4, 0.25, 0.97)])
+                    ("draw blind whenever allowed", -2.4, 0.25, 0.92), ("look-ahead (rollout)", 4.4, 0.25, 0.97)])
     args = dict(thumb=thumb, policies=policies, head_to_head=h2h, h2h_deals=100, players=players, turn_order=turn, draw=draw,
                 variants=variants, decks=decks)
     named = {"shelf_policies": policies, "shelf_head_to_head": h2h, "shelf_players": players,
@@ -79,7 +79,7 @@ def test_the_rules_of_thumb_finding_words_each_rule_by_its_verdict():
     assert "changing the seat's score in 94% of games" in f.text
     assert "*draw blind unless an offer scores 2*: +0.10 points a game (paired 95% CI -0.10 to +0.30), " \
            "equally good" in f.text
-    assert "*best play (rollout)*, scores +4.40 points a game" in f.text and "`potential` play" in f.text
+    assert "*look-ahead (rollout)*, scores +4.40 points a game" in f.text and "`potential` play" in f.text
     mild = th.copy()
     mild.loc[mild.rule == "never draw blind", ["diff_vs_potential_ci_low", "diff_vs_potential_ci_high"]] = [-2.0, 0.8]
     mild.loc[mild.rule == "never draw blind", "verdict"] = "cannot tell yet"
