@@ -1110,8 +1110,8 @@ def _study_deep(ctx, s) -> list[str]:
              "`tables/shelf_deep_self_play_by_seat.csv` and `tables/shelf_deep_by_seat.csv`.\n")
     s.tables["deep"] = {"self_play": t["self_play"], "self_paired": t["self_play_paired"], "ladder": lad,
                         "paired": t["paired"], "plan": plan}
-    return head + [intro, " ".join(deep_text(t["self_play"], t["self_play_paired"], lad, t["paired"], plan)) + "\n",
-                   *body]
+    words = deep_text(t["self_play"], t["self_play_paired"], lad, t["paired"], plan)
+    return head + [intro, " ".join(words[:2]) + "\n", " ".join(words[2:]) + "\n", *body]
 
 
 def study(ctx) -> tuple[dict, list[str]]:
