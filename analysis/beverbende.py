@@ -14,7 +14,7 @@ from ludolab.sim import beverbende as bev
 from ludolab.stdlib.beverbende import SCORINGS, SPECIAL_NAMES, BeverbendeRules
 from ludolab.stdlib.errors import LudolabError
 
-from .findings import doubling_verdict
+from .findings import doubling_verdict, side_of
 
 GAME = "beverbende"
 #: The catalogue's policies with their default parameters.
@@ -851,15 +851,11 @@ def _win_saturation() -> float:
     return float(TOLERANCES["win_share"][0])
 
 
-def _side_of(q: float, lo: float, hi: float, mark: float) -> str:
-    """Where a share with 95% CI (lo, hi) lies against ``mark``: ``above``, ``below`` or ``inside`` (the CI
-    holds it)."""
-    return "above" if lo > mark else ("below" if hi < mark else "inside")
-
-
 def _search_words(label: str) -> str:
     """A ladder search label (``search:budget=2048,rollout=threshold,objective=wins``) in words."""
-    opts = dict(x.split("=", 1) for x in label.partition(":")[2].split(",") if "=" in x)
+    from .ladder_cli import search_options
+
+    opts = search_options(label)
     goal = ("each playout worth 1 when the seat ends the game ahead of the other, 1/2 on a tie"
             if opts.get("objective") == "wins" else "each playout worth its penalty points")
     return (f"{int(opts.get('budget', 64)):,} playouts per decision on sampled deals, `{opts.get('rollout')}` "
@@ -882,12 +878,12 @@ def deep_text(ladder: pd.DataFrame, paired: pd.DataFrame, plan: dict) -> list[st
     top = rows.loc[plan["policies"][-1]]
     q, lo, hi = top.win_share, top.win_ci_low, top.win_ci_high
     half = {"above": "more than an even share, the CI above 50%", "below": "less than an even share, the CI "
-            "below 50%", "inside": "not told apart from an even share, the CI includes 50%"}[_side_of(q, lo, hi, 0.5)]
+            "below 50%", "inside": "not told apart from an even share, the CI includes 50%"}[side_of(q, lo, hi, 0.5)]
     mark = f"the goal set for strong play, {WIN_GOAL:.0%} of the games won against the tuned heuristic,"
     goal = {"above": f"{mark} is reached (the CI lies above it)",
             "inside": f"{mark} is neither shown nor ruled out (it lies inside the CI)",
             "below": f"{mark} is not reached: the CI ends {100 * (WIN_GOAL - hi):.1f} points of percentage below "
-                     "it"}[_side_of(q, lo, hi, WIN_GOAL)]
+                     "it"}[side_of(q, lo, hi, WIN_GOAL)]
     d, dlo, dhi = top["diff"], top.ci_low, top.ci_high
     pts = ("so on points it is worse, the CI above 0" if dlo > 0 else "so on points it is better, the CI below 0"
            if dhi < 0 else "not told apart on points, the CI includes 0")
@@ -926,7 +922,7 @@ def _strong_play_finding(ladder: pd.DataFrame, paired: pd.DataFrame, plan: dict)
     from .findings import Finding, Quote
 
     top = ladder.set_index("policy").loc[plan["policies"][-1]]
-    side = _side_of(top.win_share, top.win_ci_low, top.win_ci_high, 0.5)
+    side = side_of(top.win_share, top.win_ci_low, top.win_ci_high, 0.5)
     title = {"above": f"Search playing to win takes {top.win_share:.1%} of two-player games from the tuned "
                       "threshold heuristic.",
              "inside": "In games won at two players, search playing to win is not yet told apart from the tuned "

@@ -126,6 +126,12 @@ def compare(diff: float, ci_low: float, ci_high: float, measure: str, lower_is_b
     return "cannot tell yet"
 
 
+def side_of(q: float, lo: float, hi: float, mark: float) -> str:
+    """Where an estimate ``q`` with 95% CI (lo, hi) lies against ``mark`` (a goal, an even share):
+    ``"above"`` (the CI above it), ``"below"`` (the CI below it) or ``"inside"`` (the CI holds it)."""
+    return "above" if lo > mark else ("below" if hi < mark else "inside")
+
+
 def doubling_verdict(ci_low: float, ci_high: float, tolerance: float) -> str:
     """What one doubling of a strong player's budget says, by the report's rule (README, "How the report words
     its findings"): ``ci_low``, ``ci_high`` the paired 95% CI of the gain (signed so that positive is better,

@@ -154,6 +154,32 @@ def named_contender(text: str, named: dict, policy=None):
 SEARCH_OPTIONS = ("budget", "rollout", "objective")
 
 
+def search_options(text: str) -> dict:
+    """The options of a search's policy string ``HEAD:budget=B,rollout=NAME[:k=v,...],objective=O`` as
+    written: ``{option: value}``, the rollout's parameters kept with its name (each ``k=v`` right after
+    ``rollout=NAME:`` whose key is not a search option); a ladder label reads back the same way.
+
+    Raises:
+        InputError: an empty option, an unknown one or one without a value, or one given twice (one line).
+    """
+    head, _, rest = text.partition(":")
+    opts = {}
+    for part in rest.split(",") if rest else []:
+        k, eq, v = part.partition("=")
+        if not part:
+            raise InputError(f"policy {text!r}: an empty option (a stray comma); write e.g. {head}:budget=64")
+        if eq and v and k not in SEARCH_OPTIONS and ":" in opts.get("rollout", "") and list(opts)[-1] == "rollout":
+            opts["rollout"] += "," + part  # a parameter of the rollout policy
+            continue
+        if not eq or k not in SEARCH_OPTIONS or not v:
+            raise InputError(f"policy {text!r}: options are budget=N, rollout=NAME and objective=points|wins, "
+                             f"not {part!r}")
+        if k in opts:
+            raise InputError(f"policy {text!r}: {k} is given twice")
+        opts[k] = v
+    return opts
+
+
 def _search_contender(text: str, head: str, rest: str, named: dict, best: str | None, policy=None):
     """The search contender of ``HEAD:budget=B,rollout=NAME,objective=points|wins`` (every option may be
     left out); its label is the canonical spelling (options in that order, the objective only when it is
@@ -170,21 +196,7 @@ def _search_contender(text: str, head: str, rest: str, named: dict, best: str | 
 
     if text.endswith(":"):
         raise InputError(f"policy {text!r}: nothing follows the colon; write {head}, or e.g. {head}:budget=64")
-    opts = {}
-    parts = rest.split(",") if rest else []
-    for part in parts:
-        k, eq, v = part.partition("=")
-        if not part:
-            raise InputError(f"policy {text!r}: an empty option (a stray comma); write e.g. {head}:budget=64")
-        if eq and v and k not in SEARCH_OPTIONS and ":" in opts.get("rollout", "") and list(opts)[-1] == "rollout":
-            opts["rollout"] += "," + part  # a parameter of the rollout policy
-            continue
-        if not eq or k not in SEARCH_OPTIONS or not v:
-            raise InputError(f"policy {text!r}: options are budget=N, rollout=NAME and objective=points|wins, "
-                             f"not {part!r}")
-        if k in opts:
-            raise InputError(f"policy {text!r}: {k} is given twice")
-        opts[k] = v
+    opts = search_options(text)
     b = opts.get("budget", "64")
     if not (b.isascii() and b.isdigit() and b[0] != "0") or not 1 <= int(b) <= 1_000_000:
         raise InputError(f"policy {text!r}: budget must be a whole number 1..1000000 in digits 0-9 with no "

@@ -968,7 +968,9 @@ SATURATION_TOLERANCE = 0.2
 
 def _search_words(label: str) -> str:
     """A ladder search label (``search:budget=512,rollout=potential``) in words."""
-    opts = dict(x.split("=", 1) for x in label.partition(":")[2].split(",") if "=" in x)
+    from .ladder_cli import search_options
+
+    opts = search_options(label)
     return f"{int(opts.get('budget', 64)):,} playouts per decision on sampled deals, `{opts.get('rollout')}` playing " \
            "every seat in the playouts"
 
@@ -1000,14 +1002,15 @@ def deep_text(self_play: pd.DataFrame, self_paired: pd.DataFrame, ladder: pd.Dat
         ladder, paired: its ``ladder`` and ``paired`` tables (one seat against the baseline field).
         plan: the run's plan (``players``, ``deals``, ``baseline``, ``policies``, ``self_play``).
     """
+    from .findings import side_of
+
     sp = self_play.set_index("policy")
     top = sp.loc[plan["self_play"][-1]]
     m, lo, hi = top["mean"], top.ci_low, top.ci_high
     g = SELF_PLAY_GOAL
     goal = (f"the goal set for strong play, {g:g} points per player in {plan['players']}-player self-play, is "
-            + ("reached (the CI lies above it)" if lo > g else
-               f"not reached: the CI ends {g - hi:.1f} points below it" if hi < g else
-               "neither shown nor ruled out (it lies inside the CI)"))
+            + {"above": "reached (the CI lies above it)", "below": f"not reached: the CI ends {g - hi:.1f} points "
+               "below it", "inside": "neither shown nor ruled out (it lies inside the CI)"}[side_of(m, lo, hi, g)])
     others = [p for p in ("rollout", plan["baseline"]) if p in sp.index]
     beside = " and ".join(f"{_ci(sp.loc[p, 'mean'], sp.loc[p, 'ci_low'], sp.loc[p, 'ci_high'])} with `{p}`"
                           for p in others)
@@ -1051,13 +1054,13 @@ def deep_text(self_play: pd.DataFrame, self_paired: pd.DataFrame, ladder: pd.Dat
 def _strong_play_finding(self_play, self_paired, ladder, paired, plan):
     """Strong play at four players, from the stored deep run (tables ``shelf_deep_self_play``,
     ``shelf_deep_self_play_paired``, ``shelf_deep_ladder``, ``shelf_deep_paired``), worded by :func:`deep_text`."""
-    from .findings import Finding, Quote
+    from .findings import Finding, Quote, side_of
 
     top = self_play.set_index("policy").loc[plan["self_play"][-1]]
     g = SELF_PLAY_GOAL
     title = (f"Search in every seat scores {top['mean']:.1f} points a player at four players"
-             + (f", above the {g:g}-point goal." if top.ci_low > g else
-                f", short of the {g:g}-point goal." if top.ci_high < g else f", not told apart from {g:g}."))
+             + {"above": f", above the {g:g}-point goal.", "below": f", short of the {g:g}-point goal.",
+                "inside": f", not told apart from {g:g}."}[side_of(top["mean"], top.ci_low, top.ci_high, g)])
     t = "shelf_deep_self_play"
     return Finding("estimate", title, " ".join(deep_text(self_play, self_paired, ladder, paired, plan))
                    + " (stored deep run; see \"Strong play at four players\".)",

@@ -313,6 +313,10 @@ def test_a_search_rollout_takes_the_parameters_of_a_named_policy():
     kind, params = BV.step_policy("threshold:knock=8,take=3")[1]
     assert cons[0].rollout[0] == kind and np.array_equal(cons[0].rollout[1], params) and cons[0].objective == "wins"
     assert not np.array_equal(cons[2].rollout[1], params)
+    from ludolab.analysis.ladder_cli import search_options
+
+    assert search_options(cons[0].label) == {"budget": "4", "rollout": "threshold:knock=8,take=3",
+                                             "objective": "wins"}, "a label reads back with the rollout's parameters"
     rows = _ladder_rows(["beverbende", "ladder", "--players", "2", "--deals", "2",
                          "--policy", "search:budget=4,rollout=threshold:knock=8"])
     assert [r["policy"] for r in rows] == ["search:budget=4,rollout=threshold:knock=8"]
