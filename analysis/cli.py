@@ -174,8 +174,9 @@ def bench(fmt, games, reference_seconds, scale, game_ids, scaling, scaling_secon
 @click.option("--quiet", is_flag=True, help="No progress messages.")
 @click.option("--force", is_flag=True, help="Replace files in --out that ludolab did not write (refused otherwise).")
 @click.option("--deep", "deep_dir", type=click.Path(file_okay=False), default=None, metavar="DIR",
-              help="First continue the deep runs of strong play in DIR (hours of work; stop at any time, "
-                   "run again to go on: finished chunks are kept), then show their results in the report.")
+              help="First continue the deep runs of strong play in DIR (hours of work, --quick does not shorten "
+                   "them; stop at any time, run again to go on: finished chunks are kept), then show their "
+                   "results in the report.")
 @user_errors
 def report(out_dir, quick, seed, backend, scheduler, workers, quiet, force, deep_dir):
     """The main job: a report of every registered game, as report.md and a self-contained

@@ -14,8 +14,8 @@ Contenders are written as policy strings:
 * ``search:budget=B,rollout=NAME``: perfect-information Monte Carlo over
   sampled worlds, B playouts per decision, NAME playing every seat in the
   playouts (in Beverbende with parameters too:
-  ``rollout=threshold:knock=8,take=3``, every ``k=v`` after it that is not a
-  search option being the rollout's); ``tree:budget=B,rollout=NAME``: information-set MCTS; each
+  ``rollout=threshold:knock=8,take=3``, the ``k=v`` right after it being the
+  rollout's, up to the first search option); ``tree:budget=B,rollout=NAME``: information-set MCTS; each
   search also takes ``objective=wins`` (a playout is worth the share of the
   other seats the seat finishes ahead of, ties 1/2, in place of its points:
   a search that plays to win);
@@ -76,6 +76,8 @@ def ladder_field(game_id: str, players: int | None, baseline: str | None, polici
 
     g, case, table = _table(game_id, players)
     named = named_policies(g, case)
+    if baseline is not None and not baseline.strip():
+        raise InputError(f"--baseline is empty: give a named policy, allowed {', '.join(named)}")
     base_name = baseline or g.extra.get("best", next(iter(named)))
     if base_name.partition(":")[0].strip() not in named:
         raise InputError(f"--baseline {base_name!r} is not a named policy: allowed {', '.join(named)}")
@@ -139,11 +141,11 @@ def named_contender(text: str, named: dict, policy=None):
     head, _, rest = text.partition(":")
     if head not in named:
         raise InputError(f"policy {text!r}: not a named policy of this game: allowed {', '.join(named)}")
-    if not rest.strip():
-        raise InputError(f"policy {text!r}: nothing follows the colon; write {head}, or {head}:NAME=VALUE,...")
     if policy is None:
         raise InputError(f"policy {text!r}: this game's ladder takes its named policies without parameters: "
                          f"write one of {', '.join(named)}")
+    if not rest.strip():
+        raise InputError(f"policy {text!r}: nothing follows the colon; write {head}, or {head}:NAME=VALUE,...")
     try:
         label, pol = policy(text)
     except LudolabError as exc:
@@ -152,12 +154,13 @@ def named_contender(text: str, named: dict, policy=None):
 
 
 SEARCH_OPTIONS = ("budget", "rollout", "objective")
+_EXAMPLE = {"budget": "budget=64", "rollout": "rollout=NAME", "objective": "objective=wins"}
 
 
 def search_options(text: str) -> dict:
     """The options of a search's policy string ``HEAD:budget=B,rollout=NAME[:k=v,...],objective=O`` as
     written: ``{option: value}``, the rollout's parameters kept with its name (each ``k=v`` right after
-    ``rollout=NAME:`` whose key is not a search option); a ladder label reads back the same way.
+    ``rollout=NAME:`` up to the first search option); a ladder label reads back the same way.
 
     Raises:
         InputError: an empty option, an unknown one or one without a value, or one given twice (one line).
@@ -171,6 +174,11 @@ def search_options(text: str) -> dict:
         if eq and v and k not in SEARCH_OPTIONS and ":" in opts.get("rollout", "") and list(opts)[-1] == "rollout":
             opts["rollout"] += "," + part  # a parameter of the rollout policy
             continue
+        if eq and k in SEARCH_OPTIONS and not v:
+            raise InputError(f"policy {text!r}: {k} has no value; write e.g. {_EXAMPLE[k]}")
+        if eq and v and k not in SEARCH_OPTIONS and ":" in opts.get("rollout", ""):
+            raise InputError(f"policy {text!r}: {part!r} is not a search option; the rollout's parameters go "
+                             "right after rollout=NAME:, before the search's other options")
         if not eq or k not in SEARCH_OPTIONS or not v:
             raise InputError(f"policy {text!r}: options are budget=N, rollout=NAME and objective=points|wins, "
                              f"not {part!r}")
@@ -185,7 +193,7 @@ def _search_contender(text: str, head: str, rest: str, named: dict, best: str | 
     left out); its label is the canonical spelling (options in that order, the objective only when it is
     ``wins``), so two spellings of one search are one rung.  Where the game's named policies take parameters
     (``policy``, as for :func:`named_contender`), the rollout may carry them: ``rollout=threshold:knock=8,take=3``
-    (each ``k=v`` after it whose key is not a search option is the rollout's), labelled canonically too.
+    (the ``k=v`` right after it, up to the first search option, are the rollout's), labelled canonically too.
 
     Raises:
         InputError: an empty or unknown option, one given twice, nothing after the colon, a budget not
@@ -195,6 +203,9 @@ def _search_contender(text: str, head: str, rest: str, named: dict, best: str | 
     from ludolab.sim.search import OBJECTIVES
 
     if text.endswith(":"):
+        if rest[:-1].strip():  # a rollout named with a colon and nothing after it
+            raise InputError(f"policy {text!r}: nothing follows the last colon; write {text[:-1]}, or give the "
+                             "rollout's parameters after it (NAME:k=v,...)")
         raise InputError(f"policy {text!r}: nothing follows the colon; write {head}, or e.g. {head}:budget=64")
     opts = search_options(text)
     b = opts.get("budget", "64")

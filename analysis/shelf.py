@@ -693,15 +693,16 @@ def section_findings(*, policies: pd.DataFrame, head_to_head: pd.DataFrame, h2h_
 
 
 def _study_policies(ctx, s) -> list[str]:
-    """Which policy scores most: self-play per policy, four players (adds ``policies`` and the games ``res``)."""
+    """Which heuristic scores most: self-play per policy, four players (adds ``policies`` and the games ``res``)."""
     ctx.say("shelf: policies ...")
     df, res = policy_table(s.rules, DEFAULT_POLICIES, s.g_main, s.seed, track=True)
     best = df.loc[df["mean_score"].idxmax()]
     rnd = df.loc[df["policy"] == "random"].iloc[0]
     grd = df.loc[df["policy"] == "greedy"].iloc[0]
     s.tables["policies"], s.res = df, res
-    return ["## Which policy scores most\n",
-            f"Over {s.g_main:,} four-player deals, **{best['policy']}** scores most: "
+    return ["## Which heuristic scores most\n",
+            f"Over {s.g_main:,} four-player deals of self-play, **{best['policy']}** scores most of the rules of "
+            "thumb (random, greedy, potential; the searching players are in the deep run below): "
             f"{_ci(best['mean_score'], best['mean_score_ci_low'], best['mean_score_ci_high'])} points per player, "
             f"against {_ci(grd['mean_score'], grd['mean_score_ci_low'], grd['mean_score_ci_high'])} for greedy and "
             f"{_ci(rnd['mean_score'], rnd['mean_score_ci_low'], rnd['mean_score_ci_high'])} for random play. "

@@ -169,7 +169,8 @@ def test_search_strings_are_strict_and_one_search_is_one_rung():
 
     for bad, says in ((["--policy", "search:budget=16,"], "empty option"),
                       (["--policy", "tree:,budget=16"], "empty option"),
-                      (["--policy", "search:budget="], "options are"),
+                      (["--policy", "search:budget="], "budget has no value; write e.g. budget=64"),
+                      (["--baseline", ""], "--baseline is empty"),
                       (["--policy", "search:budget=+16"], "leading zero"),
                       (["--policy", "search:budget=016"], "leading zero"),
                       (["--policy", "search:budget=١٦"], "digits 0-9"),
@@ -179,7 +180,7 @@ def test_search_strings_are_strict_and_one_search_is_one_rung():
                       (["--policy", "all-seeing", "--policy", "all-seeing:budget=64,objective=points"],
                        "given twice"),
                       (["--policy", "all-seeing:"], "nothing follows the colon"),
-                      (["--policy", "greedy:"], "nothing follows the colon")):
+                      (["--policy", "greedy:"], "takes its named policies without parameters")):
         r = CliRunner().invoke(cli, ["shelf", "ladder", "--deals", "2", *bad])
         assert r.exit_code == 2 and says in r.output and "Traceback" not in r.output, (bad, r.output)
         assert len(r.output.strip().splitlines()) == 1, r.output
@@ -296,7 +297,7 @@ def test_a_beverbende_heuristic_with_parameters_joins_the_ladder_by_its_canonica
 
 def test_a_search_rollout_takes_the_parameters_of_a_named_policy():
     """In Beverbende a search's rollout may be a heuristic with parameters (``rollout=threshold:knock=8,take=3``:
-    each ``k=v`` after it that is not a search option is the rollout's); the search plays exactly that policy
+    the ``k=v`` right after it, up to the first search option, are the rollout's); the search plays exactly that policy
     in its playouts, and is labelled by the rollout's canonical spelling; a bad rollout parameter, or one in a
     game whose policies take none, is one line, exit 2."""
     from click.testing import CliRunner
@@ -321,7 +322,10 @@ def test_a_search_rollout_takes_the_parameters_of_a_named_policy():
                          "--policy", "search:budget=4,rollout=threshold:knock=8"])
     assert [r["policy"] for r in rows] == ["search:budget=4,rollout=threshold:knock=8"]
     for game, pol, says in (("beverbende", "search:rollout=threshold:knok=8", "no parameter 'knok'"),
-                            ("beverbende", "search:rollout=threshold:knock=8,budget=4,take=3", "options are"),
+                            ("beverbende", "search:rollout=threshold:knock=8,budget=4,take=3",
+                             "the rollout's parameters go right after rollout=NAME:"),
+                            ("beverbende", "search:rollout=threshold:", "nothing follows the last colon; write "
+                                                                       "search:rollout=threshold, or give"),
                             ("shelf", "search:rollout=potential:draw_below=1", "without parameters")):
         r = CliRunner().invoke(cli, [game, "ladder", "--players", "2", "--deals", "2", "--policy", pol])
         assert r.exit_code == 2 and says in r.output and "Traceback" not in r.output, (pol, r.output)
