@@ -851,15 +851,32 @@ def _win_saturation() -> float:
     return float(TOLERANCES["win_share"][0])
 
 
-def _search_words(label: str) -> str:
-    """A ladder search label (``search:budget=2048,rollout=threshold,objective=wins``) in words."""
+def _search_words(label: str, players: int = 2) -> str:
+    """A ladder search label (``search:budget=2048,rollout=threshold,objective=wins``) in words, at a table of
+    ``players``."""
     from .ladder_cli import search_options
 
     opts = search_options(label)
-    goal = ("each playout worth 1 when the seat ends the game ahead of the other, 1/2 on a tie"
-            if opts.get("objective") == "wins" else "each playout worth its penalty points")
+    won = ("1 when the seat ends the game ahead of the other, 1/2 on a tie" if players == 2 else
+           "the share of the other seats the seat ends the game ahead of, each tie 1/2")
+    goal = f"each playout worth {won}" if opts.get("objective") == "wins" else "each playout worth its penalty points"
     return (f"{int(opts.get('budget', 64)):,} playouts per decision on sampled deals, `{opts.get('rollout')}` "
             f"playing every seat in the playouts, {goal}")
+
+
+def _doubling_words(lo: float, hi: float, more: str, fewer: str) -> str:
+    """The verdict of one doubling's paired CI of the change in the share won (``lo``, ``hi``; shares) by
+    :func:`~ludolab.analysis.findings.doubling_verdict` with the ``win_share`` tolerance; ``more``, ``fewer``:
+    what the doubling does when the CI lies above or below 0 ("wins more games")."""
+    sat = _win_saturation()
+    tol = 100 * sat
+    return {"improving": f"the doubling {more} (the CI excludes 0): play has not stopped improving",
+            "worse": f"the doubling {fewer} (the CI excludes 0)",
+            "stopped": f"its CI lies within ±{tol:g} points of percentage: play has stopped improving, by that "
+                       "tolerance",
+            "not settled": f"not told apart from 0, but the CI reaches beyond ±{tol:g} points of percentage, so "
+                           "whether play has stopped improving is not settled by these deals"
+            }[doubling_verdict(lo, hi, sat)]
 
 
 def deep_text(ladder: pd.DataFrame, paired: pd.DataFrame, plan: dict) -> list[str]:
@@ -900,15 +917,7 @@ def deep_text(ladder: pd.DataFrame, paired: pd.DataFrame, plan: dict) -> list[st
     first += "."
     last = paired.iloc[-1]
     w, wlo, whi = last.win_share_diff, last.win_share_diff_ci_low, last.win_share_diff_ci_high
-    sat = _win_saturation()
-    tol = 100 * sat
-    moved = {"improving": "the doubling still wins more games (the CI excludes 0): play has not stopped improving",
-             "worse": "the doubling wins fewer games (the CI excludes 0)",
-             "stopped": f"its CI lies within ±{tol:g} points of percentage: play has stopped improving, by that "
-                        "tolerance",
-             "not settled": f"not told apart from 0, but the CI reaches beyond ±{tol:g} points of percentage, so "
-                            "whether play has stopped improving is not settled by these deals"
-             }[doubling_verdict(wlo, whi, sat)]
+    moved = _doubling_words(wlo, whi, "still wins more games", "wins fewer games")
     prev = rows.loc[last.versus]
     second = (f"Against the search at half that budget ({_search_words(last.versus)}; it wins {prev.win_share:.1%}), "
               f"doubling the playouts changes the share of games won by {100 * w:+.1f} points of percentage "
@@ -938,16 +947,158 @@ def _strong_play_finding(ladder: pd.DataFrame, paired: pd.DataFrame, plan: dict)
                                       str(paired.iloc[-1].policy))})
 
 
+def _four_player_searches(plan: dict) -> tuple[str, str | None]:
+    """The four-player plan's searches: (the last one playing for points, the last one playing to win or
+    None)."""
+    searches = [p for p in plan["policies"] if p.partition(":")[0] in ("search", "tree")]
+    wins = [p for p in searches if "objective=wins" in p]
+    return [p for p in searches if p not in wins][-1], (wins[-1] if wins else None)
+
+
+def _margin_goal(g: float, lo: float, hi: float) -> str:
+    """The four-player goal (a better margin than the tuned heuristic's in the same seat) against the paired
+    margin difference ``g`` and its CI (points a game, lower is better), in words."""
+    mark = "the goal set for strong play at four players, a better margin than the tuned heuristic's in the same seat,"
+    return {"below": f"{mark} is reached (the CI lies below 0)",
+            "inside": f"{mark} is neither shown nor ruled out (the CI includes 0)",
+            "above": f"{mark} is not reached: the margin is worse by {g:.2f} points a game, and the CI ends "
+                     f"{lo:.2f} points above 0"}[side_of(g, lo, hi, 0.0)]
+
+
+def _half(q: float, lo: float, hi: float) -> str:
+    return {"above": "more than half, the CI above 50%", "below": "less than half, the CI below 50%",
+            "inside": "not told apart from half, the CI includes 50%"}[side_of(q, lo, hi, 0.5)]
+
+
+def _signed(x: float) -> str:
+    """``x`` with its sign to 2 decimals, a value that rounds to 0 written +0.00."""
+    return f"{round(float(x), 2) + 0.0:+.2f}"
+
+
+def deep_text_4p(ladder: pd.DataFrame, paired: pd.DataFrame, plan: dict,
+                 self_play: pd.DataFrame | None = None) -> list[str]:
+    """The four-player Beverbende deep run in words, every number read from its tables: the search playing
+    for points at the plan's largest budget in one seat against the tuned heuristic in the others, judged by
+    margin (the goal: a better margin than that heuristic's in the same seat, the paired CI below 0), its own
+    points and its share of the pairings at the table won; the doubling that led to it (its row of
+    ``paired``), judged by the share won like the two-player run, with the margin's change beside it; the
+    search playing to win at that budget, when the plan has one, judged the same way and paired against
+    playing for points; and the first seat's edge in self-play.
+
+    Args:
+        ladder: the run's ``ladder`` table (``policy``, ``margin``, ``margin_diff``, ``margin_diff_ci_low``,
+            ``margin_diff_ci_high``, ``diff``, ``ci_low``, ``ci_high``, ``win_share``, ``win_ci_low``,
+            ``win_ci_high``; penalty points per game, lower is better).
+        paired: the run's ``paired`` table (each policy against the plan's one before it: ``win_share_diff``
+            and ``margin_diff`` with their CIs).
+        plan: the run's plan (``baseline``, ``players``, ``deals``, ``policies``, ``self_play``).
+        self_play: the run's ``self_play`` table (``first_edge``, ``edge_vs_first``, ``first_win_share`` with
+            their CIs), or None: a last paragraph, the first seat's edge with the plan's last ``self_play``
+            policy in every seat beside its first (the tuned heuristic in every seat).
+    """
+    rows, pairs = ladder.set_index("policy"), paired.set_index("policy")
+    points, wins = _four_player_searches(plan)
+    top, base = rows.loc[points], rows.loc[plan["baseline"]]
+    g, lo, hi = top.margin_diff, top.margin_diff_ci_low, top.margin_diff_ci_high
+    d, dlo, dhi = top["diff"], top.ci_low, top.ci_high
+    q, qlo, qhi = top.win_share, top.win_ci_low, top.win_ci_high
+    P = plan["players"]
+    first = (f"Search ({_search_words(top.name, P)}) sits in one seat of {P}-player games, the other seats playing "
+             f"`{plan['baseline']}`, the threshold heuristic tuned at {P} players "
+             f"({plan['deals']:,} duplicate deals, seats rotated). Its margin (its penalty points minus the other "
+             f"seats' mean, per game; lower is better) is {_signed(top.margin)}, against {_signed(base.margin)} "
+             f"for the tuned heuristic in the same seat: a paired difference of {g:+.2f} points a game "
+             f"({_ci(lo, hi)}), so {_margin_goal(g, lo, hi)}. Its own penalty points differ by {d:+.2f} a game "
+             f"({_ci(dlo, dhi)}), while the other seats' mean goes from {base.others_mean:.2f} to "
+             f"{top.others_mean:.2f}; it ends ahead in {q:.1%} of its pairings with the other seats "
+             f"({_ci(qlo, qhi, '.1%')}): {_half(q, qlo, qhi)}.")
+    last = pairs.loc[points]
+    w, wlo, whi = last.win_share_diff, last.win_share_diff_ci_low, last.win_share_diff_ci_high
+    moved = _doubling_words(wlo, whi, "wins more pairings", "wins fewer pairings")
+    out = [first, (f"Against the search at half that budget ({_search_words(last.versus, P)}), doubling the playouts "
+                   f"changes the share of pairings won by {100 * w:+.1f} points of percentage "
+                   f"({_ci(100 * wlo, 100 * whi, '+.1f')} points, paired on the same deals): {moved}. The margin "
+                   f"changes by {last.margin_diff:+.2f} points a game "
+                   f"({_ci(last.margin_diff_ci_low, last.margin_diff_ci_high)}).")]
+    if wins is not None:
+        r, pw = rows.loc[wins], pairs.loc[wins]
+        g, lo, hi = r.margin_diff, r.margin_diff_ci_low, r.margin_diff_ci_high
+        q, qlo, qhi = r.win_share, r.win_ci_low, r.win_ci_high
+        vs = ("playing for points at the same budget" if pw.versus == points else f"`{pw.versus}`")
+        out.append(f"Playing to win instead ({_search_words(wins, P)}), its margin differs from the tuned "
+                   f"heuristic's by {g:+.2f} points a game ({_ci(lo, hi)}), so {_margin_goal(g, lo, hi)}; its own "
+                   f"penalty points by {r['diff']:+.2f} ({_ci(r.ci_low, r.ci_high)}); it ends ahead in {q:.1%} of "
+                   f"its pairings ({_ci(qlo, qhi, '.1%')}): {_half(q, qlo, qhi)}. Against {vs}, paired on the same "
+                   f"deals, the margin changes by {pw.margin_diff:+.2f} points a game "
+                   f"({_ci(pw.margin_diff_ci_low, pw.margin_diff_ci_high)}) and the share of pairings won by "
+                   f"{100 * pw.win_share_diff:+.1f} points of percentage "
+                   f"({_ci(100 * pw.win_share_diff_ci_low, 100 * pw.win_share_diff_ci_high, '+.1f')} points).")
+    if self_play is not None:
+        out.append(_first_seat_text(self_play, plan))
+    return out
+
+
+def _first_seat_text(self_play: pd.DataFrame, plan: dict) -> str:
+    """The first seat's edge under self-play in words (:func:`deep_text_4p`): the plan's last ``self_play``
+    policy in every seat, beside its first, with the paired change between them."""
+    sp = self_play.set_index("policy")
+    strong, weak = sp.loc[plan["self_play"][-1]], sp.loc[plan["self_play"][0]]
+
+    def edge(r) -> str:
+        e, lo, hi = r.first_edge, r.first_edge_ci_low, r.first_edge_ci_high
+        word = {"below": "ahead of the others (the CI below 0)", "above": "behind the others (the CI above 0)",
+                "inside": "not told apart from the others (the CI includes 0)"}[side_of(e, lo, hi, 0.0)]
+        return f"{e:+.2f} penalty points a game against the other seats' mean ({_ci(lo, hi)}): {word}"
+
+    fair = 1 / plan["players"]
+    d, dlo, dhi = strong.edge_vs_first, strong.edge_vs_first_ci_low, strong.edge_vs_first_ci_high
+    change = ("strong play changes the first seat's edge, the CI excluding 0" if dlo > 0 or dhi < 0 else
+              "strong play does not measurably change the first seat's edge, the CI including 0")
+    return (f"The first player's edge under strong play: with `{strong.name}` in every seat, the first seat ends "
+            f"with {edge(strong)}, and wins {strong.first_win_share:.1%} of the games "
+            f"({_ci(strong.first_win_ci_low, strong.first_win_ci_high, '.1%')}; an even share is {fair:.0%}). "
+            f"With `{weak.name}` in every seat it ends with {edge(weak)}. Paired on the same deals the edge differs "
+            f"by {d:+.2f} points ({_ci(dlo, dhi)}): {change}.")
+
+
+def _strong_play_4p_finding(ladder: pd.DataFrame, paired: pd.DataFrame, plan: dict,
+                            self_play: pd.DataFrame | None = None):
+    """Strong play at four players, from the stored deep run (tables ``beverbende_deep4_ladder``,
+    ``beverbende_deep4_paired``), worded by :func:`deep_text_4p`; its title names the search with the better
+    margin (playing for points or to win)."""
+    from .findings import Finding, Quote
+
+    rows = ladder.set_index("policy")
+    top = min((rows.loc[p] for p in _four_player_searches(plan) if p is not None), key=lambda r: r.margin_diff)
+    g = top.margin_diff
+    how = "playing to win" if "objective=wins" in top.name else "playing for points"
+    title = {"below": f"At four players, search ({how}) beats the tuned threshold heuristic on margin, by "
+                      f"{-g:.2f} points a game.",
+             "inside": f"At four players, search ({how}) is not yet told apart from the tuned threshold heuristic "
+                       "on margin.",
+             "above": f"At four players, even the better search ({how}) does worse on margin than the tuned "
+                      f"threshold heuristic, by {g:.2f} points a game."}[side_of(g, top.margin_diff_ci_low,
+                                                                                   top.margin_diff_ci_high, 0.0)]
+    t = "beverbende_deep4_ladder"
+    last = paired.set_index("policy").loc[_four_player_searches(plan)[0]]
+    return Finding("estimate", title, " ".join(deep_text_4p(ladder, paired, plan, self_play)) + " (stored deep "
+                   "run; see \"Strong play at four players\".)",
+                   {"margin_diff": Quote(g, t, "margin_diff", top.name),
+                    "points": Quote(top["diff"], t, "diff", top.name),
+                    "win_share": Quote(top.win_share, t, "win_share", top.name),
+                    "doubling": Quote(last.win_share_diff, "beverbende_deep4_paired", "win_share_diff", last.name)})
+
+
 def section_findings(*, pt: pd.DataFrame, pairs: pd.DataFrame, knock_rows, default_k: float, bv: pd.DataFrame,
                      var: pd.DataFrame, fp: pd.DataFrame, mc: pd.DataFrame, su: pd.DataFrame, sv: pd.DataFrame,
                      chk: pd.DataFrame, tuned_params: dict, gw: pd.DataFrame, kr_check: pd.DataFrame,
-                     deep: dict | None = None) -> list:
+                     deep: dict | None = None, deep4: dict | None = None) -> list:
     """The findings of the Beverbende section, most useful to a player first: a pure function of the section's
     tables (:func:`policy_table`, :func:`policy_pairs`, the knock rows of :func:`best_knock`,
     :func:`best_by_variant` and :func:`variants`, the check of :func:`knock_rules`, :func:`first_player`, :func:`memory_curve`,
     :func:`special_use`, :func:`special_values`, the tuned check of :func:`ludolab.sim.beverbende.compare`,
     :func:`game_wins`); ``deep``: the stored deep run of strong play when it is shown (``ladder``, ``paired``,
-    ``plan``: :func:`deep_text`), else None.
+    ``plan``: :func:`deep_text`), else None; ``deep4``: the same of the four-player run (:func:`deep_text_4p`).
 
     Returns:
         :class:`~ludolab.analysis.findings.Finding` objects and Markdown strings, for
@@ -965,6 +1116,8 @@ def section_findings(*, pt: pd.DataFrame, pairs: pd.DataFrame, knock_rows, defau
     gbest = gw.loc[gw.groupby("players").p_win_alone.idxmax()]
 
     find = [_strong_play_finding(**deep)] if deep else []
+    if deep4:
+        find.append(_strong_play_4p_finding(**deep4))
     rnd4 = pt[(pt.players == 4) & (pt.policy == "random")].iloc[0]
     find.append(Finding("comparison", pol_find.title, pol_find.text
                         + f" `random` is far worse (with 4 players its margin is {rnd4.margin:+.2f} points a round, "
@@ -1024,6 +1177,33 @@ def _study_policies(ctx, s) -> list[str]:
 
 DEEP_NAME = "beverbende_strong_2p"
 
+#: the columns both Beverbende deep-run ladders share, in words
+_DEEP_DEFS = {"mean": "its mean penalty points per game (lower is better)",
+              "others_mean": "the other seats' mean penalty points per game at its table",
+              "diff": "its penalty points minus the baseline's in the same seat on the same deal (paired)"}
+
+
+def _deep_setting(plan: dict) -> str:
+    """A Beverbende ladder deep run's setting in words, for :func:`ludolab.analysis.deep.stored_intro`."""
+    return (f"the ladder of `ludolab beverbende ladder --players {plan['players']}`: {plan['players']} players, "
+            f"rulebook rules, {plan['deals']:,} duplicate deals with seats rotated, seed {plan['seed']}, "
+            f"{plan['chunks']} chunks; baseline `{plan['baseline']}`, the threshold heuristic as "
+            f"`ludolab beverbende tune --players {plan['players']}` tunes it")
+
+
+def _deep_ladder(ctx, st, prefix: str, cols: list, defs: dict):
+    """The parts of a shown Beverbende ladder deep run ``st`` (:func:`ludolab.analysis.deep.stored`):
+    ``(plan, tables, meta, ladder, its Markdown table, the intro's opening)``; the ladder is written as
+    ``tables/<prefix>_ladder.csv`` with the run's provenance, its ``cols`` shown with ``defs``."""
+    from . import deep
+
+    plan, t, meta = st.summary["plan"], st.tables(), deep.table_meta(st)
+    lad = t["ladder"]
+    shown = deep.shown_ladder(lad, cols)
+    table = _columns(shown, defs) + "\n" + ctx.table(lad, f"{prefix}_ladder", meta, shown=shown)
+    intro = deep.stored_intro(st, _deep_setting(plan), f"{plan['canary_deals']} deal of its own with a small search")
+    return plan, t, meta, lad, table, intro
+
 
 def _study_deep(ctx, s) -> list[str]:
     """Strong play at two players: the stored deep run ``beverbende_strong_2p`` (:mod:`ludolab.analysis.deep`),
@@ -1034,33 +1214,69 @@ def _study_deep(ctx, s) -> list[str]:
     s.deep = None
     if st.status != "ok":
         return head
-    summ, t = st.summary, st.tables()
-    plan = summ["plan"]
-    meta = deep.table_meta(st)
-    lad = t["ladder"]
     cols = ["policy", "mean", "others_mean", "diff", "ci_low", "ci_high", "win_share", "win_ci_low", "win_ci_high",
             "rating", "rating_ci_low", "rating_ci_high"]
-    shown = deep.shown_ladder(lad, cols)
     defs = {"policy": "the policy in one seat, every other seat playing the baseline (a search is written "
                       "`search:budget=B,rollout=NAME,objective=wins`: B playouts per decision, NAME in the playouts, "
                       "each playout worth its share of seats beaten)",
-            "mean": "its mean penalty points per game (lower is better)",
-            "others_mean": "the other seats' mean penalty points per game at its table",
-            "diff": "its penalty points minus the baseline's in the same seat on the same deal (paired)",
+            **_DEEP_DEFS,
             "win_share": "share of games it ends ahead of the other seat (ties 1/2)",
             "rating": "Bradley-Terry strength on the Elo scale, the baseline 0"}
-    table = _columns(shown, defs) + "\n" + ctx.table(lad, "beverbende_deep_ladder", meta, shown=shown)
+    plan, t, meta, lad, table, intro = _deep_ladder(ctx, st, "beverbende_deep", cols, defs)
     deep.write_tables(ctx, t, "beverbende_deep", ("paired", "by_seat"), meta)
-    setting = (f"the ladder of `ludolab beverbende ladder --players {plan['players']}`: {plan['players']} players, "
-               f"rulebook rules, {plan['deals']:,} duplicate deals with seats rotated, seed {plan['seed']}, "
-               f"{plan['chunks']} chunks; baseline `{plan['baseline']}`, the threshold heuristic as "
-               f"`ludolab beverbende tune --players {plan['players']}` tunes it")
-    intro = (deep.stored_intro(st, setting, f"{plan['canary_deals']} deal of its own with a small search")
-             + " Its provenance is in "
+    intro = (intro + " Its provenance is in "
              "`tables/beverbende_deep_ladder.meta.json`; each policy against the one before it, paired, is in "
              "`tables/beverbende_deep_paired.csv`, and the figures by seat in `tables/beverbende_deep_by_seat.csv`.\n")
     s.deep = {"ladder": lad, "paired": t["paired"], "plan": plan}
     return head + [intro, " ".join(deep_text(lad, t["paired"], plan)) + "\n", table]
+
+
+DEEP_4P_NAME = "beverbende_strong_4p"
+
+
+def _study_deep_4p(ctx, s) -> list[str]:
+    """Strong play at four players: the stored deep run ``beverbende_strong_4p`` (:mod:`ludolab.analysis.deep`),
+    or why it is not shown.  Adds ``deep4`` to ``s`` (None unless shown); returns the Markdown blocks."""
+    from . import deep
+
+    st, head = deep.section_start(ctx, DEEP_4P_NAME, "beverbende", "Strong play at four players (stored deep run)")
+    s.deep4 = None
+    if st.status != "ok":
+        return head
+    cols = ["policy", "mean", "others_mean", "margin", "margin_diff", "margin_diff_ci_low", "margin_diff_ci_high",
+            "diff", "ci_low", "ci_high", "win_share", "win_ci_low", "win_ci_high"]
+    defs = {"policy": "the policy in one seat, every other seat playing the baseline (a search is written "
+                      "`search:budget=B,rollout=NAME`: B playouts per decision, NAME in the playouts, each playout "
+                      "worth its penalty points)",
+            **_DEEP_DEFS,
+            "margin": "its penalty points minus the other seats' mean, per game (lower is better)",
+            "margin_diff": "its margin minus the baseline's in the same seat on the same deal (paired)",
+            "win_share": "share of its pairings with the other seats that it ends ahead (ties 1/2)"}
+    plan, t, meta, lad, table, intro = _deep_ladder(ctx, st, "beverbende_deep4", cols, defs)
+    deep.write_tables(ctx, t, "beverbende_deep4", ("paired", "by_seat"), meta)
+    intro = (intro + " Its provenance is in `tables/beverbende_deep4_ladder.meta.json`; each policy against the one "
+             "before it, paired, is in `tables/beverbende_deep4_paired.csv` (one seat) and "
+             "`tables/beverbende_deep4_self_play_paired.csv` (every seat), and the figures by seat in "
+             "`tables/beverbende_deep4_by_seat.csv` and `tables/beverbende_deep4_self_play_by_seat.csv`.\n")
+    sp = t.get("self_play")
+    s.deep4 = {"ladder": lad, "paired": t["paired"], "plan": plan, "self_play": sp}
+    body = head + [intro, "\n\n".join(deep_text_4p(lad, t["paired"], plan, sp)) + "\n", table]
+    if sp is not None:
+        spc = sp[["policy", "mean", "ci_low", "ci_high", "first_edge", "first_edge_ci_low", "first_edge_ci_high",
+                  "edge_vs_first", "edge_vs_first_ci_low", "edge_vs_first_ci_high", "first_win_share",
+                  "first_win_ci_low", "first_win_ci_high"]].rename(columns={
+                      "ci_low": "mean_ci_low", "ci_high": "mean_ci_high", "first_win_ci_low": "first_win_share_ci_low",
+                      "first_win_ci_high": "first_win_share_ci_high"})
+        sdefs = {"policy": "the policy in every seat",
+                 "mean": "mean penalty points per player and game",
+                 "first_edge": "the first seat's penalty points minus the other seats' mean on the same deal "
+                               "(negative: the first seat does better)",
+                 "edge_vs_first": "that edge minus the first row's on the same deals (paired)",
+                 "first_win_share": "the first seat's share of the games won (the lowest total; ties shared)"}
+        body += ["\nEvery seat playing the same policy (self-play), on the same deals:\n", _columns(spc, sdefs),
+                 ctx.table(t["self_play"], "beverbende_deep4_self_play", meta, shown=spc)]
+        deep.write_tables(ctx, t, "beverbende_deep4", ("self_play_paired", "self_play_by_seat"), meta)
+    return body
 
 
 def _study_first_player(ctx, s) -> list[str]:
@@ -1412,12 +1628,12 @@ def study(ctx) -> tuple[dict, list[str]]:
     }
     s = SimpleNamespace(quick=quick, n=n, rules=rules, meta=meta, default_k=default_k, base_defs=base_defs)
     body = []
-    for part in (_study_policies, _study_deep, _study_first_player, _study_knock, _study_knock_rules, _study_memory,
+    for part in (_study_policies, _study_deep, _study_deep_4p, _study_first_player, _study_knock, _study_knock_rules, _study_memory,
                  _study_specials,
                  _study_variants, _study_tuned, _study_games):
         body += part(ctx, s)
     tables = {k: getattr(s, k) for k in ("pt", "pairs", "knock_rows", "default_k", "bv", "var", "kr_check", "fp",
-                                          "mc", "su", "sv", "chk", "tuned_params", "gw", "deep")}
+                                          "mc", "su", "sv", "chk", "tuned_params", "gw", "deep", "deep4")}
     return tables, body
 
 

@@ -339,9 +339,12 @@ def _ladder_run(plan: dict, progress) -> tuple[dict, dict]:
     table), ``by_seat`` (per policy and seat: the mean difference to the
     baseline in that seat, its paired 95% CI, and the share of the pairs at the table won from that seat) and
     ``paired`` (each policy against the one before it in the plan, on the same deals: the difference of the
-    returns and of the win shares, each with its paired 95% CI; a budget and its double side by side give
+    returns, of the win shares and of the margins, each with its paired 95% CI; a budget and its double side by side give
     what the doubling gains); and, when the plan lists ``self_play`` policies, the tables of
-    :func:`self_play_tables` (each of them in every seat on the same deals)."""
+    :func:`self_play_tables` (each of them in every seat on the same deals).  Each ``ladder`` row also has
+    ``margin``, the policy's own return minus the mean of the other seats' at its table, and ``margin_diff``
+    with ``margin_diff_ci_low``, ``margin_diff_ci_high``: that margin minus the baseline's in the same seat on the same
+    deals (paired 95% CI)."""
     import pandas as pd
 
     from ludolab.sim import ladder as L
@@ -363,21 +366,34 @@ def _ladder_run(plan: dict, progress) -> tuple[dict, dict]:
             q, qlo, qhi = L._ci(w[:, s])
             seat_rows.append({"policy": c.label, "seat": s + 1, "mean": float(mine[:, s].mean()), "diff": m,
                               "ci_low": lo, "ci_high": hi, "win_share": q, "win_ci_low": qlo, "win_ci_high": qhi})
+    base_margin = _margins(base_games)
     for r, g in zip(rows, games):  # the mean return of the other seats at its table (the baseline's, facing it)
         r["others_mean"] = float(np.mean([np.delete(g[:, s, :], s, axis=1).mean() for s in range(P)]))
+        mg = _margins(g)  # its margin against the baseline's in the same seat, paired deal by deal
+        r["margin"] = float(np.round(mg.mean(), 12)) + 0.0  # the baseline's is 0, not a rounding error's -0
+        r["margin_diff"], r["margin_diff_ci_low"], r["margin_diff_ci_high"] = L._ci((mg - base_margin).mean(axis=1))
     paired = []
     for i in range(1, len(cons)):  # each policy against the one before it in the plan, paired deal by deal
         d = (L.own_returns(games[i]) - L.own_returns(games[i - 1])).mean(axis=1)
         w = won[i] - won[i - 1]
         (m, lo, hi), (q, qlo, qhi) = L._ci(d), L._ci(w)
+        g, glo, ghi = L._ci((_margins(games[i]) - _margins(games[i - 1])).mean(axis=1))
         paired.append({"policy": cons[i].label, "versus": cons[i - 1].label, "diff": m, "ci_low": lo, "ci_high": hi,
-                       "win_share_diff": q, "win_share_diff_ci_low": qlo, "win_share_diff_ci_high": qhi})
+                       "win_share_diff": q, "win_share_diff_ci_low": qlo, "win_share_diff_ci_high": qhi,
+                       "margin_diff": g, "margin_diff_ci_low": glo, "margin_diff_ci_high": ghi})
     prov = {"rules": case.label, "baseline": plan["baseline"], "seed": plan["seed"], "deals": plan["deals"],
             "chunks": plan["chunks"]}
     tables = {"ladder": pd.DataFrame(rows), "by_seat": pd.DataFrame(seat_rows), "paired": pd.DataFrame(paired)}
     if plan.get("self_play"):
         tables.update(self_play_tables(plan["self_play"], played["self-play"], table.lower))
     return tables, prov
+
+
+def _margins(games: "np.ndarray") -> "np.ndarray":
+    """float64 (deals, P): from a contender's (deals, P, P) returns (:meth:`ludolab.sim.ladder.Table.seat_games`),
+    its margin in each seat: its own return minus the mean return of the other seats at that table."""
+    P = games.shape[1]
+    return np.stack([games[:, s, s] - np.delete(games[:, s, :], s, axis=1).mean(axis=1) for s in range(P)], axis=1)
 
 
 def _seat_wins(ret: "np.ndarray", lower: bool) -> "np.ndarray":
@@ -454,6 +470,19 @@ def _beverbende_plan() -> dict:
                                 "search:budget=16,rollout=threshold,objective=wins"]}
 
 
+def _beverbende_4p_plan() -> dict:
+    # the baseline: `ludolab beverbende tune` (the threshold heuristic tuned at four players, exchange=1 its
+    # default); the goal at four players is the margin: the search plays for points at doubling budgets, then
+    # to win at the larger one; every seat searching (self-play) gives the first player's edge under strong play
+    return {"game": "beverbende", "players": 4, "baseline": "threshold:knock=8,take=4,unknown=6,swap=4",
+            "policies": ["threshold:knock=8,take=4,unknown=6,swap=4", "threshold",
+                         "search:budget=512,rollout=threshold", "search:budget=1024,rollout=threshold",
+                         "search:budget=1024,rollout=threshold,objective=wins"],
+            "self_play": ["threshold:knock=8,take=4,unknown=6,swap=4", "search:budget=512,rollout=threshold"],
+            "deals": 160, "seed": 2026, "chunks": 32, "canary_deals": 1, "canary_seed": 7,
+            "canary_policies": ["threshold:knock=8,take=4,unknown=6,swap=4", "search:budget=16,rollout=threshold"]}
+
+
 def _shelf_plan() -> dict:
     # 4 players, the rulebook scoring; every seat's search at budgets doubling from 128 (self-play: the goal's
     # measure) and one seat's against the best heuristic (the ladder)
@@ -483,6 +512,18 @@ STUDIES = {s.name: s for s in (
               {"ladder": ("policy", "mean", "diff", "ci_low", "ci_high", "win_share", "win_ci_low", "win_ci_high",
                           "rating", "rating_ci_low", "rating_ci_high"),
                "paired": ("policy", "versus", "win_share_diff", "win_share_diff_ci_low", "win_share_diff_ci_high"),
+               "by_seat": ("policy", "seat")}),
+    DeepStudy("beverbende_strong_4p", "beverbende",
+              "Beverbende: search for points and to win against the tuned threshold heuristic, four players",
+              _beverbende_4p_plan, ("ludolab.sim.beverbende_kernels", "ludolab.sim.beverbende",
+                                    "ludolab.sim.search", "ludolab.sim.ladder", "ludolab.sim.rng",
+                                    "ludolab.stdlib.beverbende"),
+              _ladder_run, _ladder_canary,
+              {"ladder": ("policy", "mean", "diff", "ci_low", "ci_high", "win_share", "win_ci_low", "win_ci_high",
+                          "margin", "margin_diff", "margin_diff_ci_low", "margin_diff_ci_high", "others_mean"),
+               "paired": ("policy", "versus", "diff", "ci_low", "ci_high", "win_share_diff",
+                          "win_share_diff_ci_low", "win_share_diff_ci_high", "margin_diff", "margin_diff_ci_low",
+                          "margin_diff_ci_high"),
                "by_seat": ("policy", "seat")}),
     DeepStudy("shelf_strong_4p", "shelf",
               "Shelve the Book: search at doubling budgets in every seat and in one seat, four players",

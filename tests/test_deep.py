@@ -470,3 +470,115 @@ def test_a_deep_run_without_a_terminal_says_how_far_it_is(tiny_shelf, tmp_path, 
     D.run_study(tiny_shelf, tmp_path / "told", progress=None)
     lines = [ln for ln in capsys.readouterr().err.splitlines() if "chunks done" in ln]
     assert lines and lines[-1] == "deep run: 16 of 16 chunks done (each kept)", lines
+
+
+BEV4 = "beverbende_strong_4p"
+
+
+def _tiny_bev4_plan() -> dict:
+    plan = D._beverbende_4p_plan()
+    plan.update(deals=4, chunks=2, policies=[plan["baseline"], "threshold", "search:budget=4,rollout=threshold",
+                                             "search:budget=8,rollout=threshold",
+                                             "search:budget=8,rollout=threshold,objective=wins"],
+                self_play=[plan["baseline"], "search:budget=4,rollout=threshold"])
+    return plan
+
+
+@pytest.fixture
+def tiny_bev4(monkeypatch):
+    return _with_plan(monkeypatch, BEV4, _tiny_bev4_plan)
+
+
+def test_margins_are_each_seat_s_return_minus_the_mean_of_the_others():
+    """A contender's (deals, P, P) returns (its seat, then every seat's return) give its margin in each seat."""
+    import numpy as np
+
+    g = np.zeros((1, 3, 3))
+    g[0, 0] = [10, 4, 6]  # in seat 1: 10 - (4 + 6) / 2
+    g[0, 1] = [1, 2, 9]  # in seat 2: 2 - (1 + 9) / 2
+    g[0, 2] = [3, 3, 0]  # in seat 3: 0 - 3
+    assert D._margins(g).tolist() == [[5.0, -3.0, -3.0]]
+
+
+def test_the_four_player_beverbende_run_pairs_margins_and_the_report_quotes_them(tiny_bev4, tmp_path):
+    """The four-player run's ladder rows carry the margin (its mean equals the mean return minus the other
+    seats' mean, computed apart), the baseline's margin difference is 0, the paired table holds each doubling's
+    margin change; the report section says the run is stored, quotes the margin difference and the first
+    seat's edge from the tables, and writes every table with the run's provenance."""
+    from types import SimpleNamespace
+
+    from ludolab.analysis import beverbende as AB
+    from ludolab.analysis.report import ReportContext
+
+    summ = D.run_study(tiny_bev4, tmp_path / "deep")
+    plan = tiny_bev4.plan()
+    rows = {r["policy"]: r for r in summ["tables"]["ladder"]}
+    for r in rows.values():
+        assert r["margin"] == pytest.approx(r["mean"] - r["others_mean"], abs=1e-9)
+    b = rows[plan["baseline"]]
+    assert b["margin_diff"] == 0 and b["margin_diff_ci_low"] == 0 and b["margin_diff_ci_high"] == 0
+    for p in summ["tables"]["paired"]:
+        want = rows[p["policy"]]["margin"] - rows[p["versus"]]["margin"]
+        assert p["margin_diff"] == pytest.approx(want, abs=1e-9)
+        assert p["margin_diff_ci_low"] <= p["margin_diff"] <= p["margin_diff_ci_high"]
+    ctx = ReportContext(tmp_path / "out", True, 1, deep_dir=str(tmp_path / "deep"))
+    s = SimpleNamespace()
+    text = "\n".join(AB._study_deep_4p(ctx, s))
+    assert "These are stored results" in text and summ["made"] in text
+    top = rows[plan["policies"][-2]]
+    assert f"a paired difference of {top['margin_diff']:+.2f} points a game" in text
+    wins = rows[plan["policies"][-1]]
+    assert f"Playing to win instead (8 playouts" in text and f"by {wins['margin_diff']:+.2f} points a game" in text
+    edge = [r for r in summ["tables"]["self_play"] if r["policy"] == plan["self_play"][-1]][0]
+    assert f"ends with {edge['first_edge']:+.2f} penalty points a game" in text
+    for name in ("ladder", "paired", "by_seat", "self_play", "self_play_paired", "self_play_by_seat"):
+        meta = json.loads((tmp_path / "out" / "tables" / f"beverbende_deep4_{name}.meta.json").read_text())
+        assert meta["stored_deep_run"]["plan"] == plan
+    f = AB._strong_play_4p_finding(**s.deep4)
+    assert f.quotes["margin_diff"].value == pytest.approx(min(top["margin_diff"], wins["margin_diff"]))
+
+
+def test_four_player_beverbende_deep_words_follow_the_cis():
+    """The margin goal is reached, not reached (saying by how much) or open by the paired CI against 0, for the
+    search playing for points and the one playing to win; the finding's title names the better of the two;
+    the first seat is ahead, behind or not told apart by its edge's CI, and strong play changes it or not by
+    the paired CI of the change."""
+    import pandas as pd
+
+    from ludolab.analysis import beverbende as AB
+
+    plan = D.STUDIES[BEV4].plan()
+    half, points, wins = plan["policies"][-3:]
+    assert "objective=wins" in wins and "objective" not in points
+    base = {"policy": plan["baseline"], "margin": -1e-17, "margin_diff": 0.0, "margin_diff_ci_low": 0.0,
+            "margin_diff_ci_high": 0.0, "diff": 0.0, "ci_low": 0.0, "ci_high": 0.0, "win_share": 0.5,
+            "win_ci_low": 0.5, "win_ci_high": 0.5, "others_mean": 40.0}
+    paired = pd.DataFrame([{"policy": p, "versus": v, "win_share_diff": 0.0, "win_share_diff_ci_low": -0.01,
+                            "win_share_diff_ci_high": 0.01, "margin_diff": -0.1, "margin_diff_ci_low": -0.3,
+                            "margin_diff_ci_high": 0.1} for p, v in ((points, half), (wins, points))])
+    cases = (((-1.5, -2.5, -0.5), "is reached (the CI lies below 0)", "beats"),
+             ((-0.2, -1.0, 0.6), "neither shown nor ruled out", "not yet told apart"),
+             ((1.5, 0.7, 2.3), "worse by 1.50 points a game, and the CI ends 0.70 points above", "does worse"))
+    for (g, lo, hi), says, titled in cases:
+        row = {**base, "margin": g, "margin_diff": g, "margin_diff_ci_low": lo, "margin_diff_ci_high": hi,
+               "win_share": 0.56, "win_ci_low": 0.52, "win_ci_high": 0.6}
+        for mine, other in ((points, wins), (wins, points)):
+            ladder = pd.DataFrame([base, {**row, "policy": mine}, {**base, "policy": other, "margin_diff": 3.0,
+                                                                   "margin_diff_ci_low": 2.0, "margin_diff_ci_high": 4.0}])
+            text = AB.deep_text_4p(ladder, paired, plan)
+            said = text[0] if mine == points else text[2]
+            assert says in said and "more than half" in said, (g, mine, said)
+            assert "+0.00 for the tuned heuristic" in text[0], "no -0.00"
+            assert "stopped improving, by that tolerance" in text[1]
+            title = AB._strong_play_4p_finding(ladder, paired, plan).title
+            assert titled in title and ("playing to win" in title) == (mine == wins), title
+    for (e, lo, hi, dlo, dhi), says in (((-2.0, -3.0, -1.0, -1.5, -0.5), ["ahead of the others", "changes the"]),
+                                        ((0.5, -0.5, 1.5, -0.5, 0.6), ["not told apart from the others",
+                                                                       "does not measurably change"]),
+                                        ((2.0, 1.0, 3.0, 0.2, 1.0), ["behind the others", "changes the"])):
+        sp = pd.DataFrame([{"policy": p, "first_edge": e, "first_edge_ci_low": lo, "first_edge_ci_high": hi,
+                            "edge_vs_first": 0.5 * (dlo + dhi), "edge_vs_first_ci_low": dlo,
+                            "edge_vs_first_ci_high": dhi, "first_win_share": 0.3, "first_win_ci_low": 0.2,
+                            "first_win_ci_high": 0.4} for p in plan["self_play"]])
+        last = AB.deep_text_4p(ladder, paired, plan, sp)[-1]
+        assert all(x in last for x in says), (e, last)
