@@ -1272,7 +1272,7 @@ def _study_deep_4p(ctx, s) -> list[str]:
                  "first_edge": "the first seat's penalty points minus the other seats' mean on the same deal "
                                "(negative: the first seat does better)",
                  "edge_vs_first": "that edge minus the first row's on the same deals (paired)",
-                 "first_win_share": "the first seat's share of the games won (the lowest total; ties shared)"}
+                 "first_win_share": "the first seat's share of the games won (the lowest total, ties shared)"}
         body += ["\nEvery seat playing the same policy (self-play), on the same deals:\n", _columns(spc, sdefs),
                  ctx.table(t["self_play"], "beverbende_deep4_self_play", meta, shown=spc)]
         deep.write_tables(ctx, t, "beverbende_deep4", ("self_play_paired", "self_play_by_seat"), meta)

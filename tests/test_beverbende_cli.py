@@ -245,7 +245,7 @@ def test_report_section_findings_first_and_every_column_defined(tmp_path):
             assert sep and definition.strip(), clause
             defined += re.findall(r"`([^`]+)`", name_part)
         assert sorted(defined) == sorted(shown), (shown, defined)
-    assert tables == 12  # with the stored deep run of strong play at two players
+    assert tables == 14  # with the stored deep runs of strong play at two players and at four (two tables)
     # the knock question answered twice: a different best value must be called noise, never left unexplained
     assert "within the noise" in md
     assert "With 2 players the best is" not in md
