@@ -947,12 +947,12 @@ def _strong_play_finding(ladder: pd.DataFrame, paired: pd.DataFrame, plan: dict)
                                       str(paired.iloc[-1].policy))})
 
 
-def _four_player_searches(plan: dict) -> tuple[str, str | None]:
-    """The four-player plan's searches: (the last one playing for points, the last one playing to win or
-    None)."""
+def _four_player_searches(plan: dict) -> tuple[str, list[str]]:
+    """The four-player plan's searches: (the last one playing for points, those playing to win in the plan's
+    order, budgets doubling)."""
     searches = [p for p in plan["policies"] if p.partition(":")[0] in ("search", "tree")]
     wins = [p for p in searches if "objective=wins" in p]
-    return [p for p in searches if p not in wins][-1], (wins[-1] if wins else None)
+    return [p for p in searches if p not in wins][-1], wins
 
 
 def _margin_goal(g: float, lo: float, hi: float) -> str:
@@ -982,8 +982,9 @@ def deep_text_4p(ladder: pd.DataFrame, paired: pd.DataFrame, plan: dict,
     margin (the goal: a better margin than that heuristic's in the same seat, the paired CI below 0), its own
     points and its share of the pairings at the table won; the doubling that led to it (its row of
     ``paired``), judged by the share won like the two-player run, with the margin's change beside it; the
-    search playing to win at that budget, when the plan has one, judged the same way and paired against
-    playing for points; and the first seat's edge in self-play.
+    search playing to win at the plan's largest budget, when it has one, judged the same way, the first one
+    paired against playing for points and its doubling (when the plan doubles it) judged like the other; and
+    the first seat's edge in self-play.
 
     Args:
         ladder: the run's ``ladder`` table (``policy``, ``margin``, ``margin_diff``, ``margin_diff_ci_low``,
@@ -1020,19 +1021,32 @@ def deep_text_4p(ladder: pd.DataFrame, paired: pd.DataFrame, plan: dict,
                    f"({_ci(100 * wlo, 100 * whi, '+.1f')} points, paired on the same deals): {moved}. The margin "
                    f"changes by {last.margin_diff:+.2f} points a game "
                    f"({_ci(last.margin_diff_ci_low, last.margin_diff_ci_high)}).")]
-    if wins is not None:
-        r, pw = rows.loc[wins], pairs.loc[wins]
+    if wins:
+        r, pw = rows.loc[wins[-1]], pairs.loc[wins[0]]
         g, lo, hi = r.margin_diff, r.margin_diff_ci_low, r.margin_diff_ci_high
         q, qlo, qhi = r.win_share, r.win_ci_low, r.win_ci_high
         vs = ("playing for points at the same budget" if pw.versus == points else f"`{pw.versus}`")
-        out.append(f"Playing to win instead ({_search_words(wins, P)}), its margin differs from the tuned "
-                   f"heuristic's by {g:+.2f} points a game ({_ci(lo, hi)}), so {_margin_goal(g, lo, hi)}; its own "
-                   f"penalty points by {r['diff']:+.2f} ({_ci(r.ci_low, r.ci_high)}); it ends ahead in {q:.1%} of "
-                   f"its pairings ({_ci(qlo, qhi, '.1%')}): {_half(q, qlo, qhi)}. Against {vs}, paired on the same "
-                   f"deals, the margin changes by {pw.margin_diff:+.2f} points a game "
-                   f"({_ci(pw.margin_diff_ci_low, pw.margin_diff_ci_high)}) and the share of pairings won by "
-                   f"{100 * pw.win_share_diff:+.1f} points of percentage "
-                   f"({_ci(100 * pw.win_share_diff_ci_low, 100 * pw.win_share_diff_ci_high, '+.1f')} points).")
+        text = (f"Playing to win instead ({_search_words(wins[-1], P)}), its margin differs from the tuned "
+                f"heuristic's by {g:+.2f} points a game ({_ci(lo, hi)}), so {_margin_goal(g, lo, hi)}; its own "
+                f"penalty points by {r['diff']:+.2f} ({_ci(r.ci_low, r.ci_high)}); it ends ahead in {q:.1%} of "
+                f"its pairings ({_ci(qlo, qhi, '.1%')}): {_half(q, qlo, qhi)}. Playing to win "
+                f"({_search_words(wins[0], P).partition(' on ')[0]}) against {vs}, paired on the same deals, "
+                f"changes the margin by {pw.margin_diff:+.2f} points a game "
+                f"({_ci(pw.margin_diff_ci_low, pw.margin_diff_ci_high)}) and the share of pairings won by "
+                f"{100 * pw.win_share_diff:+.1f} points of percentage "
+                f"({_ci(100 * pw.win_share_diff_ci_low, 100 * pw.win_share_diff_ci_high, '+.1f')} points: "
+                + {"above": "it wins more pairings, the CI above 0", "below": "it wins fewer pairings, the CI below 0",
+                   "inside": "not told apart, the CI includes 0"}[
+                    side_of(pw.win_share_diff, pw.win_share_diff_ci_low, pw.win_share_diff_ci_high, 0.0)] + ").")
+        if len(wins) > 1:
+            dw = pairs.loc[wins[-1]]
+            w, wlo, whi = dw.win_share_diff, dw.win_share_diff_ci_low, dw.win_share_diff_ci_high
+            text += (f" Doubling its playouts from {_search_words(dw.versus, P).partition(' on ')[0]} changes the "
+                     f"share of pairings won by {100 * w:+.1f} points of percentage "
+                     f"({_ci(100 * wlo, 100 * whi, '+.1f')} points): "
+                     f"{_doubling_words(wlo, whi, 'wins more pairings', 'wins fewer pairings')}; the margin by "
+                     f"{dw.margin_diff:+.2f} points a game ({_ci(dw.margin_diff_ci_low, dw.margin_diff_ci_high)}).")
+        out.append(text)
     if self_play is not None:
         out.append(_first_seat_text(self_play, plan))
     return out
@@ -1053,7 +1067,7 @@ def _first_seat_text(self_play: pd.DataFrame, plan: dict) -> str:
     fair = 1 / plan["players"]
     d, dlo, dhi = strong.edge_vs_first, strong.edge_vs_first_ci_low, strong.edge_vs_first_ci_high
     change = ("strong play changes the first seat's edge, the CI excluding 0" if dlo > 0 or dhi < 0 else
-              "strong play does not measurably change the first seat's edge, the CI including 0")
+              "whether strong play changes the first seat's edge is not settled by these deals, the CI including 0")
     return (f"The first player's edge under strong play: with `{strong.name}` in every seat, the first seat ends "
             f"with {edge(strong)}, and wins {strong.first_win_share:.1%} of the games "
             f"({_ci(strong.first_win_ci_low, strong.first_win_ci_high, '.1%')}; an even share is {fair:.0%}). "
@@ -1069,18 +1083,24 @@ def _strong_play_4p_finding(ladder: pd.DataFrame, paired: pd.DataFrame, plan: di
     from .findings import Finding, Quote
 
     rows = ladder.set_index("policy")
-    top = min((rows.loc[p] for p in _four_player_searches(plan) if p is not None), key=lambda r: r.margin_diff)
+    points, wins = _four_player_searches(plan)
+    top = min((rows.loc[p] for p in [points, *wins]), key=lambda r: r.margin_diff)
     g = top.margin_diff
     how = "playing to win" if "objective=wins" in top.name else "playing for points"
-    title = {"below": f"At four players, search ({how}) beats the tuned threshold heuristic on margin, by "
-                      f"{-g:.2f} points a game.",
-             "inside": f"At four players, search ({how}) is not yet told apart from the tuned threshold heuristic "
-                       "on margin.",
-             "above": f"At four players, even the better search ({how}) does worse on margin than the tuned "
-                      f"threshold heuristic, by {g:.2f} points a game."}[side_of(g, top.margin_diff_ci_low,
-                                                                                   top.margin_diff_ci_high, 0.0)]
+
+    def said(r) -> str:
+        return {"below": f"better by {-r.margin_diff:.2f} points a game", "inside": "not told apart from it",
+                "above": f"worse by {r.margin_diff:.2f} points a game"}[
+            side_of(r.margin_diff, r.margin_diff_ci_low, r.margin_diff_ci_high, 0.0)]
+
+    if side_of(g, top.margin_diff_ci_low, top.margin_diff_ci_high, 0.0) == "below":
+        title = f"At four players, search ({how}) beats the tuned threshold heuristic on margin, by {-g:.2f} points a game."
+    else:
+        title = ("At four players, search does not beat the tuned threshold heuristic on margin: playing for points "
+                 f"it is {said(rows.loc[points])}" + (f", playing to win {said(rows.loc[wins[-1]])}" if wins else "")
+                 + ".")
     t = "beverbende_deep4_ladder"
-    last = paired.set_index("policy").loc[_four_player_searches(plan)[0]]
+    last = paired.set_index("policy").loc[points]
     return Finding("estimate", title, " ".join(deep_text_4p(ladder, paired, plan, self_play)) + " (stored deep "
                    "run; see \"Strong play at four players\".)",
                    {"margin_diff": Quote(g, t, "margin_diff", top.name),
@@ -1247,7 +1267,8 @@ def _study_deep_4p(ctx, s) -> list[str]:
             "diff", "ci_low", "ci_high", "win_share", "win_ci_low", "win_ci_high"]
     defs = {"policy": "the policy in one seat, every other seat playing the baseline (a search is written "
                       "`search:budget=B,rollout=NAME`: B playouts per decision, NAME in the playouts, each playout "
-                      "worth its penalty points)",
+                      "worth its penalty points, or with `objective=wins` the share of the other seats it ends "
+                      "ahead of)",
             **_DEEP_DEFS,
             "margin": "its penalty points minus the other seats' mean, per game (lower is better)",
             "margin_diff": "its margin minus the baseline's in the same seat on the same deal (paired)",

@@ -183,7 +183,8 @@ def report(out_dir, quick, seed, backend, scheduler, workers, quiet, force, deep
     report.html (charts embedded, a table of contents, the provenance of every figure).
 
     Studies of strong play too slow for one build are deep runs: the report shows their stored
-    results (made by an earlier `--deep DIR`) and says when they were made, or why they are refused."""
+    results (those kept with ludolab, or a complete run in `--deep DIR`) and says when they were made,
+    or why they are refused. With `--deep DIR` the report is written once the deep runs are complete."""
     from .cli_common import given
 
     if (scheduler or workers) and backend == "local":
@@ -213,7 +214,12 @@ def report(out_dir, quick, seed, backend, scheduler, workers, quiet, force, deep
             if Path(deep_dir).exists() and not Path(deep_dir).is_dir():
                 raise InputError(f"--deep {deep_dir!r} is a file: give a folder for the deep runs")
             refuse_foreign(Path(out_dir), ("report.md", "report.html"), force)  # before hours of deep runs
-            run_all(deep_dir, progress=None if not quiet else False, log=say)
+            try:
+                run_all(deep_dir, progress=None if not quiet else False, log=say)
+            except KeyboardInterrupt:
+                click.echo(f"\nstopped: every finished chunk of the deep runs is kept in {deep_dir}; the same "
+                           "command goes on from there", err=True)
+                raise SystemExit(130) from None
         path = build_report(out_dir, quick=quick, seed=seed, force=force, log=say, deep_dir=deep_dir)
     click.echo(str(path))
     html = path.with_name("report.html")

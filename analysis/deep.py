@@ -473,11 +473,12 @@ def _beverbende_plan() -> dict:
 def _beverbende_4p_plan() -> dict:
     # the baseline: `ludolab beverbende tune` (the threshold heuristic tuned at four players, exchange=1 its
     # default); the goal at four players is the margin: the search plays for points at doubling budgets, then
-    # to win at the larger one; every seat searching (self-play) gives the first player's edge under strong play
+    # to win at the larger one and its double; every seat searching (self-play) gives the first player's edge under strong play
     return {"game": "beverbende", "players": 4, "baseline": "threshold:knock=8,take=4,unknown=6,swap=4",
             "policies": ["threshold:knock=8,take=4,unknown=6,swap=4", "threshold",
                          "search:budget=512,rollout=threshold", "search:budget=1024,rollout=threshold",
-                         "search:budget=1024,rollout=threshold,objective=wins"],
+                         "search:budget=1024,rollout=threshold,objective=wins",
+                         "search:budget=2048,rollout=threshold,objective=wins"],
             "self_play": ["threshold:knock=8,take=4,unknown=6,swap=4", "search:budget=512,rollout=threshold"],
             "deals": 160, "seed": 2026, "chunks": 32, "canary_deals": 1, "canary_seed": 7,
             "canary_policies": ["threshold:knock=8,take=4,unknown=6,swap=4", "search:budget=16,rollout=threshold"]}
@@ -578,7 +579,9 @@ def run_study(study: DeepStudy, folder: Path, progress=False, log=None) -> dict:
     except OSError as exc:
         raise OutputError(os_error(exc, run_dir)) from None
     if log:
-        log(f"deep: {study.title} ({plan.get('deals', '?'):,} deals) in {run_dir} ...")
+        kept = sum(1 for _ in run_dir.rglob("chunk-*.parquet"))
+        log(f"deep: {study.title} ({plan.get('deals', '?'):,} deals) in {run_dir} ..."
+            + (f" (continuing: {kept:,} chunks finished earlier are kept)" if kept else ""))
     sources = source_digests(study.sources)  # the code as it is when the sitting starts, the code it runs
     with _ctrl_c_kept():  # compiling the kernels may swallow a Ctrl-C: it is raised once that is over
         canary = study.canary(plan)
@@ -701,7 +704,7 @@ def section_start(ctx, name: str, game: str, heading: str) -> tuple["Stored", li
     """The opening of a report section showing deep study ``name``: ``(its summary as :func:`stored` finds it
     under the report's ``--deep`` folder, the section's first Markdown blocks)``, the blocks its ``heading``
     and, when the run is not shown, why (:func:`not_shown_text`); ``game`` names the game in the progress line."""
-    ctx.say(f"{game}: the stored deep run of strong play (checking its canary) ...")
+    ctx.say(f"{game}: the stored deep run {name} (checking its canary) ...")
     st = stored(name, getattr(ctx, "deep_dir", None))
     head = [f"\n## {heading}\n"]
     if st.status != "ok":

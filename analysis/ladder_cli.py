@@ -103,6 +103,9 @@ def parse_contender(text: str, named: dict, best: str | None = None, policy=None
     from ludolab.sim import ladder as L
 
     text = text.strip()
+    if not text:
+        raise InputError(f"--policy is empty: give a policy, allowed {', '.join(named)}, search:..., tree:..., "
+                         "all-seeing:..., all-seeing-tree:..., python:MODULE:FUNCTION")
     if text in named:
         return L.Contender(text, "named", named[text])
     head, _, rest = text.partition(":")
@@ -204,8 +207,8 @@ def _search_contender(text: str, head: str, rest: str, named: dict, best: str | 
 
     if text.endswith(":"):
         if rest[:-1].strip():  # a rollout named with a colon and nothing after it
-            raise InputError(f"policy {text!r}: nothing follows the last colon; write {text[:-1]}, or give the "
-                             "rollout's parameters after it (NAME:k=v,...)")
+            raise InputError(f"policy {text!r}: nothing follows the last colon; write {text[:-1]}"
+                             + (", or give the rollout's parameters after it (NAME:k=v,...)" if policy else ""))
         raise InputError(f"policy {text!r}: nothing follows the colon; write {head}, or e.g. {head}:budget=64")
     opts = search_options(text)
     b = opts.get("budget", "64")

@@ -702,7 +702,8 @@ def _study_policies(ctx, s) -> list[str]:
     s.tables["policies"], s.res = df, res
     return ["## Which heuristic scores most\n",
             f"Over {s.g_main:,} four-player deals of self-play, **{best['policy']}** scores most of the rules of "
-            "thumb (random, greedy, potential; the searching players are in the deep run below): "
+            "thumb (random, greedy, potential; `rollout` and the searching players, which look ahead, are in the "
+            "sections below): "
             f"{_ci(best['mean_score'], best['mean_score_ci_low'], best['mean_score_ci_high'])} points per player, "
             f"against {_ci(grd['mean_score'], grd['mean_score_ci_low'], grd['mean_score_ci_high'])} for greedy and "
             f"{_ci(rnd['mean_score'], rnd['mean_score_ci_low'], rnd['mean_score_ci_high'])} for random play. "
@@ -1045,7 +1046,7 @@ def deep_text(self_play: pd.DataFrame, self_paired: pd.DataFrame, ladder: pd.Dat
                 "the games")
     d, dlo, dhi = top.edge_vs_first, top.edge_vs_first_ci_low, top.edge_vs_first_ci_high
     changed = ("is larger than" if dlo > 0 else "is smaller than" if dhi < 0 else "is not told apart from")
-    fourth = (f"Going first, under that search in every seat: {edge(top)} (a fair share of the wins is "
+    fourth = (f"Going first, with `{top.name}` in every seat: {edge(top)} (a fair share of the wins is "
               f"{fair:.0%}); with `{base.name}` in every seat: {edge(base)}. The first player's edge under the search "
               f"{changed} that under `{base.name}` (paired on the same deals, the difference is "
               f"{_ci(d, dlo, dhi, '+.2f')} points).")

@@ -171,6 +171,8 @@ def test_search_strings_are_strict_and_one_search_is_one_rung():
                       (["--policy", "tree:,budget=16"], "empty option"),
                       (["--policy", "search:budget="], "budget has no value; write e.g. budget=64"),
                       (["--baseline", ""], "--baseline is empty"),
+                      (["--policy", " "], "--policy is empty"),
+                      (["--policy", "search:rollout=potential:"], "write search:rollout=potential"),
                       (["--policy", "search:budget=+16"], "leading zero"),
                       (["--policy", "search:budget=016"], "leading zero"),
                       (["--policy", "search:budget=١٦"], "digits 0-9"),
