@@ -339,12 +339,12 @@ def _ladder_run(plan: dict, progress) -> tuple[dict, dict]:
     table), ``by_seat`` (per policy and seat: the mean difference to the
     baseline in that seat, its paired 95% CI, and the share of the pairs at the table won from that seat) and
     ``paired`` (each policy against the one before it in the plan, on the same deals: the difference of the
-    returns, of the win shares and of the margins, each with its paired 95% CI; a budget and its double side by side give
-    what the doubling gains); and, when the plan lists ``self_play`` policies, the tables of
+    returns, of the win shares and of the margins, each with its paired 95% CI; a budget and its double side
+    by side give what the doubling gains); and, when the plan lists ``self_play`` policies, the tables of
     :func:`self_play_tables` (each of them in every seat on the same deals).  Each ``ladder`` row also has
     ``margin``, the policy's own return minus the mean of the other seats' at its table, and ``margin_diff``
-    with ``margin_diff_ci_low``, ``margin_diff_ci_high``: that margin minus the baseline's in the same seat on the same
-    deals (paired 95% CI)."""
+    with ``margin_diff_ci_low``, ``margin_diff_ci_high``: that margin minus the baseline's in the same seat on
+    the same deals (paired 95% CI)."""
     import pandas as pd
 
     from ludolab.sim import ladder as L
@@ -473,7 +473,8 @@ def _beverbende_plan() -> dict:
 def _beverbende_4p_plan() -> dict:
     # the baseline: `ludolab beverbende tune` (the threshold heuristic tuned at four players, exchange=1 its
     # default); the goal at four players is the margin: the search plays for points at doubling budgets, then
-    # to win at the larger one and its double; every seat searching (self-play) gives the first player's edge under strong play
+    # to win at the larger one and its double; every seat searching (self-play) gives the first player's edge
+    # under strong play
     return {"game": "beverbende", "players": 4, "baseline": "threshold:knock=8,take=4,unknown=6,swap=4",
             "policies": ["threshold:knock=8,take=4,unknown=6,swap=4", "threshold",
                          "search:budget=512,rollout=threshold", "search:budget=1024,rollout=threshold",

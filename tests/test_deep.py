@@ -564,8 +564,8 @@ def test_four_player_beverbende_deep_words_follow_the_cis():
         row = {**base, "margin": g, "margin_diff": g, "margin_diff_ci_low": lo, "margin_diff_ci_high": hi,
                "win_share": 0.56, "win_ci_low": 0.52, "win_ci_high": 0.6}
         for mine, other in ((points, wins), (wins, points)):
-            ladder = pd.DataFrame([base, {**row, "policy": mine}, {**base, "policy": other, "margin_diff": 3.0,
-                                                                   "margin_diff_ci_low": 2.0, "margin_diff_ci_high": 4.0}])
+            worse = {**base, "policy": other, "margin_diff": 3.0, "margin_diff_ci_low": 2.0, "margin_diff_ci_high": 4.0}
+            ladder = pd.DataFrame([base, {**row, "policy": mine}, worse])
             text = AB.deep_text_4p(ladder, paired, plan)
             said = text[0] if mine == points else text[2]
             assert says in said and "more than half" in said, (g, mine, said)
