@@ -352,32 +352,29 @@ def _ladder_run(plan: dict, progress) -> tuple[dict, dict]:
     case, table, base, cons = _ladder_setup(plan, plan["policies"])
     played = _ladder_games(plan, progress)
     games = played["ladder"]
-    base_games = games[[c.label for c in cons].index(base.label)]
-    rows = L.ladder_rows(table, cons, base, base_games, games)
+    b = [c.label for c in cons].index(base.label)  # the baseline's place among the contenders
+    rows = L.ladder_rows(table, cons, base, games[b], games)
     shares = [table.seat_shares(g) for g in games]  # (deals, P) each: the pairs won from each seat
     won = [w.sum(axis=1) / plan["players"] for w in shares]  # per deal, as Table.pairwise gives it
+    own = [L.own_returns(g) for g in games]  # (deals, P) each: the contender's return in each seat
+    margins = [_margins(g) for g in games]  # (deals, P) each: that return minus the other seats' mean
     seat_rows = []
-    base_own = L.own_returns(base_games)
     P = plan["players"]
-    for c, g, w in zip(cons, games, shares):
-        mine = L.own_returns(g)
+    for c, mine, w in zip(cons, own, shares):
         for s in range(P):
-            m, lo, hi = L._ci(mine[:, s] - base_own[:, s])
+            m, lo, hi = L._ci(mine[:, s] - own[b][:, s])
             q, qlo, qhi = L._ci(w[:, s])
             seat_rows.append({"policy": c.label, "seat": s + 1, "mean": float(mine[:, s].mean()), "diff": m,
                               "ci_low": lo, "ci_high": hi, "win_share": q, "win_ci_low": qlo, "win_ci_high": qhi})
-    base_margin = _margins(base_games)
-    for r, g in zip(rows, games):  # the mean return of the other seats at its table (the baseline's, facing it)
-        r["others_mean"] = float(np.mean([np.delete(g[:, s, :], s, axis=1).mean() for s in range(P)]))
-        mg = _margins(g)  # its margin against the baseline's in the same seat, paired deal by deal
+    for r, mine, mg in zip(rows, own, margins):
+        r["others_mean"] = float((mine - mg).mean())  # the other seats' mean return at its table (the baseline's)
         r["margin"] = float(np.round(mg.mean(), 12)) + 0.0  # the baseline's is 0, not a rounding error's -0
-        r["margin_diff"], r["margin_diff_ci_low"], r["margin_diff_ci_high"] = L._ci((mg - base_margin).mean(axis=1))
+        # its margin against the baseline's in the same seat, paired deal by deal
+        r["margin_diff"], r["margin_diff_ci_low"], r["margin_diff_ci_high"] = L._ci((mg - margins[b]).mean(axis=1))
     paired = []
     for i in range(1, len(cons)):  # each policy against the one before it in the plan, paired deal by deal
-        d = (L.own_returns(games[i]) - L.own_returns(games[i - 1])).mean(axis=1)
-        w = won[i] - won[i - 1]
-        (m, lo, hi), (q, qlo, qhi) = L._ci(d), L._ci(w)
-        g, glo, ghi = L._ci((_margins(games[i]) - _margins(games[i - 1])).mean(axis=1))
+        (m, lo, hi), (q, qlo, qhi) = L._ci((own[i] - own[i - 1]).mean(axis=1)), L._ci(won[i] - won[i - 1])
+        g, glo, ghi = L._ci((margins[i] - margins[i - 1]).mean(axis=1))
         paired.append({"policy": cons[i].label, "versus": cons[i - 1].label, "diff": m, "ci_low": lo, "ci_high": hi,
                        "win_share_diff": q, "win_share_diff_ci_low": qlo, "win_share_diff_ci_high": qhi,
                        "margin_diff": g, "margin_diff_ci_low": glo, "margin_diff_ci_high": ghi})
