@@ -515,6 +515,13 @@ def test_the_four_player_beverbende_run_pairs_margins_and_the_report_quotes_them
     rows = {r["policy"]: r for r in summ["tables"]["ladder"]}
     for r in rows.values():
         assert r["margin"] == pytest.approx(r["mean"] - r["others_mean"], abs=1e-9)
+    games = D._ladder_games(plan, False)["ladder"]  # the same games again, summed here seat by seat
+    for policy, g in zip(plan["policies"], games):
+        deals, P = g.shape[0], g.shape[1]
+        others = [g[d, s, o] for d in range(deals) for s in range(P) for o in range(P) if o != s]
+        own = [g[d, s, s] for d in range(deals) for s in range(P)]
+        assert rows[policy]["others_mean"] == pytest.approx(sum(others) / len(others), abs=1e-9)
+        assert rows[policy]["margin"] == pytest.approx(sum(own) / len(own) - sum(others) / len(others), abs=1e-9)
     b = rows[plan["baseline"]]
     assert b["margin_diff"] == 0 and b["margin_diff_ci_low"] == 0 and b["margin_diff_ci_high"] == 0
     for p in summ["tables"]["paired"]:
