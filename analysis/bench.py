@@ -8,12 +8,16 @@ threads), ``threads``, ``per_second_1_thread``, ``reference_per_second`` (the
 pure-Python twin, one thread) and ``ratio`` (one kernel thread against the
 reference: the speed-up per core), plus ``ms_each`` for solvers.
 
-Every rate is timed by :func:`time_call`: one warm-up call, then 3 repeats of at least 1 s
-of work each (``scale`` x 1 s: :func:`bench_scale`); a record gives the median and, as
-``<rate>_min`` and ``<rate>_max``, the slowest and fastest repeat.  A kernel's one-thread rate
-and its twin's are timed by :func:`time_pair`, their repeats in turn, and ``ratio`` is the
-median of the three repeat-by-repeat ratios (``ratio_min``, ``ratio_max``: their range), so a
-machine whose speed drifts during the run moves both sides of each ratio alike.
+Every rate is timed by :func:`time_call`: one warm-up call, then a repeat of at least 1 s of
+work (``scale`` x 1 s: :func:`bench_scale`).  :func:`run_bench` goes over the whole bench in
+:data:`PASSES` passes, one repeat of every timing a pass, so the three repeats of one record lie
+minutes apart (:func:`merge_passes`).  A rate is its fastest repeat, with ``<rate>_median`` and
+``<rate>_min`` (the slowest) beside it: a shared machine only ever slows a repeat down, in
+spells of seconds to tens of seconds, so the fastest of three repeats minutes apart is the
+figure that reproduces from run to run.  A kernel's one-thread rate and its twin's are timed by
+:func:`time_pair`, in turn, and ``ratio`` is the median of the three repeat-by-repeat ratios
+(``ratio_min``, ``ratio_max``: their range): each pair saw the same state of the machine.  Every timing repeats the
+same work in every pass and every run (a workload never depends on how fast the machine is).
 """
 
 from __future__ import annotations
@@ -33,7 +37,9 @@ from ludolab.stdlib import registry
 MIN_SECONDS = 1.0
 #: Repeats of every timing; a record shows their median with the min and max.
 REPEATS = 3
-_SETTINGS = {"scale": 1.0}
+#: Passes of :func:`run_bench` over the whole bench, one repeat of every timing each.
+PASSES = 3
+_SETTINGS = {"scale": 1.0, "repeats": REPEATS}
 
 
 @contextmanager
@@ -52,6 +58,23 @@ def bench_scale(scale: float):
         yield
     finally:
         _SETTINGS["scale"] = old
+
+
+@contextmanager
+def bench_repeats(repeats: int):
+    """Within the block, :func:`time_call` and :func:`time_pair` take ``repeats`` repeats unless
+    told otherwise (:func:`run_bench` takes one a pass).
+
+    Raises:
+        ValueError: fewer than one repeat."""
+    if int(repeats) < 1:
+        raise ValueError(f"repeats must be at least 1, not {repeats!r}")
+    old = _SETTINGS["repeats"]
+    _SETTINGS["repeats"] = int(repeats)
+    try:
+        yield
+    finally:
+        _SETTINGS["repeats"] = old
 
 
 class Timing(float):
@@ -106,12 +129,13 @@ def time_call(fn, min_seconds: float | None = None, max_reps: int = 10_000_000, 
     """Wall time per call of ``fn()`` in seconds, as a :class:`Timing` (median, lo, hi).
 
     One warm-up call first (compilation, cache loads, first-touch of memory are not timed),
-    then ``repeats`` (default :data:`REPEATS`) repeats, each calling ``fn`` until at least
-    ``min_seconds`` (default :data:`MIN_SECONDS` x the :func:`bench_scale`) have passed."""
+    then ``repeats`` (default :data:`REPEATS`, or as set by :func:`bench_repeats`) repeats, each
+    calling ``fn`` until at least ``min_seconds`` (default :data:`MIN_SECONDS` x the
+    :func:`bench_scale`) have passed."""
     if min_seconds is None:
         min_seconds = MIN_SECONDS * _SETTINGS["scale"]
     fn()
-    per = [_repeat(fn, min_seconds, max_reps) for _ in range(max(1, int(repeats or REPEATS)))]
+    per = [_repeat(fn, min_seconds, max_reps) for _ in range(max(1, int(repeats or _SETTINGS["repeats"])))]
     return Timing(statistics.median(per), min(per), max(per), per)
 
 
@@ -125,7 +149,7 @@ def time_pair(kernel, reference, reference_seconds: float | None = None, threads
         reference_seconds: the least time of each repeat of the twin (default: as the kernel's,
             :data:`MIN_SECONDS` x the :func:`bench_scale`).
         threads: the numba threads the kernel runs with (default: as set); the twin is pure Python.
-        repeats: repeats of each (default :data:`REPEATS`).
+        repeats: repeats of each (default :data:`REPEATS`, or as set by :func:`bench_repeats`).
 
     Returns:
         (kernel timing, twin timing): :class:`Timing` s sharing one ``pair`` token, so that
@@ -144,7 +168,7 @@ def time_pair(kernel, reference, reference_seconds: float | None = None, threads
         with_threads(threads, kernel)
     reference()
     ks, rs = [], []
-    for _ in range(max(1, int(repeats or REPEATS))):
+    for _ in range(max(1, int(repeats or _SETTINGS["repeats"]))):
         ks.append(timed())
         rs.append(_repeat(reference, reference_seconds, 10_000_000))
     token = object()
@@ -179,20 +203,23 @@ def with_threads(n: int, fn):
 
 def record(kernel: str, unit: str, per_second: float, threads: int, per_second_1: float,
            reference: float) -> dict:
-    """One benchmark record (see the module docstring); ``ratio`` = per_second_1 / reference.
+    """One benchmark record (see the module docstring).
 
-    Rates are medians; a :class:`Rate` also gives ``*_min`` and ``*_max`` (slowest and fastest
-    repeat) for the rate with every thread, with one thread and of the reference.  Where the
-    one-thread rate and the reference were timed in turn (:func:`time_pair`), ``ratio`` is the
-    median of the ratios repeat by repeat and ``ratio_min`` / ``ratio_max`` their range;
+    A rate (``per_second``, ``per_second_1_thread``, ``reference_per_second``) is its fastest
+    repeat, with ``<rate>_median`` and ``<rate>_min`` (the slowest) beside it and ``<rate>_max``
+    equal to it: a shared machine only ever slows a repeat down, so the fastest is the figure
+    that reproduces from run to run.  Where the one-thread rate and the reference were timed in
+    turn (:func:`time_pair`), ``ratio`` is the median of the ratios repeat by repeat, and
+    ``ratio_min`` / ``ratio_max`` their range (each pair saw the same state of the machine);
     otherwise the ratio of the medians, with the range from the slowest against the fastest."""
-    rec = {"kernel": kernel, "unit": unit, "per_second": float(per_second), "threads": int(threads),
-           "per_second_1_thread": float(per_second_1), "reference_per_second": float(reference),
-           "ratio": float(per_second_1 / reference)}
+    rec = {"kernel": kernel, "unit": unit, "threads": int(threads)}
     for key, r in (("per_second", per_second), ("per_second_1_thread", per_second_1),
                    ("reference_per_second", reference)):
+        rec[key] = float(getattr(r, "hi", r))
+        rec[key + "_median"] = float(r)
         rec[key + "_min"] = float(getattr(r, "lo", r))
-        rec[key + "_max"] = float(getattr(r, "hi", r))
+        rec[key + "_max"] = rec[key]
+    rec["ratio"] = float(per_second_1 / reference)
     pair = getattr(per_second_1, "pair", None)
     if pair is not None and pair is getattr(reference, "pair", None) and len(per_second_1.each) == len(reference.each):
         ratios = [a / b for a, b in zip(per_second_1.each, reference.each)]
@@ -204,34 +231,82 @@ def record(kernel: str, unit: str, per_second: float, threads: int, per_second_1
     return rec
 
 
+#: The rates of a record: each is its fastest repeat, with its median and slowest beside it.
+RATES = ("per_second", "per_second_1_thread", "reference_per_second")
+
+
+def merge_passes(passes: list[list[dict]]) -> list[dict]:
+    """One record per timing from the records of several passes over the same bench.
+
+    Each pass holds the same records in the same order (``game`` and ``kernel`` equal), each
+    from one repeat.  A rate (:data:`RATES`) becomes its fastest pass, with ``_median`` and
+    ``_min`` (the slowest) over the passes and ``_max`` equal to it; ``ratio`` the median of the
+    passes' ratios (each paired within its pass), with their range as ``ratio_min`` and
+    ``ratio_max``; any other number (``ms_each``, ``seconds_each``, ...) is the fastest pass's,
+    the pass with the fastest one-thread rate; the rest is the first pass's.
+
+    Raises:
+        ValueError: no pass, or passes whose records differ in number, order or name."""
+    if not passes:
+        raise ValueError("no pass to merge")
+    names = [[(r.get("game"), r["kernel"]) for r in p] for p in passes]
+    if any(n != names[0] for n in names[1:]):
+        raise ValueError("the passes timed different records")
+    merged = []
+    for recs in zip(*passes):
+        fastest = max(recs, key=lambda r: r["per_second_1_thread"])
+        out = {**recs[0], **{k: v for k, v in fastest.items() if isinstance(v, float)}}
+        for key in RATES:
+            vals = [float(r[key]) for r in recs]
+            out[key] = out[key + "_max"] = max(vals)
+            out[key + "_median"] = float(statistics.median(vals))
+            out[key + "_min"] = min(vals)
+        vals = [float(r["ratio"]) for r in recs]
+        out["ratio"] = float(statistics.median(vals))
+        out["ratio_min"], out["ratio_max"] = min(vals), max(vals)
+        merged.append(out)
+    return merged
+
+
 def run_bench(games: int = 5_000_000, reference_seconds: float = 1.0, progress: bool = False,
-              game_ids=None, scale: float = 1.0) -> list[dict]:
+              game_ids=None, scale: float = 1.0, passes: int = PASSES) -> list[dict]:
     """Run the benchmarks of every registered game (or of ``game_ids``) and return the records.
+
+    The whole bench is gone over ``passes`` times, every timing taking one repeat a pass (after
+    its warm-up call), and the passes are merged by :func:`merge_passes`: each record is the
+    median of ``passes`` repeats taken minutes apart, with their min and max.
 
     Args:
         games: games for the Monte Carlo kernels; reference_seconds: rough time
             for each pure-Python reference run; progress: say what runs on stderr.
         game_ids: registry ids to run (default: all).
         scale: every timing repeat lasts at least ``scale`` x :data:`MIN_SECONDS` (1 s) of work
-            after a warm-up call; medians of :data:`REPEATS` repeats with their min and max.
+            after a warm-up call.
+        passes: passes over the bench (default :data:`PASSES`), so repeats of every record.
 
     Raises:
         UnknownNameError: an id that is not registered.
-        ValueError: a scale that is not positive.
+        ValueError: a scale that is not positive, or fewer than one pass.
     """
     def say(msg):
         if progress:
             print(msg, file=sys.stderr, flush=True)
 
+    if int(passes) < 1:
+        raise ValueError(f"passes must be at least 1, not {passes!r}")
     games_to_run = registry.GAMES if not game_ids else [registry.get(g) for g in game_ids]
-    rows = []
-    with bench_scale(scale):
-        for g in games_to_run:
-            for rec in g.load("analysis").bench(games, reference_seconds, say):
-                rows.append({"game": g.id, **rec})
-            for rec in search_bench(g.id, reference_seconds, say):
-                rows.append({"game": g.id, **rec})
-    return rows
+    runs = []
+    with bench_scale(scale), bench_repeats(1):
+        for p in range(int(passes)):
+            rows = []
+            for g in games_to_run:
+                say(f"pass {p + 1} of {int(passes)}: {g.id}")
+                for rec in g.load("analysis").bench(games, reference_seconds, say):
+                    rows.append({"game": g.id, **rec})
+                for rec in search_bench(g.id, reference_seconds, say):
+                    rows.append({"game": g.id, **rec})
+            runs.append(rows)
+    return merge_passes(runs)
 
 
 #: Sampled worlds per searched decision in :func:`search_bench` (the same for the kernel and its twin).
@@ -270,18 +345,29 @@ def _decisions(step, case, n: int, seed: int = 1) -> list:
     return out
 
 
+#: How many of a game's bench decisions its pure-Python twin plays, found once per process by
+#: :func:`search_bench` (the first that fill ``reference_seconds``) and kept for later passes.
+_TWIN_DECISIONS: dict = {}
+
+
 def search_bench(game_id: str, reference_seconds: float, say, decisions: int = 24) -> list[dict]:
     """The determinized search (perfect-information Monte Carlo, :func:`ludolab.sim.search.pimc`)
     of one game: the compiled ``search`` against its pure-Python twin (``py_pimc`` on the twin
-    module) on the same decisions, :data:`SEARCH_WORLDS` worlds each, the game's best heuristic in
-    the playouts, the smallest table of the game's step cases (the twin's playouts are slow).
-    The twin plays the first decisions until ``reference_seconds`` have passed (at least one), and
-    the kernel's rates are timed on those same decisions, so the ratio compares equal work.
+    module), :data:`SEARCH_WORLDS` worlds each, the game's best heuristic in the playouts, the
+    smallest table of the game's step cases, on ``decisions`` decisions drawn from random games
+    with a fixed seed (:func:`_decisions`).
+
+    The kernel's rates are timed on all of those decisions, the same work in every pass and every
+    run.  The twin is slow, so it plays only the first of them: as many as fill
+    ``reference_seconds`` (at least one), counted once per process and kept for later passes;
+    the ratio pairs it with the kernel on those same decisions, their repeats in turn
+    (:func:`time_pair`), so it compares equal work.
 
     Returns:
         One record (:func:`record`) counting sampled-world playouts (a legal action played out in
-        one world), with ``ms_each`` the milliseconds per searched decision (one thread) and
-        ``decisions_per_second_1_thread``.
+        one world), with ``ms_each`` the milliseconds per searched decision (one thread),
+        ``decisions_per_second_1_thread``, ``decisions`` (those timed) and
+        ``reference_decisions`` (those the twin played, on which the ratio is taken).
     """
     import numpy as np
 
@@ -300,31 +386,46 @@ def search_bench(game_id: str, reference_seconds: float, say, decisions: int = 2
         return cfg, params, obs, truth
 
     prepared = [inputs(p, obs, 1000 + i) for i, (p, obs, _) in enumerate(dec)]
-    say(f"{game_id} search reference: decisions for {reference_seconds:g} s ...")
     tw = search.work_arrays(k, case.n_players)
-    used, t0 = 0, time.perf_counter()
-    while used < len(prepared) and (used == 0 or time.perf_counter() - t0 < reference_seconds):
-        search.py_pimc(twin, case.rules, prepared[used], tw)
-        used += 1
-    t_ref = time.perf_counter() - t0
-    prepared = prepared[:used]
-    playouts = SEARCH_WORLDS * sum(m for _, _, m in dec[:used])
+    cached = (game_id, float(reference_seconds), len(dec))
+    if cached not in _TWIN_DECISIONS:
+        say(f"{game_id} search reference: decisions for {reference_seconds:g} s ...")
+        used, t0 = 0, time.perf_counter()
+        while used < len(prepared) and (used == 0 or time.perf_counter() - t0 < reference_seconds):
+            search.py_pimc(twin, case.rules, prepared[used], tw)
+            used += 1
+        _TWIN_DECISIONS[cached] = used
+    used = _TWIN_DECISIONS[cached]
     work = search.work_arrays(k, case.n_players)
 
-    def kernel():
-        for inp in prepared:
-            k.search(case.rules, inp, work)
+    def kernel(upto):
+        def run():
+            for inp in prepared[:upto]:
+                k.search(case.rules, inp, work)
+        return run
 
-    say(f"{game_id} search: {used} decisions, {SEARCH_WORLDS} world each ...")
-    t_all = time_call(kernel)
-    t_one = with_threads(1, lambda: time_call(kernel))
-    ref_playouts = playouts
+    def reference():
+        for inp in prepared[:used]:
+            search.py_pimc(twin, case.rules, inp, tw)
+
+    playouts = SEARCH_WORLDS * sum(m for _, _, m in dec)
+    twin_playouts = SEARCH_WORLDS * sum(m for _, _, m in dec[:used])
+    say(f"{game_id} search: {len(dec)} decisions, {SEARCH_WORLDS} world each ...")
+    t_all = time_call(kernel(len(dec)))
+    t_one = with_threads(1, lambda: time_call(kernel(len(dec))))
+    say(f"{game_id} search against its twin: {used} decisions ...")
+    t_pair, t_ref = time_pair(kernel(used), reference, reference_seconds, threads=1)
     seats = f"{case.n_players} player" + ("s" if case.n_players > 1 else "")
     label = (f"{game_id}.search (PIMC, {seats}, {SEARCH_WORLDS} world, "
              f"{step.extra['best']} playouts)")
-    rec = record(label, "playouts", playouts / t_all, numba.get_num_threads(), playouts / t_one, ref_playouts / t_ref)
-    rec["ms_each"] = 1000.0 * float(t_one) / used
-    rec["decisions_per_second_1_thread"] = used / float(t_one)
+    rec = record(label, "playouts", playouts / t_all, numba.get_num_threads(), playouts / t_one,
+                 twin_playouts / t_ref)
+    paired = record(label, "playouts", twin_playouts / t_pair, 1, twin_playouts / t_pair, twin_playouts / t_ref)
+    for key in ("ratio", "ratio_min", "ratio_max"):
+        rec[key] = paired[key]
+    rec["ms_each"] = 1000.0 * float(t_one) / len(dec)
+    rec["decisions_per_second_1_thread"] = len(dec) / float(t_one)
+    rec["decisions"], rec["reference_decisions"] = len(dec), int(used)
     return [rec]
 
 
@@ -411,20 +512,22 @@ def _rate(x: float) -> str:
 
 def format_table(rows: list[dict]) -> str:
     """The bench records as a plain-text table: per kernel the one-thread and all-thread rates
-    (median of the repeats, [min - max]), the reference's rate and the ratio (one kernel thread
-    against the reference), and the time of one solve where a record has it."""
-    head = ("game", "kernel", "unit", "1 thread [min - max]", "threads", "all threads [min - max]",
-            "reference", "ratio", "each")
+    (the fastest repeat, [median, slowest]), the reference's rate (its fastest repeat) and the
+    ratio (one kernel thread against the reference, the median of the paired repeats), and the
+    time of one solve where a record has it."""
+    head = ("game", "kernel", "unit", "1 thread fastest [median, slowest]", "threads",
+            "all threads fastest [median, slowest]", "reference", "ratio", "each")
     body = []
+
+    def spread(r, key):
+        med = r.get(key + "_median", r[key])
+        return f"{_rate(r[key])} [{_rate(med)}, {_rate(r[key + '_min'])}]"
+
     for r in rows:
         each = (f"{r['ms_each']:.3f} ms" if r.get("ms_each") == r.get("ms_each") and "ms_each" in r else
                 f"{r['seconds_each']:.3f} s" if "seconds_each" in r else "")
-        body.append((r["game"], r["kernel"], r["unit"],
-                     f"{_rate(r['per_second_1_thread'])} [{_rate(r['per_second_1_thread_min'])} - "
-                     f"{_rate(r['per_second_1_thread_max'])}]",
-                     str(r["threads"]),
-                     f"{_rate(r['per_second'])} [{_rate(r['per_second_min'])} - {_rate(r['per_second_max'])}]",
-                     _rate(r["reference_per_second"]), f"{r['ratio']:,.1f}", each))
+        body.append((r["game"], r["kernel"], r["unit"], spread(r, "per_second_1_thread"), str(r["threads"]),
+                     spread(r, "per_second"), _rate(r["reference_per_second"]), f"{r['ratio']:,.1f}", each))
     widths = [max(len(x[i]) for x in [head, *body]) for i in range(len(head))]
     left = {0, 1, 2}
 

@@ -94,8 +94,8 @@ _add_shared_commands()
               help="Least time of each repeat of a pure-Python reference timing.")
 @click.option("--scale", type=FloatRange(0.001, 100.0), default=1.0, show_default=True,
               help="Each kernel timing repeat lasts at least this many seconds of work (after a warm-up call; "
-                   "a reference's repeats last --reference-seconds); a record is the median of 3 repeats with "
-                   "their min and max.")
+                   "a reference's repeats last --reference-seconds); a record is the median of 3 repeats, one "
+                   "from each of 3 passes over the bench, with their min and max.")
 @click.option("--game", "game_ids", multiple=True,
               help="Time only this game (repeat the option); default: every registered game (see `ludolab games`).")
 @click.option("--scaling", is_flag=True,

@@ -250,7 +250,8 @@ def _check_bench_records(rows):
         assert r["ratio_min"] <= r["ratio"] * (1 + 1e-12) and r["ratio"] <= r["ratio_max"] * (1 + 1e-12), r
         lo = r["per_second_1_thread_min"] / r["reference_per_second_max"]
         hi = r["per_second_1_thread_max"] / r["reference_per_second_min"]
-        assert lo * (1 - 1e-9) <= r["ratio"] <= hi * (1 + 1e-9), r  # a paired ratio lies within the rates' spread
+        if r.get("reference_decisions", 0) == r.get("decisions", 0):  # the ratio is of the rates shown
+            assert lo * (1 - 1e-9) <= r["ratio"] <= hi * (1 + 1e-9), r  # a paired ratio lies within their spread
         assert isinstance(r["threads"], int) and r["threads"] >= 1
 
 
@@ -266,6 +267,10 @@ def test_run_bench_records(bench_rows):
     for r in bench_rows:
         for k in ("per_second", "per_second_1_thread", "reference_per_second"):
             assert 0 < r[k + "_min"] <= r[k] <= r[k + "_max"], (r["kernel"], k)
+    search = [r for r in bench_rows if ".search (PIMC" in r["kernel"]]
+    assert len(search) == 4
+    for r in search:  # the kernel's work is fixed; the twin plays as many of the same decisions as it has time for
+        assert r["decisions"] == 24 and 1 <= r["reference_decisions"] <= 24, r
 
 
 @bench_mark
@@ -340,7 +345,7 @@ def test_bench_cli_table():
                                       "--reference-seconds", str(BENCH_REFERENCE_SECONDS)], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     head, row, search_row = result.stdout.strip().splitlines()
-    assert "1 thread [min - max]" in head and row.startswith("beverbende") and " [" in row
+    assert "1 thread fastest [median, slowest]" in head and row.startswith("beverbende") and " [" in row
     assert search_row.startswith("beverbende") and "beverbende.search (PIMC" in search_row and " ms" in search_row
 
 
@@ -414,3 +419,54 @@ def test_startup_bench_times_whole_processes_after_a_warm_run():
     (row,) = startup_bench(commands=(("box", "solve"),), repeats=1)
     assert row["command"] == "ludolab box solve"
     assert 0 < row["seconds_min"] <= row["seconds"] <= row["seconds_max"]
+
+
+def test_merge_passes_takes_each_rates_fastest_pass_with_its_median_and_slowest():
+    from ludolab.analysis.bench import merge_passes, record
+
+    passes = []
+    for rate, ref, ms in ((10.0, 2.0, 3.0), (30.0, 3.0, 1.0), (20.0, 5.0, 2.0)):
+        rec = {"game": "g", **record("k", "items", 2 * rate, 2, rate, ref), "ms_each": ms}
+        passes.append([rec, {"game": "g", **record("other", "items", 1.0, 1, 1.0, 1.0)}])
+    merged = merge_passes(passes)
+    assert [r["kernel"] for r in merged] == ["k", "other"]
+    r = merged[0]
+    def rate(key):  # the fastest pass, its median and the slowest
+        return r[key], r[key + "_median"], r[key + "_min"], r[key + "_max"]
+
+    assert rate("per_second_1_thread") == (30, 20, 10, 30)
+    assert rate("per_second") == (60, 40, 20, 60)
+    assert rate("reference_per_second") == (5, 3, 2, 5)
+    assert (r["ratio"], r["ratio_min"], r["ratio_max"]) == (5, 4, 10)  # the median of the passes' ratios
+    assert r["ms_each"] == 1 and r["threads"] == 2 and r["unit"] == "items"  # the fastest pass's solve time
+    with pytest.raises(ValueError, match="different records"):
+        merge_passes([passes[0], passes[1][:1]])
+    with pytest.raises(ValueError, match="no pass"):
+        merge_passes([])
+
+
+def test_run_bench_takes_one_repeat_of_every_timing_a_pass(monkeypatch):
+    """Three passes over the bench, each timing one repeat after its warm-up call: a record's
+    median and range come from repeats taken a pass apart."""
+    from types import SimpleNamespace
+
+    from ludolab.analysis import bench
+
+    calls = []
+
+    def game_bench(games, reference_seconds, say):
+        t = bench.time_call(lambda: calls.append("k"))
+        assert len(t.each) == 1
+        return [bench.record("k", "calls", 1 / t, 1, 1 / t, 1 / t)]
+
+    fake = SimpleNamespace(id="fake", load=lambda part: SimpleNamespace(bench=game_bench))
+    monkeypatch.setattr(bench.registry, "get", lambda gid: fake)
+    monkeypatch.setattr(bench, "search_bench", lambda gid, ref, say: [])
+    rows = bench.run_bench(game_ids=["fake"], scale=0.002)
+    assert [r["game"] for r in rows] == ["fake"]
+    r = rows[0]
+    assert r["per_second_1_thread_min"] <= r["per_second_1_thread_median"] <= r["per_second_1_thread"]
+    assert r["per_second_1_thread"] == r["per_second_1_thread_max"]
+    with pytest.raises(ValueError, match="passes"):
+        bench.run_bench(game_ids=["fake"], passes=0)
+    assert bench.time_call(lambda: None, min_seconds=0.001).each.__len__() == 3  # outside a run: 3 repeats
