@@ -16,8 +16,10 @@ minutes apart (:func:`merge_passes`).  A rate is its fastest repeat, with ``<rat
 spells of seconds to tens of seconds, so the fastest of three repeats minutes apart is the
 figure that reproduces from run to run.  A kernel's one-thread rate and its twin's are timed by
 :func:`time_pair`, in turn, and ``ratio`` is the median of the three repeat-by-repeat ratios
-(``ratio_min``, ``ratio_max``: their range): each pair saw the same state of the machine.  Every timing repeats the
-same work in every pass and every run (a workload never depends on how fast the machine is).
+(``ratio_min``, ``ratio_max``: their range): each pair saw the same state of the machine.
+Every kernel timing repeats the same work in every pass and every run (its workload never
+depends on how fast the machine is); a pure-Python twin's repeat plays items of a fixed stream
+until its time is up.
 """
 
 from __future__ import annotations
