@@ -552,7 +552,19 @@ STARTUP_COMMANDS = (
      "B3 / / Y7 P2 / R1", "--tricks", "B10 B11 B12 B13", "--trick", "Y2", "--start", "0", "--budget", "2"),
     ("beverbende", "advise", "--players", "3", "--seat", "1", "--turns", "7", "--phase", "drawn", "--drawn", "4",
      "--row", "1:2 ? ? 9", "--row", "2:? 5 ? ?", "--discard", "3 9 SW 7", "--budget", "2"),
+    ("shelf", "advise", "--situation", "{shelf_situation}", "--budget", "2"),
 )
+
+
+def startup_argv(commands=STARTUP_COMMANDS) -> list[list[str]]:
+    """The commands' argv with the shipped example files in place of ``{shelf_example}`` (a
+    tableau) and ``{shelf_situation}`` (a Shelve the Book decision)."""
+    from importlib import resources
+
+    data = resources.files("ludolab.stdlib") / "data"
+    files = {"{shelf_example}": str(data / "shelf_worked_example.json"),
+             "{shelf_situation}": str(data / "shelf_example_situation.json")}
+    return [[files.get(a, a) for a in argv] for argv in commands]
 
 
 def startup_bench(commands=STARTUP_COMMANDS, repeats: int = REPEATS, say=None) -> list[dict]:
@@ -568,14 +580,11 @@ def startup_bench(commands=STARTUP_COMMANDS, repeats: int = REPEATS, say=None) -
         Records ``command``, ``seconds`` (median), ``seconds_min``, ``seconds_max``."""
     import os
     import subprocess
-    from importlib import resources
 
     say = say or (lambda m: None)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    example = str(resources.files("ludolab.stdlib") / "data" / "shelf_worked_example.json")
     rows = []
-    for argv in commands:
-        argv = [a.replace("{shelf_example}", example) for a in argv]
+    for argv in startup_argv(commands):
         cmd = [sys.executable, "-m", "ludolab.analysis.cli", *argv]
         name = "ludolab " + " ".join(argv[:2]) + (" --play" if "--play" in argv else "")
         say("start-up: " + name)

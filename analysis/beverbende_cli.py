@@ -437,8 +437,10 @@ def advise(situation_file, seat, turns, start, phase, drawn, draw_twice, rows, d
     from ludolab.sim import beverbende as bev
     from ludolab.sim import beverbende_kernels as K
     from ludolab.sim import beverbende_situation as BS
+    from ludolab.sim.kernel_cache import light_loads
     from ludolab.stdlib.jsonfile import load_json, read_input
 
+    light_loads()  # an answer at the table: cached kernels load without numba's compiler set-up
     rules_given = any(given(n) for n in RULES_OPTIONS)
     if situation_file is not None:
         refuse(SITUATION_OPTIONS + ("players",), "conflicts with --situation: give the situation in the file or as "

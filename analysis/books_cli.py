@@ -316,10 +316,12 @@ def advise(players, scoring, void_trump, hand, position, earlier, pool, worlds, 
     P(off by 1), 95% CIs, from rollouts under heuristic play for everyone (STK-4).  With --play: which
     card to play to the trick (see ``ludolab books advise --play --help``)."""
     from ludolab.sim import books as S
+    from ludolab.sim.kernel_cache import light_loads
     from ludolab.stdlib.books import BooksRules
 
     from .text_table import TextTable
 
+    light_loads()  # an answer at the table: cached kernels load without numba's compiler set-up
     if not math.isfinite(half_width):
         raise InputError(f"--half-width must be a finite number of points >= 0.001, not {half_width}")
     rules = BooksRules(int(players), scoring=scoring, void_trump=void_trump)
@@ -468,8 +470,10 @@ def advise_play(play, situation_file, players, scoring, void_trump, tie_break, h
     from ludolab.sim import advice
     from ludolab.sim import books as S
     from ludolab.sim import books_situation as BS
+    from ludolab.sim.kernel_cache import light_loads
     from ludolab.stdlib import books as B
 
+    light_loads()  # an answer at the table: cached kernels load without numba's compiler set-up
     fields = dict(players=players, scoring=scoring, void_trump=void_trump, tie_break=tie_break, hand=hand,
                   start=start, seat=seat, predictions=predictions, tricks=tricks, trick=trick,
                   hand_number=hand_number, hands=hands, totals=totals)

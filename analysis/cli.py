@@ -105,7 +105,8 @@ _add_shared_commands()
               help="With --scaling: about how long the run takes on one thread.")
 @click.option("--startup", is_flag=True,
               help="Instead: warm start-up of the commands answered at the table (box advise, box solve, shelf "
-                   "score, books advise without its search), each a whole process, median of 3 runs.")
+                   "score, and the advise commands of the card games with the least search), each a whole "
+                   "process, median of 3 runs.")
 @user_errors
 def bench(fmt, games, reference_seconds, scale, game_ids, scaling, scaling_seconds, startup):
     """Speed of every kernel against its pure-Python reference (same process)."""

@@ -392,11 +392,14 @@ def advise(situation_file, players, seat, variant, tiebreak, tableaus, first_pla
     from ludolab.sim import advice as AD
     from ludolab.sim import shelf as S
     from ludolab.sim import shelf_situation as SS
+    from ludolab.sim.kernel_cache import light_loads
     from ludolab.stdlib.errors import SituationError
     from ludolab.stdlib.jsonfile import load_json, read_input
     from ludolab.stdlib.shelf import load_deck
 
     from .advice_cli import emit_advice
+
+    light_loads()  # an answer at the table: cached kernels load without numba's compiler set-up
 
     opts = dict(players=players, seat=seat, variant=variant, tiebreak=tiebreak, tableaus=tableaus,
                 first_placed=first_placed, hand=hand, offer=offer, pile=pile, draw_two=draw_two, source=source,

@@ -21,6 +21,9 @@ numba does by itself.
 
 ``tests/test_kernel_cache.py`` runs processes that compile the same kernels side by side and checks
 that every signature of every kernel is in its index afterwards.
+
+The answers at the table (the ``advise`` commands) call :func:`light_loads`: their cached kernels
+load without numba filling its typing and lowering registries first, which only compiling needs.
 """
 
 from __future__ import annotations
@@ -30,10 +33,14 @@ import threading
 from filelock import FileLock
 from numba.core import caching, dispatcher
 from numba.core.compiler_lock import global_compiler_lock
+from numba.core.runtime import nrt
 
 _locks: dict[str, FileLock] = {}
 _guard = threading.Lock()
 _ORIGINAL = dispatcher.Dispatcher.compile
+_ORIGINAL_LOAD = caching.Cache.load_overload
+#: ``on``: :func:`light_loads` is in effect; ``loads``: kernels loaded from the cache that way.
+_LIGHT = {"on": False, "loads": 0}
 
 
 def _lock_for(disp) -> FileLock | None:
@@ -68,13 +75,45 @@ def _compile(self, sig):
             lock.release()
 
 
-def install() -> None:
-    """Make every cached kernel's load-or-compile hold its cache lock (idempotent).
+def _load_overload(self, sig, target_context):
+    """numba's ``Cache.load_overload``; under :func:`light_loads` without filling the typing and
+    lowering registries first (the runtime the cached code calls is started all the same)."""
+    if not _LIGHT["on"]:
+        return _ORIGINAL_LOAD(self, sig, target_context)
+    nrt.rtsys.initialize(target_context)
+    with self._guard_against_spurious_io_errors():
+        cres = self._load_overload(sig, target_context)
+    if cres is not None:
+        _LIGHT["loads"] += 1
+    return cres
+
+
+def light_loads() -> None:
+    """From now on in this process, a kernel found in the disk cache is loaded without numba first
+    filling its typing and lowering registries, for the answers at the table (``advise``).
+
+    numba fills them before every cache load (about 0.2 s, most of a warm ``advise``'s start-up
+    beside numba's import), though loading machine code needs only numba's runtime, which is still
+    started.  A kernel that is not in the cache compiles as always, and numba's compiler fills the
+    registries itself before it compiles.  ``tests/test_table_answers.py`` runs every ``advise``
+    that loads kernels in fresh processes both ways and holds their answers equal.
 
     Raises:
-        nothing; it only replaces ``numba.core.dispatcher.Dispatcher.compile``.
+        nothing.
+    """
+    _LIGHT["on"] = True
+
+
+def install() -> None:
+    """Make every cached kernel's load-or-compile hold its cache lock (idempotent), and let
+    :func:`light_loads` choose how a cached kernel is loaded.
+
+    Raises:
+        nothing; it only replaces ``numba.core.dispatcher.Dispatcher.compile`` and
+        ``numba.core.caching.Cache.load_overload``.
     """
     dispatcher.Dispatcher.compile = _compile
+    caching.Cache.load_overload = _load_overload
 
 
 def installed() -> bool:

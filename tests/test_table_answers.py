@@ -207,13 +207,16 @@ print(json.dumps(seen))
 
 def _imports_after_each(commands):
     """The heavy modules loaded after each command, the commands run in turn in one fresh interpreter."""
-    from importlib import resources
+    from ludolab.analysis.bench import startup_argv
 
-    example = str(resources.files("ludolab.stdlib") / "data" / "shelf_worked_example.json")
-    argvs = [[a.replace("{shelf_example}", example) for a in argv] for argv in commands]
-    out = subprocess.run([sys.executable, "-c", _RUN_EACH, json.dumps(argvs)], capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run([sys.executable, "-c", _RUN_EACH, json.dumps(startup_argv(commands))],
+                         capture_output=True, text=True, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])
+
+
+def _searching(commands):
+    """The start-up bench's commands that run a search: the card games' ``advise``."""
+    return [c for c in commands if c[1] == "advise" and c[0] != "box"]
 
 
 def test_the_answers_without_a_search_load_neither_pandas_nor_numba():
@@ -221,17 +224,71 @@ def test_the_answers_without_a_search_load_neither_pandas_nor_numba():
     matplotlib, nor numba, in a fresh interpreter."""
     from ludolab.analysis.bench import STARTUP_COMMANDS
 
-    plain = [c for c in STARTUP_COMMANDS if c[0] in ("box", "shelf")]
-    assert len(plain) == 3
+    plain = [c for c in STARTUP_COMMANDS if c not in _searching(STARTUP_COMMANDS)]
+    assert [c[:2] for c in plain] == [("box", "advise"), ("box", "solve"), ("shelf", "score")]
     assert _imports_after_each(plain) == [[], [], []]
 
 
 def test_the_answers_with_a_search_load_no_pandas():
-    """``books advise`` (forecast and --play) and ``beverbende advise`` (of the start-up bench) load
-    numba but neither pandas, pyarrow nor matplotlib, in a fresh interpreter (sharing numba's cache
-    with this session, so the kernels are compiled once either way)."""
+    """``books advise`` (forecast and --play), ``beverbende advise`` and ``shelf advise`` (of the
+    start-up bench) load numba but neither pandas, pyarrow nor matplotlib, in a fresh interpreter
+    (sharing numba's cache with this session, so the kernels are compiled once either way)."""
     from ludolab.analysis.bench import STARTUP_COMMANDS
 
-    searching = [c for c in STARTUP_COMMANDS if c[0] in ("books", "beverbende")]
-    assert len(searching) == 3
-    assert _imports_after_each(searching) == [["numba"]] * 3
+    searching = _searching(STARTUP_COMMANDS)
+    assert len(searching) == 4
+    assert _imports_after_each(searching) == [["numba"]] * 4
+
+
+_RUN_ONE = r"""
+import json, sys
+from ludolab.sim import kernel_cache
+if sys.argv[1] == "full":
+    kernel_cache.light_loads = lambda: None  # numba's own cache load: the registries filled first
+from ludolab.analysis.cli import main
+try:
+    main(json.loads(sys.argv[2]))
+except SystemExit as e:
+    assert not e.code, e.code
+print(json.dumps(kernel_cache._LIGHT), file=sys.stderr)
+"""
+
+
+#: A Shut The Books endgame whose advice plays every consistent world (the README's example).
+BOOKS_ENDGAME = ("books", "advise", "--play", "--players", "4", "--start", "0", "--hand", "B6 B9 B13",
+                 "--predictions", "R2 R3 / R4 R7 P2 / R15 Y7 Y14 / R5", "--tricks",
+                 "R11 R13 R14 R9 close Y14 / R1 R12 R6 R8 / P1 P12 P15 P4 / Y4 Y15 Y13 Y1 close R15 / "
+                 "Y12 Y8 Y10 Y5 / P5 P3 P13 P14 / Y6 B15 Y3 R10 close R3 / B2 B8 B14 B12 / P7 P6 B1 Y9 / "
+                 "P8 P10 B5 B10", "--trick", "Y2")
+
+
+@pytest.mark.parametrize("which", range(5), ids=["books-forecast", "books-play", "beverbende", "shelf",
+                                                 "books-endgame"])
+def test_the_advise_commands_answer_the_same_with_light_kernel_loads(which):
+    """Each card game's ``advise``, in fresh interpreters with numba's cache warm, loads its kernels
+    without numba's registries (``kernel_cache.light_loads``) and prints exactly what it prints when
+    numba fills them first, as numba does by itself; with a larger search than the start-up bench's,
+    so that the answer is not a tie of two worlds, and in an endgame answered over every consistent
+    world (the enumeration's kernels)."""
+    from ludolab.analysis.bench import STARTUP_COMMANDS, startup_argv
+
+    argv = startup_argv([*_searching(STARTUP_COMMANDS), BOOKS_ENDGAME])[which]
+    argv = [{"2": "64"}.get(a, a) if i and argv[i - 1] == "--budget" else a for i, a in enumerate(argv)]
+    if argv[:2] == ["books", "advise"] and "--play" not in argv:
+        argv = argv[:argv.index("--pool")] + ["--pool", "3", "--worlds", "8", "--max-worlds", "200"]
+
+    def run(mode):
+        done = subprocess.run([sys.executable, "-c", _RUN_ONE, mode, json.dumps(argv)], capture_output=True,
+                              text=True)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout, json.loads(done.stderr.strip().splitlines()[-1])
+
+    run("full")  # numba's cache filled, as a warm start finds it
+    full, full_state = run("full")
+    light, light_state = run("light")
+    assert not full_state["on"] and full_state["loads"] == 0
+    assert light_state["on"] and light_state["loads"] >= 1, "no kernel was loaded the light way"
+
+    def answer(text):  # everything but the search's wall time
+        return [ln for ln in text.splitlines() if not ln.strip().startswith("seconds")]
+    assert answer(light) == answer(full) and len(answer(full)) > 5
