@@ -275,8 +275,9 @@ def run_bench(games: int = 5_000_000, reference_seconds: float = 1.0, progress: 
     """Run the benchmarks of every registered game (or of ``game_ids``) and return the records.
 
     The whole bench is gone over ``passes`` times, every timing taking one repeat a pass (after
-    its warm-up call), and the passes are merged by :func:`merge_passes`: each record is the
-    median of ``passes`` repeats taken minutes apart, with their min and max.
+    its warm-up call), and the passes are merged by :func:`merge_passes`: a record's rates are
+    the fastest of ``passes`` repeats taken minutes apart, with their median and slowest, and its
+    ratio the median of the passes' paired ratios.
 
     Args:
         games: games for the Monte Carlo kernels; reference_seconds: rough time
