@@ -37,7 +37,7 @@ from ludolab.stdlib import registry
 
 #: Seconds of work each repeat of a timing lasts at least (``ludolab bench --scale`` multiplies it).
 MIN_SECONDS = 1.0
-#: Repeats of every timing; a record shows their median with the min and max.
+#: Repeats of a timing outside :func:`run_bench` (which takes one a pass, over :data:`PASSES`).
 REPEATS = 3
 #: Passes of :func:`run_bench` over the whole bench, one repeat of every timing each.
 PASSES = 3
@@ -249,8 +249,11 @@ def merge_passes(passes: list[list[dict]]) -> list[dict]:
 
     Raises:
         ValueError: no pass, or passes whose records differ in number, order or name."""
-    if not passes:
-        raise ValueError("no pass to merge")
+    if not passes or not all(isinstance(p, list) and all(isinstance(r, dict) for r in p) for p in passes):
+        raise ValueError("no pass to merge: give a list of passes, each a list of records")
+    missing = {k for p in passes for r in p for k in ("kernel", "ratio", *RATES) if k not in r}
+    if missing:
+        raise ValueError(f"records without {', '.join(sorted(missing))}: not bench records")
     names = [[(r.get("game"), r["kernel"]) for r in p] for p in passes]
     if any(n != names[0] for n in names[1:]):
         raise ValueError("the passes timed different records")
@@ -289,14 +292,20 @@ def run_bench(games: int = 5_000_000, reference_seconds: float = 1.0, progress: 
 
     Raises:
         UnknownNameError: an id that is not registered.
-        ValueError: a scale that is not positive, or fewer than one pass.
+        ValueError: a scale or reference time that is not positive, fewer than one game or pass.
     """
     def say(msg):
         if progress:
             print(msg, file=sys.stderr, flush=True)
 
-    if int(passes) < 1:
-        raise ValueError(f"passes must be at least 1, not {passes!r}")
+    if isinstance(passes, bool) or not isinstance(passes, int) or passes < 1:
+        raise ValueError(f"passes must be a whole number of at least 1, not {passes!r}")
+    if not (isinstance(reference_seconds, (int, float)) and math.isfinite(reference_seconds) and reference_seconds > 0):
+        raise ValueError(f"reference_seconds must be a positive number of seconds, not {reference_seconds!r}")
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ValueError(f"games must be a whole number of at least 1, not {games!r}")
+    if isinstance(game_ids, str):
+        game_ids = [game_ids]
     games_to_run = registry.GAMES if not game_ids else [registry.get(g) for g in game_ids]
     runs = []
     with bench_scale(scale), bench_repeats(1):
@@ -416,7 +425,7 @@ def search_bench(game_id: str, reference_seconds: float, say, decisions: int = 2
     say(f"{game_id} search: {len(dec)} decisions, {SEARCH_WORLDS} world each ...")
     t_all = time_call(kernel(len(dec)))
     t_one = with_threads(1, lambda: time_call(kernel(len(dec))))
-    say(f"{game_id} search against its twin: {used} decisions ...")
+    say(f"{game_id} search against its twin: {used} decision{'s' if used != 1 else ''} ...")
     t_pair, t_ref = time_pair(kernel(used), reference, reference_seconds, threads=1)
     seats = f"{case.n_players} player" + ("s" if case.n_players > 1 else "")
     label = (f"{game_id}.search (PIMC, {seats}, {SEARCH_WORLDS} world, "

@@ -91,11 +91,13 @@ _add_shared_commands()
 @click.option("--games", type=IntRange(1000, 10**9), default=5_000_000, show_default=True,
               help="Games for the Monte Carlo kernel timing.")
 @click.option("--reference-seconds", type=FloatRange(0.1, 60.0), default=1.0, show_default=True,
-              help="Least time of each repeat of a pure-Python reference timing.")
+              help="How long the pure-Python references run: each reference's calls are sized to about this "
+                   "long, and its repeats last at least this or --scale seconds, by record (below 1 s the "
+                   "box foresight and rule-of-thumb rows time 6 tiles instead of 9).")
 @click.option("--scale", type=FloatRange(0.001, 100.0), default=1.0, show_default=True,
               help="Each kernel timing repeat lasts at least this many seconds of work (after a warm-up call; "
-                   "a reference's repeats last --reference-seconds); a record is the median of 3 repeats, one "
-                   "from each of 3 passes over the bench, with their min and max.")
+                   "see --reference-seconds for the references); a rate is the fastest of 3 repeats, one from "
+                   "each of 3 passes over the bench, shown with their median and slowest.")
 @click.option("--game", "game_ids", multiple=True,
               help="Time only this game (repeat the option); default: every registered game (see `ludolab games`).")
 @click.option("--scaling", is_flag=True,
@@ -127,6 +129,13 @@ def bench(fmt, games, reference_seconds, scale, game_ids, scaling, scaling_secon
     elif scaling:
         refuse(["games", "reference_seconds", "scale", "game_ids"],
                "does not apply with --scaling (its one setting is --scaling-seconds)")
+    else:
+        refuse(["scaling_seconds"], "applies only with --scaling")
+    seen = set()
+    for g in game_ids:
+        if g in seen:
+            raise InputError(f"--game {g} is given twice: name each game once")
+        seen.add(g)
     if startup:
         from ludolab.analysis.bench import startup_bench
 

@@ -470,3 +470,32 @@ def test_run_bench_takes_one_repeat_of_every_timing_a_pass(monkeypatch):
     with pytest.raises(ValueError, match="passes"):
         bench.run_bench(game_ids=["fake"], passes=0)
     assert bench.time_call(lambda: None, min_seconds=0.001).each.__len__() == 3  # outside a run: 3 repeats
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--scaling-seconds", "1"], "--scaling-seconds applies only with --scaling"),
+    (["--game", "box", "--game", "box"], "--game box is given twice"),
+])
+def test_bench_refuses_an_option_that_does_nothing_in_one_line(args, message):
+    result = CliRunner().invoke(cli, ["bench", *args])
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert result.exit_code == 2 and len(lines) == 1 and message in lines[0], result.output
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("kw, message", [
+    ({"reference_seconds": float("nan")}, "reference_seconds"), ({"reference_seconds": -1.0}, "reference_seconds"),
+    ({"games": 0}, "games"), ({"passes": 1.5}, "passes"),
+])
+def test_run_bench_refuses_bad_arguments_before_timing_anything(kw, message):
+    with pytest.raises(ValueError, match=message):
+        run_bench(game_ids=["box"], **kw)
+
+
+def test_merge_passes_refuses_what_is_not_a_list_of_passes_of_records():
+    from ludolab.analysis.bench import merge_passes
+
+    with pytest.raises(ValueError, match="list of passes"):
+        merge_passes([{"kernel": "k"}])
+    with pytest.raises(ValueError, match="not bench records"):
+        merge_passes([[{"kernel": "k"}]])
