@@ -415,7 +415,7 @@ def test_startup_bench_times_whole_processes_after_a_warm_run():
 
     names = {" ".join(c[:2]) + (" --play" if "--play" in c else "") for c in STARTUP_COMMANDS}
     assert names == {"box advise", "box solve", "shelf score", "books advise", "books advise --play",
-                     "beverbende advise"}
+                     "beverbende advise", "shelf advise"}
     (row,) = startup_bench(commands=(("box", "solve"),), repeats=1)
     assert row["command"] == "ludolab box solve"
     assert 0 < row["seconds_min"] <= row["seconds"] <= row["seconds_max"]
