@@ -203,38 +203,49 @@ def with_threads(n: int, fn):
         numba.set_num_threads(old)
 
 
-def record(kernel: str, unit: str, per_second: float, threads: int, per_second_1: float,
-           reference: float) -> dict:
-    """One benchmark record (see the module docstring).
-
-    A rate (``per_second``, ``per_second_1_thread``, ``reference_per_second``) is its fastest
-    repeat, with ``<rate>_median`` and ``<rate>_min`` (the slowest) beside it and ``<rate>_max``
-    equal to it: a shared machine only ever slows a repeat down, so the fastest is the figure
-    that reproduces from run to run.  Where the one-thread rate and the reference were timed in
-    turn (:func:`time_pair`), ``ratio`` is the median of the ratios repeat by repeat, and
-    ``ratio_min`` / ``ratio_max`` their range (each pair saw the same state of the machine);
-    otherwise the ratio of the medians, with the range from the slowest against the fastest."""
-    rec = {"kernel": kernel, "unit": unit, "threads": int(threads)}
-    for key, r in (("per_second", per_second), ("per_second_1_thread", per_second_1),
-                   ("reference_per_second", reference)):
-        rec[key] = float(getattr(r, "hi", r))
-        rec[key + "_median"] = float(r)
-        rec[key + "_min"] = float(getattr(r, "lo", r))
-        rec[key + "_max"] = rec[key]
-    rec["ratio"] = float(per_second_1 / reference)
-    pair = getattr(per_second_1, "pair", None)
-    if pair is not None and pair is getattr(reference, "pair", None) and len(per_second_1.each) == len(reference.each):
-        ratios = [a / b for a, b in zip(per_second_1.each, reference.each)]
-        rec["ratio"] = float(statistics.median(ratios))
-        rec["ratio_min"], rec["ratio_max"] = float(min(ratios)), float(max(ratios))
-    else:
-        rec["ratio_min"] = rec["per_second_1_thread_min"] / rec["reference_per_second_max"]
-        rec["ratio_max"] = rec["per_second_1_thread_max"] / rec["reference_per_second_min"]
-    return rec
+def paired_ratios(rate, reference) -> list[float] | None:
+    """The repeat-by-repeat ratios of a rate and the reference timed in turn with it
+    (:func:`time_pair`: one ``pair`` token, as many repeats), or None where they were not."""
+    pair = getattr(rate, "pair", None)
+    if pair is None or pair is not getattr(reference, "pair", None) or len(rate.each) != len(reference.each):
+        return None
+    return [a / b for a, b in zip(rate.each, reference.each)]
 
 
 #: The rates of a record: each is its fastest repeat, with its median and slowest beside it.
 RATES = ("per_second", "per_second_1_thread", "reference_per_second")
+
+
+def record(kernel: str, unit: str, per_second: float, threads: int, per_second_1: float,
+           reference: float, ratio_of=None) -> dict:
+    """One benchmark record (see the module docstring).
+
+    A rate (:data:`RATES`: ``per_second``, ``per_second_1_thread``, ``reference_per_second``) is
+    its fastest repeat, with ``<rate>_median`` and ``<rate>_min`` (the slowest) beside it and
+    ``<rate>_max`` equal to it: a shared machine only ever slows a repeat down, so the fastest is
+    the figure that reproduces from run to run.  Where the one-thread rate and the reference were
+    timed in turn (:func:`time_pair`), ``ratio`` is the median of the ratios repeat by repeat
+    (:func:`paired_ratios`), and ``ratio_min`` / ``ratio_max`` their range (each pair saw the same
+    state of the machine); otherwise the ratio of the medians, with the range from the slowest
+    against the fastest.  ``ratio_of``: the one-thread rate the ratio is taken from where it is
+    not ``per_second_1`` (the search rows: the kernel timed in turn with its twin on the twin's
+    decisions)."""
+    rec = {"kernel": kernel, "unit": unit, "threads": int(threads)}
+    for key, r in zip(RATES, (per_second, per_second_1, reference)):
+        rec[key] = float(getattr(r, "hi", r))
+        rec[key + "_median"] = float(r)
+        rec[key + "_min"] = float(getattr(r, "lo", r))
+        rec[key + "_max"] = rec[key]
+    rate = per_second_1 if ratio_of is None else ratio_of
+    ratios = paired_ratios(rate, reference)
+    if ratios is not None:
+        rec["ratio"] = float(statistics.median(ratios))
+        rec["ratio_min"], rec["ratio_max"] = float(min(ratios)), float(max(ratios))
+    else:
+        rec["ratio"] = float(rate / reference)
+        rec["ratio_min"] = float(getattr(rate, "lo", rate)) / rec["reference_per_second_max"]
+        rec["ratio_max"] = float(getattr(rate, "hi", rate)) / rec["reference_per_second_min"]
+    return rec
 
 
 def merge_passes(passes: list[list[dict]]) -> list[dict]:
@@ -431,10 +442,7 @@ def search_bench(game_id: str, reference_seconds: float, say, decisions: int = 2
     label = (f"{game_id}.search (PIMC, {seats}, {SEARCH_WORLDS} world, "
              f"{step.extra['best']} playouts)")
     rec = record(label, "playouts", playouts / t_all, numba.get_num_threads(), playouts / t_one,
-                 twin_playouts / t_ref)
-    paired = record(label, "playouts", twin_playouts / t_pair, 1, twin_playouts / t_pair, twin_playouts / t_ref)
-    for key in ("ratio", "ratio_min", "ratio_max"):
-        rec[key] = paired[key]
+                 twin_playouts / t_ref, ratio_of=twin_playouts / t_pair)
     rec["ms_each"] = 1000.0 * float(t_one) / len(dec)
     rec["decisions_per_second_1_thread"] = len(dec) / float(t_one)
     rec["decisions"], rec["reference_decisions"] = len(dec), int(used)
