@@ -30,8 +30,10 @@ from __future__ import annotations
 
 import threading
 
+import sys
+
 from filelock import FileLock
-from numba.core import caching, dispatcher
+from numba.core import caching, dispatcher, environment
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.runtime import nrt
 
@@ -39,6 +41,7 @@ _locks: dict[str, FileLock] = {}
 _guard = threading.Lock()
 _ORIGINAL = dispatcher.Dispatcher.compile
 _ORIGINAL_LOAD = caching.Cache.load_overload
+_ORIGINAL_REBUILD_ENV = environment._rebuild_env
 #: ``on``: :func:`light_loads` is in effect; ``loads``: kernels loaded from the cache that way.
 _LIGHT = {"on": False, "loads": 0}
 
@@ -88,20 +91,45 @@ def _load_overload(self, sig, target_context):
     return cres
 
 
+def _rebuild_env(modname, consts, env_name):
+    """numba's ``_rebuild_env`` (a cached kernel's environment, unpickled as it loads); under
+    :func:`light_loads`, for a numba module not yet imported, without importing it: the environment
+    gets a stand-in for that module's globals, which only object-mode code reads (``pylowering``),
+    and numba's library code inlined in a kernel (array creation, strings) is nopython code."""
+    if not (_LIGHT["on"] and modname and modname.startswith("numba.") and modname not in sys.modules):
+        return _ORIGINAL_REBUILD_ENV(modname, consts, env_name)
+    env = environment.lookup_environment(env_name)
+    if env is not None:
+        return env
+    env = environment.Environment({"__name__": modname})
+    env.consts[:] = consts
+    env.env_name = env_name
+    environment.Environment._memo[env_name] = env
+    return env
+
+
+# a kernel compiled under light_loads pickles its environments naming numba's function, as always
+_rebuild_env.__module__, _rebuild_env.__qualname__ = _ORIGINAL_REBUILD_ENV.__module__, _ORIGINAL_REBUILD_ENV.__qualname__
+
+
 def light_loads() -> None:
     """From now on in this process, a kernel found in the disk cache is loaded without numba first
     filling its typing and lowering registries, for the answers at the table (``advise``).
 
     numba fills them before every cache load (about 0.2 s, most of a warm ``advise``'s start-up
     beside numba's import), though loading machine code needs only numba's runtime, which is still
-    started.  A kernel that is not in the cache compiles as always, and numba's compiler fills the
-    registries itself before it compiles.  ``tests/test_table_answers.py`` runs every ``advise``
+    started.  Nor does a load import numba's lowering modules (``numba.np.arrayobj`` and the string
+    modules it pulls in, about 0.05 s) for the environments of the library code inlined in a kernel:
+    only object-mode code reads an environment's module globals (:func:`_rebuild_env`).  A kernel
+    that is not in the cache compiles as always, and numba's compiler fills the registries itself
+    before it compiles.  ``tests/test_table_answers.py`` runs every ``advise``
     that loads kernels in fresh processes both ways and holds their answers equal.
 
     Raises:
-        nothing.
+        nothing; it replaces ``numba.core.environment._rebuild_env`` (see :func:`_rebuild_env`).
     """
     _LIGHT["on"] = True
+    environment._rebuild_env = _rebuild_env
 
 
 def install() -> None:
