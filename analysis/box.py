@@ -432,10 +432,10 @@ def bench(games: int, reference_seconds: float, say) -> list[dict]:
     rows = [_bench_simulate(pol, "optimal table", "", games, reference_seconds, say, threads),
             _bench_simulate(rnd, "fewest tiles, random tie-breaks", ", random tie-breaks", games, reference_seconds,
                             say, threads),
-            _bench_solve(r12, reference_seconds, say, threads),
-            _bench_evaluate(pol, reference_seconds, say, threads),
+            _bench_solve(r12, reference_seconds, say),
+            _bench_evaluate(pol, reference_seconds, say),
             _bench_rounds(r9, pol, games, reference_seconds, say, threads),
-            _bench_match_play(r9, pol, say, threads)]
+            _bench_match_play(r9, pol, say)]
     # 6, 7: with a reference time under a second (the tests) a 6-tile box stands in
     rf = r9 if reference_seconds >= 1.0 else BoxRules(tiles=6)
     rows.append(_bench_foresight(rf, say))
@@ -461,31 +461,31 @@ def _bench_simulate(pol, policy_name: str, note: str, games: int, reference_seco
                   n_ref / t_ref)
 
 
-def _bench_solve(r12: BoxRules, reference_seconds: float, say, threads: int) -> dict:
-    """The bench record of the exact DP on 12 tiles against the reference solver."""
-    from ludolab.analysis.bench import record, time_call, time_pair
+def _bench_solve(r12: BoxRules, reference_seconds: float, say) -> dict:
+    """The bench record of the exact DP on 12 tiles against the reference solver (a serial kernel:
+    one thread)."""
+    from ludolab.analysis.bench import record, time_pair
     from ludolab.sim import box_reference as ref
 
-    say("box.solve: 12 tiles ...")
-    t_all = time_call(lambda: box.solve(r12, "expected-score"))
     term = r12.scores.astype(float).tolist()
-    say("one thread and the reference solve (12 tiles), in turn ...")
+    say("box.solve (12 tiles) and the reference solve, in turn ...")
     t_one, t_ref = time_pair(lambda: box.solve(r12, "expected-score"), lambda: ref.solve_values(r12, term, -1, 0.0),
                              reference_seconds, threads=1)
-    rec = record("box.solve (12 tiles, expected score)", "solves", 1 / t_all, threads, 1 / t_one, 1 / t_ref)
+    rec = record("box.solve (12 tiles, expected score)", "solves", 1 / t_one, 1, 1 / t_one, 1 / t_ref)
     rec["ms_each"] = 1000 * t_one
     return rec
 
 
-def _bench_evaluate(pol, reference_seconds: float, say, threads: int) -> dict:
-    """The bench record of the exact evaluation (forward pass, 9 tiles) against the reference."""
+def _bench_evaluate(pol, reference_seconds: float, say) -> dict:
+    """The bench record of the exact evaluation (forward pass, 9 tiles) against the reference (a serial
+    kernel: one thread)."""
     from ludolab.analysis.bench import record, time_pair
     from ludolab.sim import box_reference as ref
 
     say("box.evaluate and the reference, in turn ...")
-    t_one, t_ref = time_pair(lambda: box.evaluate(pol), lambda: ref.evaluate_exact(pol, one=1.0), reference_seconds)
-    rec = record("box.evaluate (9 tiles, score distribution)", "evaluations", 1 / t_one, threads, 1 / t_one,
-                 1 / t_ref)
+    t_one, t_ref = time_pair(lambda: box.evaluate(pol), lambda: ref.evaluate_exact(pol, one=1.0), reference_seconds,
+                             threads=1)
+    rec = record("box.evaluate (9 tiles, score distribution)", "evaluations", 1 / t_one, 1, 1 / t_one, 1 / t_ref)
     rec["ms_each"] = 1000 * t_one
     return rec
 
@@ -516,26 +516,23 @@ def _bench_rounds(r9: BoxRules, pol, games: int, reference_seconds: float, say, 
                   n_match / t_one, n_ref / t_ref)
 
 
-def _bench_match_play(r9: BoxRules, pol, say, threads: int) -> dict:
+def _bench_match_play(r9: BoxRules, pol, say) -> dict:
     """The bench record of match play solved (STB-O5): the DP over totals, 9 tiles, 2 players, 3 rounds
-    (target: under 5 s); the reference is the pure-Python per-turn solve and evaluation, times the
-    match's per-turn solves."""
-    from ludolab.analysis.bench import record, time_call, time_pair
+    (target: under 5 s; serial kernels: one thread); the reference is the pure-Python per-turn solve
+    and evaluation, times the match's per-turn solves."""
+    from ludolab.analysis.bench import record, time_pair
     from ludolab.sim import box_matchplay
     from ludolab.sim import box_reference as ref
 
-    say("box_matchplay.match_play: 2 players, 3 rounds ...")
-    box_matchplay.match_play(r9, 2, 3).seats()  # warm
-    t_all = time_call(lambda: box_matchplay.match_play(r9, 2, 3).seats())
     turns = box_matchplay.match_play(r9, 2, 3)
     turns.seats()
     term9 = r9.scores.astype(float).tolist()
-    say("one thread and the reference per-turn solve, in turn ...")
+    say("box_matchplay.match_play (2 players, 3 rounds) and the reference per-turn solve, in turn ...")
     t_one, t_turn = time_pair(lambda: box_matchplay.match_play(r9, 2, 3).seats(),
                               lambda: (ref.solve_values(r9, term9, -1, 0.0), ref.evaluate_exact(pol, one=1.0)),
                               threads=1)
-    rec = record("box match play DP (9 tiles, 2 players, 3 rounds)", "matches solved", 1 / t_all, threads,
-                 1 / t_one, 1 / (t_turn * turns.n_turn_solves))
+    rec = record("box match play DP (9 tiles, 2 players, 3 rounds)", "matches solved", 1 / t_one, 1, 1 / t_one,
+                 1 / (t_turn * turns.n_turn_solves))
     rec["seconds_each"] = t_one
     return rec
 
