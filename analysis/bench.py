@@ -10,12 +10,12 @@ reference: the speed-up per core), plus ``ms_each`` for solvers.
 
 Every rate is timed by :func:`time_call`: one warm-up call, then a repeat of at least 1 s of
 work (``scale`` x 1 s: :func:`bench_scale`).  :func:`run_bench` goes over the whole bench in
-:data:`PASSES` passes, one repeat of every timing a pass, so the three repeats of one record lie
-minutes apart (:func:`merge_passes`).  A rate is its fastest repeat, with ``<rate>_median`` and
+:data:`PASSES` passes (``ludolab bench --passes``), one repeat of every timing a pass, so the
+repeats of one record lie minutes apart (:func:`merge_passes`).  A rate is its fastest repeat, with ``<rate>_median`` and
 ``<rate>_min`` (the slowest) beside it: a shared machine only ever slows a repeat down, in
-spells of seconds to tens of seconds, so the fastest of three repeats minutes apart is the
+spells of seconds to tens of seconds, so the fastest of five repeats minutes apart is the
 figure that reproduces from run to run.  A kernel's one-thread rate and its twin's are timed by
-:func:`time_pair`, in turn, and ``ratio`` is the median of the three repeat-by-repeat ratios
+:func:`time_pair`, in turn, and ``ratio`` is the median of the repeat-by-repeat ratios
 (``ratio_min``, ``ratio_max``: their range): each pair saw the same state of the machine.
 Every kernel timing repeats the same work in every pass and every run (its workload never
 depends on how fast the machine is); a pure-Python twin's repeat plays items of a fixed stream
@@ -40,7 +40,7 @@ MIN_SECONDS = 1.0
 #: Repeats of a timing outside :func:`run_bench` (which takes one a pass, over :data:`PASSES`).
 REPEATS = 3
 #: Passes of :func:`run_bench` over the whole bench, one repeat of every timing each.
-PASSES = 3
+PASSES = 5
 _SETTINGS = {"scale": 1.0, "repeats": REPEATS}
 
 
@@ -285,7 +285,8 @@ def merge_passes(passes: list[list[dict]]) -> list[dict]:
 
 
 def run_bench(games: int = 5_000_000, reference_seconds: float = 1.0, progress: bool = False,
-              game_ids=None, scale: float = 1.0, passes: int = PASSES) -> list[dict]:
+              game_ids=None, scale: float = 1.0, passes: int = PASSES,
+              first_pass_apart: bool = True) -> list[dict]:
     """Run the benchmarks of every registered game (or of ``game_ids``) and return the records.
 
     The whole bench is gone over ``passes`` times, every timing taking one repeat a pass (after
@@ -300,6 +301,9 @@ def run_bench(games: int = 5_000_000, reference_seconds: float = 1.0, progress: 
         scale: every timing repeat lasts at least ``scale`` x :data:`MIN_SECONDS` (1 s) of work
             after a warm-up call.
         passes: passes over the bench (default :data:`PASSES`), so repeats of every record.
+        first_pass_apart: run each game's first pass in a child process of its own
+            (:func:`_game_pass_apart`), so the compiles of a fresh machine never pile up in one
+            process (False: every pass in this process).
 
     Raises:
         UnknownNameError: an id that is not registered.
@@ -324,12 +328,53 @@ def run_bench(games: int = 5_000_000, reference_seconds: float = 1.0, progress: 
             rows = []
             for g in games_to_run:
                 say(f"pass {p + 1} of {int(passes)}: {g.id}")
-                for rec in g.load("analysis").bench(games, reference_seconds, say):
-                    rows.append({"game": g.id, **rec})
-                for rec in search_bench(g.id, reference_seconds, say):
-                    rows.append({"game": g.id, **rec})
+                if p == 0 and first_pass_apart:
+                    rows.extend(_game_pass_apart(g.id, games, reference_seconds, scale, progress))
+                else:
+                    rows.extend(game_pass(g.id, games, reference_seconds, say))
             runs.append(rows)
     return merge_passes(runs)
+
+
+def game_pass(game_id: str, games: int, reference_seconds: float, say) -> list[dict]:
+    """One pass over one game's timings (its ``bench`` and :func:`search_bench`), one repeat each
+    as :func:`bench_repeats` sets: its records, each with ``game``."""
+    bench = registry.get(game_id).load("analysis").bench
+    return [{"game": game_id, **rec} for rec in [*bench(games, reference_seconds, say),
+                                                 *search_bench(game_id, reference_seconds, say)]]
+
+
+def _game_pass_apart(game_id: str, games: int, reference_seconds: float, scale: float, progress: bool) -> list[dict]:
+    """:func:`game_pass` in a child process: the first pass compiles or loads every kernel the game's
+    timings use, and a compile's memory (numba keeps what it compiled) ends with the child, so a
+    bench on a fresh machine holds one game's compiles at a time; later passes load the kernels from
+    numba's cache.  The twin's decisions of its search row are kept for the later passes."""
+    import json
+    import subprocess
+
+    args = json.dumps([game_id, games, reference_seconds, scale, progress])
+    code = "import sys; from ludolab.analysis.bench import _game_pass_child; _game_pass_child(sys.argv[1])"
+    done = subprocess.run([sys.executable, "-c", code, args], stdout=subprocess.PIPE, check=True, text=True)
+    rows = json.loads(done.stdout.strip().splitlines()[-1])
+    for r in rows:
+        if "reference_decisions" in r:
+            _TWIN_DECISIONS[(game_id, float(reference_seconds), r["decisions"])] = r["reference_decisions"]
+    return rows
+
+
+def _game_pass_child(args: str) -> None:
+    """The child of :func:`_game_pass_apart`: one pass of one game, its records as one JSON line."""
+    import json
+
+    game_id, games, reference_seconds, scale, progress = json.loads(args)
+
+    def say(msg):
+        if progress:
+            print(msg, file=sys.stderr, flush=True)
+
+    with bench_scale(scale), bench_repeats(1):
+        rows = game_pass(game_id, games, reference_seconds, say)
+    print(json.dumps(rows), flush=True)
 
 
 #: Sampled worlds per searched decision in :func:`search_bench` (the same for the kernel and its twin).
@@ -381,10 +426,11 @@ def search_bench(game_id: str, reference_seconds: float, say, decisions: int = 2
     with a fixed seed (:func:`_decisions`).
 
     The kernel's rates are timed on all of those decisions, the same work in every pass and every
-    run.  The twin is slow, so it plays only the first of them: as many as fill
-    ``reference_seconds`` (at least one), counted once per process and kept for later passes;
-    the ratio pairs it with the kernel on those same decisions, their repeats in turn
-    (:func:`time_pair`), so it compares equal work.
+    run, on one thread (one decision's search is serial, so the record's threads are 1).  The twin
+    is slow, so it plays only the first of them: as many as fill ``reference_seconds`` (at least
+    one), counted by the first pass and kept for the later ones; the ratio pairs it with the kernel
+    on those same decisions, their repeats in turn (:func:`time_pair`), so it compares equal work.
+    Where the twin plays all of them, that paired timing is the kernel's rate as well.
 
     Returns:
         One record (:func:`record`) counting sampled-world playouts (a legal action played out in
@@ -433,16 +479,17 @@ def search_bench(game_id: str, reference_seconds: float, say, decisions: int = 2
 
     playouts = SEARCH_WORLDS * sum(m for _, _, m in dec)
     twin_playouts = SEARCH_WORLDS * sum(m for _, _, m in dec[:used])
-    say(f"{game_id} search: {len(dec)} decisions, {SEARCH_WORLDS} world each ...")
-    t_all = time_call(kernel(len(dec)))
-    t_one = with_threads(1, lambda: time_call(kernel(len(dec))))
     say(f"{game_id} search against its twin: {used} decision{'s' if used != 1 else ''} ...")
     t_pair, t_ref = time_pair(kernel(used), reference, reference_seconds, threads=1)
+    t_one = t_pair  # one decision's search is serial: one thread
+    if used < len(dec):
+        say(f"{game_id} search: {len(dec)} decisions, {SEARCH_WORLDS} world each ...")
+        t_one = with_threads(1, lambda: time_call(kernel(len(dec))))
     seats = f"{case.n_players} player" + ("s" if case.n_players > 1 else "")
     label = (f"{game_id}.search (PIMC, {seats}, {SEARCH_WORLDS} world, "
              f"{step.extra['best']} playouts)")
-    rec = record(label, "playouts", playouts / t_all, numba.get_num_threads(), playouts / t_one,
-                 twin_playouts / t_ref, ratio_of=twin_playouts / t_pair)
+    rec = record(label, "playouts", playouts / t_one, 1, playouts / t_one, twin_playouts / t_ref,
+                 ratio_of=twin_playouts / t_pair)
     rec["ms_each"] = 1000.0 * float(t_one) / len(dec)
     rec["decisions_per_second_1_thread"] = len(dec) / float(t_one)
     rec["decisions"], rec["reference_decisions"] = len(dec), int(used)
@@ -585,6 +632,27 @@ def startup_argv(commands=STARTUP_COMMANDS) -> list[list[str]]:
     return [[files.get(a, a) for a in argv] for argv in commands]
 
 
+def search_seconds(text: str) -> float | None:
+    """The search's own time an ``advise`` answer prints (its ``seconds`` line, in seconds), or None
+    where the text has no such line."""
+    import re
+
+    found = re.search(r"^\s*seconds\s+([0-9]+(?:\.[0-9]*)?)\s*$", text, re.MULTILINE)
+    return float(found.group(1)) if found else None
+
+
+def format_startup(rows: list[dict]) -> str:
+    """The table of :func:`startup_bench`'s records: command, median, fastest and slowest, and the
+    median less the search's own time where the command prints it."""
+    width = max(len(r["command"]) for r in rows)
+    lines = [f"{'command':<{width}}  {'median':>8}  {'fastest - slowest':<17}  less the search"]
+    for r in rows:
+        rest = f"{r['less_search']:6.2f} s" if "less_search" in r else ""
+        span = f"[{r['seconds_min']:.2f} - {r['seconds_max']:.2f}]"
+        lines.append(f"{r['command']:<{width}}  {r['seconds']:6.2f} s  {span:<17}  {rest}".rstrip())
+    return "\n".join(lines)
+
+
 def startup_bench(commands=STARTUP_COMMANDS, repeats: int = REPEATS, say=None) -> list[dict]:
     """Warm start-up of the commands answered at the table: wall time of a whole ``ludolab``
     process (interpreter start, imports, numba cache loads, the answer), each command run once
@@ -592,10 +660,13 @@ def startup_bench(commands=STARTUP_COMMANDS, repeats: int = REPEATS, say=None) -
     bytecode even where ``PYTHONDONTWRITEBYTECODE`` is set, so that no run compiles ludolab's
     modules from source, as no warm start does) and then ``repeats`` times.  ``books advise`` runs
     with one candidate and one sampled deal, and each ``advise`` of one decision with ``--budget 2`` (the fewest worlds that give a CI),
-    so their times are everything but the search.
+    so their times are nearly all but the search; where the answer prints the search's own time
+    (its ``seconds`` line, which counts loading the search's kernels), that is taken off as well.
 
     Returns:
-        Records ``command``, ``seconds`` (median), ``seconds_min``, ``seconds_max``."""
+        Records ``command``, ``seconds`` (median), ``seconds_min``, ``seconds_max``, and for a
+        command that prints its search time, ``less_search``: the median of each run's wall time
+        less that search time."""
     import os
     import subprocess
 
@@ -606,12 +677,19 @@ def startup_bench(commands=STARTUP_COMMANDS, repeats: int = REPEATS, say=None) -
         cmd = [sys.executable, "-m", "ludolab.analysis.cli", *argv]
         name = "ludolab " + " ".join(argv[:2]) + (" --play" if "--play" in argv else "")
         say("start-up: " + name)
-        times = []
+        times, rest = [], []
         for i in range(1 + max(1, int(repeats))):
             t0 = time.perf_counter()
-            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+            done = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+                                  text=True)
             if i:
                 times.append(time.perf_counter() - t0)
-        rows.append({"command": name, "seconds": statistics.median(times),
-                     "seconds_min": min(times), "seconds_max": max(times)})
+                search = search_seconds(done.stdout)
+                if search is not None:
+                    rest.append(times[-1] - search)
+        row = {"command": name, "seconds": statistics.median(times), "seconds_min": min(times),
+               "seconds_max": max(times)}
+        if rest:
+            row["less_search"] = statistics.median(rest)
+        rows.append(row)
     return rows

@@ -96,8 +96,11 @@ _add_shared_commands()
                    "box foresight and rule-of-thumb rows time 6 tiles instead of 9).")
 @click.option("--scale", type=FloatRange(0.001, 100.0), default=1.0, show_default=True,
               help="Each kernel timing repeat lasts at least this many seconds of work (after a warm-up call; "
-                   "see --reference-seconds for the references); a rate is the fastest of 3 repeats, one from "
-                   "each of 3 passes over the bench, shown with their median and slowest.")
+                   "see --reference-seconds for the references); a rate is the fastest of its repeats, one from "
+                   "each pass over the bench (--passes), shown with their median and slowest.")
+@click.option("--passes", type=IntRange(1, 20), default=5, show_default=True,
+              help="Passes over the whole bench, one repeat of every timing a pass (so a record's repeats lie "
+                   "minutes apart).")
 @click.option("--game", "game_ids", multiple=True,
               help="Time only this game (repeat the option); default: every registered game (see `ludolab games`).")
 @click.option("--scaling", is_flag=True,
@@ -110,7 +113,7 @@ _add_shared_commands()
                    "score, and the advise commands of the card games with the least search), each a whole "
                    "process, median of 3 runs.")
 @user_errors
-def bench(fmt, games, reference_seconds, scale, game_ids, scaling, scaling_seconds, startup):
+def bench(fmt, games, reference_seconds, scale, passes, game_ids, scaling, scaling_seconds, startup):
     """Speed of every kernel against its pure-Python reference (same process)."""
     import math
 
@@ -124,10 +127,10 @@ def bench(fmt, games, reference_seconds, scale, game_ids, scaling, scaling_secon
     if startup and scaling:
         raise InputError("--startup and --scaling are two different benches: give one of them")
     if startup:
-        refuse(["games", "reference_seconds", "scale", "game_ids", "scaling_seconds"],
+        refuse(["games", "reference_seconds", "scale", "passes", "game_ids", "scaling_seconds"],
                "does not apply with --startup (it times whole commands, each a fixed answer)")
     elif scaling:
-        refuse(["games", "reference_seconds", "scale", "game_ids"],
+        refuse(["games", "reference_seconds", "scale", "passes", "game_ids"],
                "does not apply with --scaling (its one setting is --scaling-seconds)")
     else:
         refuse(["scaling_seconds"], "applies only with --scaling")
@@ -143,9 +146,9 @@ def bench(fmt, games, reference_seconds, scale, game_ids, scaling, scaling_secon
         if fmt == "json":
             click.echo(json.dumps(rows, indent=2))
             return
-        width = max(len(r["command"]) for r in rows)
-        for r in rows:
-            click.echo(f"{r['command']:<{width}}  {r['seconds']:6.2f} s  [{r['seconds_min']:.2f} - {r['seconds_max']:.2f}]")
+        from ludolab.analysis.bench import format_startup
+
+        click.echo(format_startup(rows))
         return
 
     if scaling:
@@ -162,7 +165,7 @@ def bench(fmt, games, reference_seconds, scale, game_ids, scaling, scaling_secon
         return
 
     rows = run_bench(games=games, reference_seconds=reference_seconds, progress=(fmt == "table"),
-                     game_ids=game_ids or None, scale=scale)
+                     game_ids=game_ids or None, scale=scale, passes=passes)
     if fmt == "json":
         click.echo(json.dumps(rows, indent=2))
         return

@@ -258,7 +258,7 @@ def _check_bench_records(rows):
 @pytest.fixture(scope="module")
 def bench_rows():
     """One smoke run of the whole bench (every timing 3 repeats of BENCH_SCALE seconds), shared."""
-    return run_bench(games=BENCH_GAMES, reference_seconds=BENCH_REFERENCE_SECONDS, scale=BENCH_SCALE)
+    return run_bench(games=BENCH_GAMES, reference_seconds=BENCH_REFERENCE_SECONDS, scale=BENCH_SCALE, passes=3)
 
 
 @bench_mark
@@ -285,7 +285,7 @@ def test_every_kernel_is_at_least_30x_its_pure_python_twin(bench_rows):
     slow = below(bench_rows)
     if slow:  # a short smoke timing on a shared machine is noisy: measure those games once more, longer
         again = run_bench(games=BENCH_GAMES, reference_seconds=BENCH_REFERENCE_SECONDS, scale=5 * BENCH_SCALE,
-                          game_ids=sorted({r["game"] for r, _ in slow}))
+                          game_ids=sorted({r["game"] for r, _ in slow}), passes=3)
         names = {r["kernel"] for r, _ in slow}
         slow = below([r for r in again if r["kernel"] in names], best=True)
     assert not slow, [(r["kernel"], round(x, 1)) for r, x in slow]
@@ -329,7 +329,7 @@ def test_time_pair_alternates_the_repeats_and_the_record_pairs_their_ratios():
 @bench_mark
 def test_bench_cli_json():
     result = CliRunner().invoke(cli, ["bench", "--format", "json", "--games", str(BENCH_GAMES), "--game", "shelf",
-                                      "--scale", str(BENCH_SCALE),
+                                      "--scale", str(BENCH_SCALE), "--passes", "2",
                                       "--reference-seconds", str(BENCH_REFERENCE_SECONDS)], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)
@@ -341,7 +341,7 @@ def test_bench_cli_json():
 @bench_mark
 def test_bench_cli_table():
     result = CliRunner().invoke(cli, ["bench", "--games", str(BENCH_GAMES), "--game", "beverbende",
-                                      "--scale", str(BENCH_SCALE),
+                                      "--scale", str(BENCH_SCALE), "--passes", "1",
                                       "--reference-seconds", str(BENCH_REFERENCE_SECONDS)], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     head, row, search_row = result.stdout.strip().splitlines()
@@ -360,6 +360,10 @@ def test_bench_cli_table():
     (("--startup", "--scale", "0.5"), "--scale"),
     (("--scaling", "--games", "200000"), "--games"),
     (("--startup", "--scaling"), "--startup"),
+    (("--passes", "0"), "--passes"),
+    (("--passes", "2.5"), "--passes"),
+    (("--startup", "--passes", "2"), "--passes"),
+    (("--scaling", "--passes", "2"), "--passes"),
 ])
 def test_bench_bad_input_is_one_error_line(capsys, args, name):
     with pytest.raises(SystemExit) as exc:
@@ -416,9 +420,24 @@ def test_startup_bench_times_whole_processes_after_a_warm_run():
     names = {" ".join(c[:2]) + (" --play" if "--play" in c else "") for c in STARTUP_COMMANDS}
     assert names == {"box advise", "box solve", "shelf score", "books advise", "books advise --play",
                      "beverbende advise", "shelf advise"}
-    (row,) = startup_bench(commands=(("box", "solve"),), repeats=1)
-    assert row["command"] == "ludolab box solve"
+    row, shelf = startup_bench(commands=(("box", "solve"), STARTUP_COMMANDS[-1]), repeats=1)
+    assert row["command"] == "ludolab box solve" and "less_search" not in row  # it prints no search time
     assert 0 < row["seconds_min"] <= row["seconds"] <= row["seconds_max"]
+    assert shelf["command"] == "ludolab shelf advise" and 0 < shelf["less_search"] < shelf["seconds"]
+
+
+def test_startup_table_takes_the_search_time_an_answer_prints():
+    from ludolab.analysis.bench import format_startup, search_seconds
+
+    assert search_seconds("  verdict  better\n  seconds         0.066\n\n rank action") == 0.066
+    assert search_seconds("  seconds to go  3\n") is None and search_seconds("") is None
+    head, box, play = format_startup([
+        {"command": "ludolab box advise", "seconds": 0.17, "seconds_min": 0.16, "seconds_max": 0.19},
+        {"command": "ludolab books advise --play", "seconds": 0.67, "seconds_min": 0.65, "seconds_max": 0.7,
+         "less_search": 0.54}]).splitlines()
+    assert head.split() == ["command", "median", "fastest", "-", "slowest", "less", "the", "search"]
+    assert box.split() == ["ludolab", "box", "advise", "0.17", "s", "[0.16", "-", "0.19]"]
+    assert play.endswith("0.54 s") and play.index("0.54") > head.index("less") - 2
 
 
 def test_merge_passes_takes_each_rates_fastest_pass_with_its_median_and_slowest():
@@ -446,8 +465,8 @@ def test_merge_passes_takes_each_rates_fastest_pass_with_its_median_and_slowest(
 
 
 def test_run_bench_takes_one_repeat_of_every_timing_a_pass(monkeypatch):
-    """Three passes over the bench, each timing one repeat after its warm-up call: a record's
-    median and range come from repeats taken a pass apart."""
+    """Passes over the bench (five by default), each timing one repeat after its warm-up call: a
+    record's median and range come from repeats taken a pass apart."""
     from types import SimpleNamespace
 
     from ludolab.analysis import bench
@@ -455,6 +474,7 @@ def test_run_bench_takes_one_repeat_of_every_timing_a_pass(monkeypatch):
     calls = []
 
     def game_bench(games, reference_seconds, say):
+        calls.append("pass")
         t = bench.time_call(lambda: calls.append("k"))
         assert len(t.each) == 1
         return [bench.record("k", "calls", 1 / t, 1, 1 / t, 1 / t)]
@@ -462,8 +482,8 @@ def test_run_bench_takes_one_repeat_of_every_timing_a_pass(monkeypatch):
     fake = SimpleNamespace(id="fake", load=lambda part: SimpleNamespace(bench=game_bench))
     monkeypatch.setattr(bench.registry, "get", lambda gid: fake)
     monkeypatch.setattr(bench, "search_bench", lambda gid, ref, say: [])
-    rows = bench.run_bench(game_ids=["fake"], scale=0.002)
-    assert [r["game"] for r in rows] == ["fake"]
+    rows = bench.run_bench(game_ids=["fake"], scale=0.002, first_pass_apart=False)
+    assert [r["game"] for r in rows] == ["fake"] and calls.count("pass") == bench.PASSES == 5
     r = rows[0]
     assert r["per_second_1_thread_min"] <= r["per_second_1_thread_median"] <= r["per_second_1_thread"]
     assert r["per_second_1_thread"] == r["per_second_1_thread_max"]
