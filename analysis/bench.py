@@ -11,10 +11,11 @@ reference: the speed-up per core), plus ``ms_each`` for solvers.
 Every rate is timed by :func:`time_call`: one warm-up call, then a repeat of at least 1 s of
 work (``scale`` x 1 s: :func:`bench_scale`).  :func:`run_bench` goes over the whole bench in
 :data:`PASSES` passes (``ludolab bench --passes``), one repeat of every timing a pass, so the
-repeats of one record lie minutes apart (:func:`merge_passes`).  A rate is its fastest repeat, with ``<rate>_median`` and
-``<rate>_min`` (the slowest) beside it: a shared machine only ever slows a repeat down, in
-spells of seconds to tens of seconds, so the fastest of five repeats minutes apart is the
-figure that reproduces from run to run.  A kernel's one-thread rate and its twin's are timed by
+repeats of one record lie minutes apart (:func:`merge_passes`).  A rate is its fastest repeat,
+with ``<rate>_median`` and ``<rate>_min`` (the slowest) beside it: a shared machine only ever
+slows a repeat down, in spells of seconds to tens of seconds, so the fastest of five repeats
+minutes apart is the figure that reproduces from run to run.  Each game's first pass runs in a
+child process (:func:`_game_pass_apart`), where a fresh machine compiles that game's kernels.  A kernel's one-thread rate and its twin's are timed by
 :func:`time_pair`, in turn, and ``ratio`` is the median of the repeat-by-repeat ratios
 (``ratio_min``, ``ratio_max``: their range): each pair saw the same state of the machine.
 Every kernel timing repeats the same work in every pass and every run (its workload never
@@ -42,6 +43,36 @@ REPEATS = 3
 #: Passes of :func:`run_bench` over the whole bench, one repeat of every timing each.
 PASSES = 5
 _SETTINGS = {"scale": 1.0, "repeats": REPEATS}
+
+
+#: glibc ``mallopt`` parameters and the values :func:`steady_allocator` gives them: every block up to
+#: 32 MB (glibc's largest threshold) comes from the heap, and freed heap memory stays with the process.
+_MALLOPT = {"M_TRIM_THRESHOLD": (-1, 1 << 30), "M_MMAP_THRESHOLD": (-3, 1 << 25)}
+
+
+def steady_allocator() -> bool:
+    """Hold the C allocator (glibc's malloc, which numpy and the kernels' arrays use) to one behaviour
+    for the rest of the process, so that a kernel that allocates its work arrays per call is timed
+    alike in every process of a bench: big blocks come from the heap and freed memory is kept for
+    the next call.  By default glibc maps each big block afresh from the system (a foresight solve
+    of 9 tiles met about 665 page faults a call) and moves its threshold as the process frees
+    memory, so the same call ran up to 15% faster in one process than in another.
+
+    Returns:
+        True where glibc took both settings; False elsewhere (another C library or system), which
+        leaves the allocator as it was.
+    Raises:
+        nothing."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):
+        return False
+    mallopt.argtypes, mallopt.restype = (ctypes.c_int, ctypes.c_int), ctypes.c_int
+    return all(mallopt(param, value) == 1 for param, value in _MALLOPT.values())
 
 
 @contextmanager
@@ -322,6 +353,7 @@ def run_bench(games: int = 5_000_000, reference_seconds: float = 1.0, progress: 
     if isinstance(game_ids, str):
         game_ids = [game_ids]
     games_to_run = registry.GAMES if not game_ids else [registry.get(g) for g in game_ids]
+    steady_allocator()
     runs = []
     with bench_scale(scale), bench_repeats(1):
         for p in range(int(passes)):
@@ -367,6 +399,7 @@ def _game_pass_child(args: str) -> None:
     import json
 
     game_id, games, reference_seconds, scale, progress = json.loads(args)
+    steady_allocator()
 
     def say(msg):
         if progress:
@@ -659,8 +692,8 @@ def startup_bench(commands=STARTUP_COMMANDS, repeats: int = REPEATS, say=None) -
     untimed (it fills numba's cache and Python's bytecode cache if needed: the runs write
     bytecode even where ``PYTHONDONTWRITEBYTECODE`` is set, so that no run compiles ludolab's
     modules from source, as no warm start does) and then ``repeats`` times.  ``books advise`` runs
-    with one candidate and one sampled deal, and each ``advise`` of one decision with ``--budget 2`` (the fewest worlds that give a CI),
-    so their times are nearly all but the search; where the answer prints the search's own time
+    with one candidate and one sampled deal, and each ``advise`` of one decision with ``--budget 2``
+    (the fewest worlds that give a CI), so their times are nearly all but the search; where the answer prints the search's own time
     (its ``seconds`` line, which counts loading the search's kernels), that is taken off as well.
 
     Returns:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -519,3 +520,34 @@ def test_merge_passes_refuses_what_is_not_a_list_of_passes_of_records():
         merge_passes([{"kernel": "k"}])
     with pytest.raises(ValueError, match="not bench records"):
         merge_passes([[{"kernel": "k"}]])
+
+
+_FAULTS = r"""
+import resource, sys
+from ludolab.analysis.bench import steady_allocator
+from ludolab.sim.box_foresight import foresight
+from ludolab.stdlib.box import BoxRules
+took = steady_allocator() if sys.argv[1] == "steady" else None
+rules = BoxRules()
+foresight(rules)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for _ in range(20):
+    foresight(rules)  # its work arrays are allocated, grown and freed in every call
+print(took, (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 20)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's allocator")
+def test_the_bench_holds_the_allocator_steady_so_per_call_arrays_meet_no_fresh_pages():
+    import subprocess
+
+    def faults(mode):
+        out = subprocess.run([sys.executable, "-c", _FAULTS, mode], capture_output=True, text=True, check=True)
+        took, per_call = out.stdout.split()
+        return took, float(per_call)
+
+    took, steady = faults("steady")
+    if took != "True":
+        pytest.skip("not glibc: the allocator is left as it is")
+    _, default = faults("default")
+    assert default >= 100 and steady < 5, (default, steady)  # page faults a call (about 660 by default)
