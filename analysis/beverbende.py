@@ -614,7 +614,7 @@ def fig_memory(curve: pd.DataFrame):
     ax.set_xlabel("memory loss q (chance per turn of forgetting each remembered card)")
     ax.set_ylabel("seat 0 mean round score (points, 95% CI)")
     P = int(curve.players.iloc[0])
-    ax.set_title(f"Beverbende: what memory is worth ({P} players, threshold heuristic)")
+    ax.set_title(f"Beverbende: what memory is worth\n({P} players, threshold heuristic)")
     ax.legend()
     return fig
 
@@ -638,7 +638,7 @@ def fig_specials(sv: pd.DataFrame):
     ax.set_xlabel("special card type (removed from the deck, or its copies doubled)")
     ax.set_ylabel("change of the mean round score (points, 95% CI)")
     P = int(sv.players.iloc[0])
-    ax.set_title(f"Beverbende: what each special card does ({P} players, threshold heuristic)")
+    ax.set_title(f"Beverbende: what each special card does\n({P} players, threshold heuristic)")
     ax.legend()
     return fig
 
