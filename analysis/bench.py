@@ -15,8 +15,9 @@ repeats of one record lie minutes apart (:func:`merge_passes`).  A rate is its f
 with ``<rate>_median`` and ``<rate>_min`` (the slowest) beside it: a shared machine only ever
 slows a repeat down, in spells of seconds to tens of seconds, so the fastest of five repeats
 minutes apart is the figure that reproduces from run to run.  Each game's first pass runs in a
-child process (:func:`_game_pass_apart`), where a fresh machine compiles that game's kernels.  A kernel's one-thread rate and its twin's are timed by
-:func:`time_pair`, in turn, and ``ratio`` is the median of the repeat-by-repeat ratios
+child process (:func:`_game_pass_apart`), where a fresh machine compiles that game's kernels.  A
+kernel's one-thread rate and its twin's are timed by :func:`time_pair`, in turn, and ``ratio`` is
+the median of the repeat-by-repeat ratios
 (``ratio_min``, ``ratio_max``: their range): each pair saw the same state of the machine.
 Every kernel timing repeats the same work in every pass and every run (its workload never
 depends on how fast the machine is); a pure-Python twin's repeat plays items of a fixed stream
@@ -55,8 +56,8 @@ def steady_allocator() -> bool:
     for the rest of the process, so that a kernel that allocates its work arrays per call is timed
     alike in every process of a bench: big blocks come from the heap and freed memory is kept for
     the next call.  By default glibc maps each big block afresh from the system (a foresight solve
-    of 9 tiles met about 665 page faults a call) and moves its threshold as the process frees
-    memory, so the same call ran up to 15% faster in one process than in another.
+    of 9 tiles met about 660 page faults a call) and moves its threshold as the process frees
+    memory, so the time of the same call depends on what the process did before.
 
     Returns:
         True where glibc took both settings; False elsewhere (another C library or system), which
@@ -340,10 +341,7 @@ def run_bench(games: int = 5_000_000, reference_seconds: float = 1.0, progress: 
         UnknownNameError: an id that is not registered.
         ValueError: a scale or reference time that is not positive, fewer than one game or pass.
     """
-    def say(msg):
-        if progress:
-            print(msg, file=sys.stderr, flush=True)
-
+    say = _progress(progress)
     if isinstance(passes, bool) or not isinstance(passes, int) or passes < 1:
         raise ValueError(f"passes must be a whole number of at least 1, not {passes!r}")
     if not (isinstance(reference_seconds, (int, float)) and math.isfinite(reference_seconds) and reference_seconds > 0):
@@ -368,6 +366,14 @@ def run_bench(games: int = 5_000_000, reference_seconds: float = 1.0, progress: 
     return merge_passes(runs)
 
 
+def _progress(progress: bool):
+    """The ``say`` of a bench: each line on stderr when ``progress``, else nothing."""
+    def say(msg):
+        if progress:
+            print(msg, file=sys.stderr, flush=True)
+    return say
+
+
 def game_pass(game_id: str, games: int, reference_seconds: float, say) -> list[dict]:
     """One pass over one game's timings (its ``bench`` and :func:`search_bench`), one repeat each
     as :func:`bench_repeats` sets: its records, each with ``game``."""
@@ -376,7 +382,8 @@ def game_pass(game_id: str, games: int, reference_seconds: float, say) -> list[d
                                                  *search_bench(game_id, reference_seconds, say)]]
 
 
-def _game_pass_apart(game_id: str, games: int, reference_seconds: float, scale: float, progress: bool) -> list[dict]:
+def _game_pass_apart(game_id: str, games: int, reference_seconds: float, scale: float,
+                     progress: bool) -> list[dict]:
     """:func:`game_pass` in a child process: the first pass compiles or loads every kernel the game's
     timings use, and a compile's memory (numba keeps what it compiled) ends with the child, so a
     bench on a fresh machine holds one game's compiles at a time; later passes load the kernels from
@@ -390,7 +397,7 @@ def _game_pass_apart(game_id: str, games: int, reference_seconds: float, scale: 
     rows = json.loads(done.stdout.strip().splitlines()[-1])
     for r in rows:
         if "reference_decisions" in r:
-            _TWIN_DECISIONS[(game_id, float(reference_seconds), r["decisions"])] = r["reference_decisions"]
+            _TWIN_DECISIONS[_twin_key(game_id, reference_seconds, r["decisions"])] = r["reference_decisions"]
     return rows
 
 
@@ -400,13 +407,8 @@ def _game_pass_child(args: str) -> None:
 
     game_id, games, reference_seconds, scale, progress = json.loads(args)
     steady_allocator()
-
-    def say(msg):
-        if progress:
-            print(msg, file=sys.stderr, flush=True)
-
     with bench_scale(scale), bench_repeats(1):
-        rows = game_pass(game_id, games, reference_seconds, say)
+        rows = game_pass(game_id, games, reference_seconds, _progress(progress))
     print(json.dumps(rows), flush=True)
 
 
@@ -446,9 +448,15 @@ def _decisions(step, case, n: int, seed: int = 1) -> list:
     return out
 
 
-#: How many of a game's bench decisions its pure-Python twin plays, found once per process by
-#: :func:`search_bench` (the first that fill ``reference_seconds``) and kept for later passes.
+#: How many of a game's bench decisions its pure-Python twin plays (the first that fill
+#: ``reference_seconds``), found by the first pass (:func:`search_bench`, or handed back from its
+#: child process by :func:`_game_pass_apart`) and kept for the later passes.
 _TWIN_DECISIONS: dict = {}
+
+
+def _twin_key(game_id: str, reference_seconds: float, decisions: int) -> tuple:
+    """The key of :data:`_TWIN_DECISIONS`: the game, the reference time and the decisions timed."""
+    return game_id, float(reference_seconds), int(decisions)
 
 
 def search_bench(game_id: str, reference_seconds: float, say, decisions: int = 24) -> list[dict]:
@@ -489,7 +497,7 @@ def search_bench(game_id: str, reference_seconds: float, say, decisions: int = 2
 
     prepared = [inputs(p, obs, 1000 + i) for i, (p, obs, _) in enumerate(dec)]
     tw = search.work_arrays(k, case.n_players)
-    cached = (game_id, float(reference_seconds), len(dec))
+    cached = _twin_key(game_id, reference_seconds, len(dec))
     if cached not in _TWIN_DECISIONS:
         say(f"{game_id} search reference: decisions for {reference_seconds:g} s ...")
         used, t0 = 0, time.perf_counter()
@@ -693,8 +701,9 @@ def startup_bench(commands=STARTUP_COMMANDS, repeats: int = REPEATS, say=None) -
     bytecode even where ``PYTHONDONTWRITEBYTECODE`` is set, so that no run compiles ludolab's
     modules from source, as no warm start does) and then ``repeats`` times.  ``books advise`` runs
     with one candidate and one sampled deal, and each ``advise`` of one decision with ``--budget 2``
-    (the fewest worlds that give a CI), so their times are nearly all but the search; where the answer prints the search's own time
-    (its ``seconds`` line, which counts loading the search's kernels), that is taken off as well.
+    (the fewest worlds that give a CI), so their times are nearly all but the search; where the
+    answer prints the search's own time (its ``seconds`` line, which counts loading the search's
+    kernels), that is taken off as well.
 
     Returns:
         Records ``command``, ``seconds`` (median), ``seconds_min``, ``seconds_max``, and for a

@@ -28,9 +28,8 @@ load without numba filling its typing and lowering registries first, which only 
 
 from __future__ import annotations
 
-import threading
-
 import sys
+import threading
 
 from filelock import FileLock
 from numba.core import caching, dispatcher, environment
@@ -109,7 +108,8 @@ def _rebuild_env(modname, consts, env_name):
 
 
 # a kernel compiled under light_loads pickles its environments naming numba's function, as always
-_rebuild_env.__module__, _rebuild_env.__qualname__ = _ORIGINAL_REBUILD_ENV.__module__, _ORIGINAL_REBUILD_ENV.__qualname__
+_rebuild_env.__module__ = _ORIGINAL_REBUILD_ENV.__module__
+_rebuild_env.__qualname__ = _ORIGINAL_REBUILD_ENV.__qualname__
 
 
 def light_loads() -> None:
@@ -122,8 +122,8 @@ def light_loads() -> None:
     modules it pulls in, about 0.05 s) for the environments of the library code inlined in a kernel:
     only object-mode code reads an environment's module globals (:func:`_rebuild_env`).  A kernel
     that is not in the cache compiles as always, and numba's compiler fills the registries itself
-    before it compiles.  ``tests/test_table_answers.py`` runs every ``advise``
-    that loads kernels in fresh processes both ways and holds their answers equal.
+    before it compiles.  ``tests/test_table_answers.py`` runs every ``advise`` that loads kernels in
+    fresh processes both ways and holds their answers equal.
 
     Raises:
         nothing; it replaces ``numba.core.environment._rebuild_env`` (see :func:`_rebuild_env`).
