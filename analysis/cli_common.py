@@ -79,9 +79,12 @@ class _PlainRange:
         except (TypeError, ValueError, OverflowError):
             self.fail(f"{value!r} is not {self.one}: allowed are {self.allowed()}", param, ctx)
         try:
-            return super().convert(value, param, ctx)
+            out = super().convert(value, param, ctx)
         except click.BadParameter:
             self.fail(f"{value} is out of range: allowed are {self.allowed()}", param, ctx)
+        if out != out and (self.min is not None or self.max is not None):  # NaN passes click's comparisons
+            self.fail(f"{value} is out of range: allowed are {self.allowed()}", param, ctx)
+        return out
 
 
 class IntRange(_PlainRange, click.IntRange):

@@ -312,3 +312,15 @@ def test_a_closed_stdin_is_one_line(args, what):
     assert r.returncode == 2, r.stderr
     lines = (r.stdout + r.stderr).strip().splitlines()
     assert len(lines) == 1 and what in lines[0] and "closed" in lines[0], lines
+
+
+@pytest.mark.parametrize("value", ["nan", "NaN", "inf", "-inf", "1e999"])
+def test_a_number_option_refuses_nan_and_infinity_in_the_words_of_its_range(value):
+    """A bounded number option refuses NaN (which passes click's own comparisons) with the same words as any
+    number outside its range, naming what is allowed."""
+    import click
+    from ludolab.analysis.cli_common import FloatRange
+
+    with pytest.raises(click.BadParameter) as err:
+        FloatRange(0.001, 100.0).convert(value, None, None)
+    assert str(err.value) == f"{value} is out of range: allowed are numbers from 0.001 to 100.0"

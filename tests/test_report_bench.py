@@ -357,6 +357,8 @@ def test_bench_cli_table():
     (("--scale", "0"), "--scale"),
     (("--scale", "nan"), "--scale"),
     (("--reference-seconds", "nan"), "--reference-seconds"),
+    (("--scale", "inf"), "--scale"),
+    (("--scaling", "--scaling-seconds", "nan"), "--scaling-seconds"),
     (("--startup", "--game", "shelf"), "--game"),
     (("--startup", "--scale", "0.5"), "--scale"),
     (("--scaling", "--games", "200000"), "--games"),
