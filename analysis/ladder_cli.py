@@ -44,13 +44,24 @@ from .cli_common import InputError, IntRange, user_errors
 SEARCH_KINDS = ("search", "tree", "all-seeing", "all-seeing-tree")
 
 
-def _table(game_id: str, players: int | None):
+def _table(game_id: str, players: int | None, variant: str | None = None):
     from ludolab.sim import ladder as L
     from ludolab.stdlib import registry
 
     g = registry.get(game_id).entry("step_game")()
-    cases = [c for c in g.cases if players is None or c.n_players == players]
     counts = sorted({c.n_players for c in g.cases if c.n_players >= 2})
+    if variant is not None:  # a named rule variant of the game at that size (its step game's ``variants``)
+        if players is not None and players not in counts:
+            raise InputError(f"--players {players} is not a table of this game's ladder: allowed "
+                             f"{', '.join(map(str, counts))}")
+        n = players if players is not None else next(c.n_players for c in g.cases if c.n_players >= 2)
+        every = g.extra["variants"](n)
+        found = [c for c in every if c.label == variant]
+        if not found:
+            raise InputError(f"variant {variant!r} is not one of this game's at {n} players: allowed "
+                             f"{', '.join(repr(c.label) for c in every)}")
+        return g, found[0], L.Table(g, found[0])
+    cases = [c for c in g.cases if players is None or c.n_players == players]
     cases = [c for c in cases if c.n_players >= 2]
     if not cases:
         raise InputError(f"--players {players} is not a table of this game's ladder: allowed "
@@ -59,22 +70,25 @@ def _table(game_id: str, players: int | None):
     return g, cases[0], L.Table(g, cases[0])
 
 
-def ladder_field(game_id: str, players: int | None, baseline: str | None, policies):
+def ladder_field(game_id: str, players: int | None, baseline: str | None, policies, variant: str | None = None):
     """The table and players of a ladder: ``(step game, ruleset, Table, baseline contender, contenders)``.
 
     Args:
+        variant: None for the game's default rules at ``players`` seats, else the label of one of its named
+            rule variants at that size (its step game's ``extra["variants"]``, e.g. ``"pairs scoring"`` in
+            Shelve the Book), the named policies then carrying that ruleset's own tables.
         baseline: the other seats' named policy (parameters allowed where the game reads them); None: the
             game's best heuristic.
         policies: the contenders' policy strings (:func:`parse_contender`); empty: every named policy.
             One spelled as the baseline is the baseline itself.
 
     Raises:
-        InputError: a seat count the game's ladder has no table for, a baseline that is not a named policy,
-            a bad policy string (one line).
+        InputError: a seat count the game's ladder has no table for, a variant the game does not have, a
+            baseline that is not a named policy, a bad policy string (one line).
     """
     from ludolab.sim.step import named_policies
 
-    g, case, table = _table(game_id, players)
+    g, case, table = _table(game_id, players, variant)
     named = named_policies(g, case)
     if baseline is not None and not baseline.strip():
         raise InputError(f"--baseline is empty: give a named policy, allowed {', '.join(named)}")
@@ -255,15 +269,19 @@ def make_ladder_command(game_id: str) -> click.Command:
                   help="B:TOL: double the budget of the one search, tree, all-seeing or all-seeing-tree --policy "
                        "from B (in place of its budget=) until a doubling gains less than TOL points (its 95% CI "
                        "below TOL; gain is signed so that positive is better), at most 6 doublings.")
+    @click.option("--variant", default=None,
+                  help="Play a named rule variant instead of the game's default rules, as `ludolab balance GAME "
+                       "--variants` names them (e.g. \"pairs scoring\" in Shelve the Book); one the game does not "
+                       "have at that player count is refused, naming those it has.")
     @click.option("--format", "fmt", type=click.Choice(("table", "json")), default="table", show_default=True)
     @user_errors
-    def ladder(policies, baseline, players, deals, seed, saturate, fmt):
+    def ladder(policies, baseline, players, deals, seed, saturate, variant, fmt):
         """Play each policy in every seat against the baseline on the same deals: its mean
         return, the paired 95% CI of its return minus the baseline's in the same seat, its
         share of pairs won at the table and a Bradley-Terry rating (Elo scale, baseline 0)."""
         from ludolab.sim import ladder as L
 
-        g, case, table, base, contenders = ladder_field(game_id, players, baseline, policies)
+        g, case, table, base, contenders = ladder_field(game_id, players, baseline, policies, variant)
         base_name = base.label
         seen = set()
         for c in contenders:

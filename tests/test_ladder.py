@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -345,3 +347,30 @@ def test_seat_shares_count_a_win_as_one_a_tie_as_half_and_pairwise_averages_them
     shares = t.seat_shares(games)
     assert shares.tolist() == [[1.0, 1.0], [0.5, 0.0], [0.0, 0.5]]
     assert t.pairwise(games).tolist() == [1.0, 0.25, 0.25]
+
+
+def test_the_ladder_plays_a_named_rule_variant_and_refuses_one_the_game_lacks(capsys):
+    """``ludolab GAME ladder --variant`` plays the variant's rules (SHB-11: pairs scoring) with the named policies
+    of those rules; a variant the game does not have, or a player count without a ladder table, is one error
+    line naming what is allowed, exit 2."""
+    from ludolab.analysis.cli import main
+    from ludolab.analysis.cli_common import InputError
+    from ludolab.analysis.ladder_cli import ladder_field
+
+    with pytest.raises(SystemExit) as exc:
+        main(["shelf", "ladder", "--variant", "pairs scoring", "--players", "2", "--deals", "2", "--policy", "greedy",
+              "--format", "json"])
+    assert exc.value.code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["rules"] == "pairs scoring" and out["players"] == 2 and [r["policy"] for r in out["rows"]] == ["greedy"]
+    with pytest.raises(InputError) as err:
+        ladder_field("shelf", 4, "potential", ["potential"], "triples scoring")
+    assert "variant 'triples scoring' is not one of this game's at 4 players: allowed 'standard scoring', " \
+           "'flat scoring'" in str(err.value)
+    for args, says in ((["--variant", "triples scoring"], "is not one of this game's at 2 players"),
+                       (["--variant", "pairs scoring", "--players", "6"], "--players 6 is not a table")):
+        with pytest.raises(SystemExit) as exc:
+            main(["shelf", "ladder", *args])
+        err = capsys.readouterr().err
+        lines = [ln for ln in err.splitlines() if ln.strip()]
+        assert exc.value.code == 2 and len(lines) == 1 and says in lines[0] and "Traceback" not in err, err
