@@ -28,6 +28,7 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import json
+import math
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,8 +120,26 @@ def _ladder_setup(plan: dict, policies: list):
     ``ludolab GAME ladder`` makes them (:func:`ludolab.analysis.ladder_cli.ladder_field`)."""
     from .ladder_cli import ladder_field
 
-    _, case, table, base, cons = ladder_field(plan["game"], plan["players"], plan["baseline"], policies)
+    _, case, table, base, cons = ladder_field(plan["game"], plan["players"], plan["baseline"], policies,
+                                              plan.get("variant"), _deck_case(plan))
     return case, table, base, cons
+
+
+def _deck_case(plan: dict):
+    """The ruleset of a plan's ``deck`` (Shelve the Book on one deck of a deck study), or None without one."""
+    deck = plan.get("deck")
+    if deck is None:
+        return None
+    if plan["game"] != "shelf":
+        raise ValueError(f"a deck study is one of Shelve the Book, not of {plan['game']}")
+    from .shelf import deck_case
+
+    return deck_case(plan["players"], deck["params"], deck["seed"])
+
+
+def _ruleset_name(plan: dict) -> str | None:
+    """The name of a plan's rule variant or deck (None for the game's default rules)."""
+    return plan.get("variant") or (plan.get("deck") or {}).get("name")
 
 
 def _chunk_bounds(plan: dict) -> list[tuple[int, int]]:
@@ -175,12 +194,15 @@ def _open_stores(plan: dict, bounds: list, folder) -> tuple[list, list, list, li
 
     P = plan["players"]
     per = bounds[0][1] - bounds[0][0]
+    if folder is not None and _ruleset_name(plan) is not None:  # each variant's or deck's runs in a folder of its own
+        folder = RunFolder(Path(folder.root) / _folder_name(_ruleset_name(plan)), folder.resume)
     # a run folder keeps its runs by position: each kind has its own, so that a policy appended to either list
     # of the plan leaves every other policy's chunks in use
     folders = {"ladder": folder,
                "self-play": None if folder is None else RunFolder(Path(folder.root) / "self-play", folder.resume)}
     stores, out, jobs, todo = [], [], [], []
-    table = {k: plan[k] for k in ("game", "players", "baseline")}  # with deals, seed, chunks: all a chunk depends on
+    # with deals, seed, chunks: all a chunk depends on
+    table = {k: plan[k] for k in ("game", "players", "baseline", "variant", "deck") if plan.get(k) is not None}
     for kind in ("self-play", "ladder"):
         key, _, kernel = CHUNK_KINDS[kind]
         where = folders[kind]
@@ -494,6 +516,103 @@ def _shelf_plan() -> dict:
             "canary_self_play": ["search:budget=8,rollout=potential"]}
 
 
+def _folder_name(label: str) -> str:
+    """A rule variant's or a deck's name as a folder name (``"pairs scoring"`` -> ``pairs-scoring``,
+    ``"corr 0 (generated)"`` -> ``corr-0-generated``)."""
+    import re
+
+    return re.sub(r"[^A-Za-z0-9.]+", "-", label).strip("-")
+
+
+def _shelf_variants_plan() -> dict:
+    # 4 players, the assumed deck, each scoring variant (SHB-11) on the same deals: random play, the best
+    # heuristic and the search in every seat, so that what a variant does to skill is read under strong play
+    # beside what the report's variant table reads from the heuristic
+    from ludolab.stdlib.shelf import VARIANTS
+
+    return {"game": "shelf", "players": 4, "baseline": "potential",
+            "variants": [f"{v} scoring" for v in VARIANTS],
+            "self_play": ["random", "potential", "search:budget=256,rollout=potential"],
+            "deals": 160, "seed": 2026, "chunks": 32, "canary_deals": 1, "canary_seed": 7,
+            "canary_self_play": ["search:budget=8,rollout=potential"]}
+
+
+def _shelf_decks_plan() -> dict:
+    # 4 players, the rulebook scoring, each deck of the report's deck study (SHB-1: the assumed deck and decks
+    # generated with one parameter changed, seed 0) on the same deals: random play, the best heuristic and the
+    # search in every seat, so that what the deck does to skill's edge is read under strong play
+    from .shelf import DECK_STUDY
+
+    return json.loads(json.dumps({  # as a summary holds it (a pair of numbers is a list)
+        "game": "shelf", "players": 4, "baseline": "potential",
+        "decks": [{"name": name, "params": params} for name, params in DECK_STUDY], "deck_seed": 0,
+        "self_play": ["random", "potential", "search:budget=256,rollout=potential"],
+        "deals": 80, "seed": 2026, "chunks": 16, "canary_deals": 1, "canary_seed": 7,
+        "canary_self_play": ["search:budget=8,rollout=potential"]}))
+
+
+def _variant_plans(plan: dict) -> list[dict]:
+    """One ladder plan per rule variant of a variants plan (``variants``) or per deck of a decks plan (``decks``,
+    each drawn with ``deck_seed``): self-play only, the variant or the deck set."""
+    rest = {k: v for k, v in plan.items() if k not in ("variants", "decks", "deck_seed")}
+    if "decks" in plan:
+        return [{**rest, "deck": {**d, "seed": plan["deck_seed"]}, "policies": []} for d in plan["decks"]]
+    return [{**rest, "variant": v, "policies": []} for v in plan["variants"]]
+
+
+def _variants_run(plan: dict, progress) -> tuple[dict, dict]:
+    """A variants plan's tables (a decks plan's alike, ``deck`` in place of ``variant``): per variant
+    (``variant``) the :func:`self_play_tables` of its self-play policies, stacked (``self_play``,
+    ``self_play_paired``, ``self_play_by_seat``), and ``skill``: per variant (``rules`` its ruleset's label),
+    with the plan's self-play policies random, the best heuristic and the search in that order, their
+    mean scores per player (``mean_random``, ``mean_heuristic``, ``mean_strong``), what each adds over
+    random play on the same deals (``spread_heuristic``, ``spread_strong``, each with its paired 95% CI), the
+    same in standard deviations of a random player's score (``spread_sd_heuristic``, ``spread_sd_strong``,
+    with CIs: comparable across variants whose points differ, as the report's variant table reads them), and
+    what the search adds over the heuristic (``gain``, paired CI).  Each variant's chunks are kept in a folder
+    of its own inside the study's run folder."""
+    import pandas as pd
+
+    from ludolab.sim import ladder as L
+
+    col = "deck" if "decks" in plan else "variant"
+    parts = {"self_play": [], "self_play_paired": [], "self_play_by_seat": []}
+    skill = []
+    for sub in _variant_plans(plan):
+        case, table, _, _ = _ladder_setup(sub, [sub["baseline"]])
+        games = _ladder_games(sub, progress)["self-play"]
+        label = _ruleset_name(sub)
+        for name, df in self_play_tables(sub["self_play"], games, table.lower).items():
+            parts[name].append(df.assign(**{col: label})[[col, *df.columns]])
+        rnd, heur, strong = (g.mean(axis=1) for g in games[:3])  # per deal: the mean score per player
+        sd = float(games[0][:, 0].std(ddof=1))  # one random player's score, deal to deal
+        row = {col: label, "rules": case.label, "mean_random": float(rnd.mean()),
+               "mean_heuristic": float(heur.mean()), "mean_strong": float(strong.mean()), "random_sd": sd}
+        for key, x in (("spread_heuristic", heur - rnd), ("spread_strong", strong - rnd)):
+            m, lo, hi = L._ci(x)
+            row.update({key: m, f"{key}_ci_low": lo, f"{key}_ci_high": hi})
+            sd_key = key.replace("spread", "spread_sd")
+            row.update({sd_key: m / sd, f"{sd_key}_ci_low": lo / sd, f"{sd_key}_ci_high": hi / sd} if sd > 0 else
+                       {sd_key: math.nan, f"{sd_key}_ci_low": math.nan, f"{sd_key}_ci_high": math.nan})
+        m, lo, hi = L._ci(strong - heur)
+        row.update({"gain": m, "gain_ci_low": lo, "gain_ci_high": hi, "deals": int(rnd.shape[0])})
+        skill.append(row)
+    tables = {"skill": pd.DataFrame(skill), **{k: pd.concat(v, ignore_index=True) for k, v in parts.items()}}
+    prov = {"rules": [_ruleset_name(sub) for sub in _variant_plans(plan)], "players": plan["players"],
+            "heuristic": plan["self_play"][1], "strong": plan["self_play"][2], "seed": plan["seed"],
+            "deals": plan["deals"], "chunks": plan["chunks"]}
+    return tables, prov
+
+
+def _variants_canary(plan: dict) -> str:
+    """The digest of the canary's self-play policies under every variant of a variants plan."""
+    h = hashlib.sha256()
+    for sub in _variant_plans(plan):
+        h.update(_ruleset_name(sub).encode())
+        h.update(bytes.fromhex(_ladder_canary({**sub, "canary_policies": []})))
+    return h.hexdigest()
+
+
 STUDIES = {s.name: s for s in (
     DeepStudy("books_strong_accuracy", "books",
               "Shut The Books: rollout forecasts with rollout play at two budgets, beside the heuristics",
@@ -536,6 +655,37 @@ STUDIES = {s.name: s for s in (
                              "first_win_share", "first_win_ci_low", "first_win_ci_high"),
                "self_play_paired": ("policy", "versus", "diff", "ci_low", "ci_high"),
                "self_play_by_seat": ("policy", "seat")}),
+    DeepStudy("shelf_strong_variants", "shelf",
+              "Shelve the Book: each scoring variant under random play, the best heuristic and search in every "
+              "seat, four players",
+              _shelf_variants_plan, ("ludolab.sim.shelf_kernels", "ludolab.sim.shelf", "ludolab.sim.search",
+                                     "ludolab.sim.play", "ludolab.sim.ladder", "ludolab.sim.rng",
+                                     "ludolab.stdlib.shelf"),
+              _variants_run, _variants_canary,
+              {"skill": ("variant", "mean_random", "mean_heuristic", "mean_strong", "spread_heuristic",
+                         "spread_heuristic_ci_low", "spread_heuristic_ci_high", "spread_strong",
+                         "spread_strong_ci_low", "spread_strong_ci_high", "spread_sd_heuristic",
+                         "spread_sd_heuristic_ci_low", "spread_sd_heuristic_ci_high", "spread_sd_strong",
+                         "spread_sd_strong_ci_low", "spread_sd_strong_ci_high", "gain", "gain_ci_low",
+                         "gain_ci_high"),
+               "self_play": ("variant", "policy", "mean", "ci_low", "ci_high", "first_edge", "first_edge_ci_low",
+                             "first_edge_ci_high", "first_win_share", "first_win_ci_low", "first_win_ci_high"),
+               "self_play_paired": ("variant", "policy", "versus", "diff", "ci_low", "ci_high"),
+               "self_play_by_seat": ("variant", "policy", "seat")}),
+    DeepStudy("shelf_strong_decks", "shelf",
+              "Shelve the Book: each deck of the deck study under random play, the best heuristic and search in "
+              "every seat, four players",
+              _shelf_decks_plan, ("ludolab.sim.shelf_kernels", "ludolab.sim.shelf", "ludolab.sim.search",
+                                  "ludolab.sim.play", "ludolab.sim.ladder", "ludolab.sim.rng",
+                                  "ludolab.stdlib.shelf"),
+              _variants_run, _variants_canary,
+              {"skill": ("deck", "rules", "mean_random", "mean_heuristic", "mean_strong", "spread_heuristic",
+                         "spread_heuristic_ci_low", "spread_heuristic_ci_high", "spread_strong",
+                         "spread_strong_ci_low", "spread_strong_ci_high", "gain", "gain_ci_low", "gain_ci_high"),
+               "self_play": ("deck", "policy", "mean", "ci_low", "ci_high", "first_edge", "first_edge_ci_low",
+                             "first_edge_ci_high"),
+               "self_play_paired": ("deck", "policy", "versus", "diff", "ci_low", "ci_high"),
+               "self_play_by_seat": ("deck", "policy", "seat")}),
 )}
 
 

@@ -44,11 +44,13 @@ from .cli_common import InputError, IntRange, user_errors
 SEARCH_KINDS = ("search", "tree", "all-seeing", "all-seeing-tree")
 
 
-def _table(game_id: str, players: int | None, variant: str | None = None):
+def _table(game_id: str, players: int | None, variant: str | None = None, case=None):
     from ludolab.sim import ladder as L
     from ludolab.stdlib import registry
 
     g = registry.get(game_id).entry("step_game")()
+    if case is not None:  # a ruleset made by the caller
+        return g, case, L.Table(g, case)
     counts = sorted({c.n_players for c in g.cases if c.n_players >= 2})
     if variant is not None:  # a named rule variant of the game at that size (its step game's ``variants``)
         if players is not None and players not in counts:
@@ -70,13 +72,17 @@ def _table(game_id: str, players: int | None, variant: str | None = None):
     return g, cases[0], L.Table(g, cases[0])
 
 
-def ladder_field(game_id: str, players: int | None, baseline: str | None, policies, variant: str | None = None):
+def ladder_field(game_id: str, players: int | None, baseline: str | None, policies, variant: str | None = None,
+                 case=None):
     """The table and players of a ladder: ``(step game, ruleset, Table, baseline contender, contenders)``.
 
     Args:
         variant: None for the game's default rules at ``players`` seats, else the label of one of its named
             rule variants at that size (its step game's ``extra["variants"]``, e.g. ``"pairs scoring"`` in
             Shelve the Book), the named policies then carrying that ruleset's own tables.
+        case: a ruleset of the game's step interface (:class:`ludolab.sim.step.RulesCase`, with its own named
+            policies) to play instead of ``players`` and ``variant`` (e.g. Shelve the Book on a generated deck:
+            :func:`ludolab.analysis.shelf.deck_case`).
         baseline: the other seats' named policy (parameters allowed where the game reads them); None: the
             game's best heuristic.
         policies: the contenders' policy strings (:func:`parse_contender`); empty: every named policy.
@@ -88,7 +94,7 @@ def ladder_field(game_id: str, players: int | None, baseline: str | None, polici
     """
     from ludolab.sim.step import named_policies
 
-    g, case, table = _table(game_id, players, variant)
+    g, case, table = _table(game_id, players, variant, case)
     named = named_policies(g, case)
     if baseline is not None and not baseline.strip():
         raise InputError(f"--baseline is empty: give a named policy, allowed {', '.join(named)}")

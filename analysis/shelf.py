@@ -172,6 +172,32 @@ DECK_STUDY = (
 )
 
 
+def deck_case(players: int, params: dict | None, deck_seed: int = 0):
+    """Shelve the Book at ``players`` seats on one deck of :data:`DECK_STUDY`, as a ruleset of the step
+    interface (:class:`ludolab.sim.step.RulesCase`, labelled with the deck, ``potential`` in every seat), its
+    named policies carrying that deck's own scoring tables.
+
+    Args:
+        params: None for the assumed deck, else the parameters of :func:`ludolab.stdlib.shelf.generate_deck`
+            that differ from its defaults (``numbers`` as a pair), drawn with ``deck_seed``.
+
+    Raises:
+        RulesError: a player count the rules do not allow (SHB-2), or deck parameters the generator refuses
+            (SHB-1)."""
+    from ludolab.sim.shelf import step_policies, step_rules
+    from ludolab.sim.step import RulesCase
+    from ludolab.stdlib.shelf import assumed_deck
+
+    if params is None:
+        deck = assumed_deck()
+    else:
+        params = {k: tuple(v) if k == "numbers" else v for k, v in params.items()}
+        deck = generate_deck(**{"seed": deck_seed, **params})
+    ra = step_rules(ShelfRules(players=players, deck=deck))
+    named = step_policies(ra)
+    return RulesCase(deck.label, ra, players, (named["potential"],) * players, named=named)
+
+
 def deck_table(players: int = 4, skilled: str = "potential", games: int = 1000, seed: int = 0,
                decks=DECK_STUDY, deck_seed: int = 0, progress=False) -> pd.DataFrame:
     """How the skilled policy's edge changes with the deck (90 cards each, 6 fields x 5
@@ -660,7 +686,8 @@ def _repeat_finding(df: pd.DataFrame, dv: pd.DataFrame, dd: pd.DataFrame):
 
 def section_findings(*, policies: pd.DataFrame, head_to_head: pd.DataFrame, h2h_deals: int, players: pd.DataFrame,
                      turn_order: pd.DataFrame, draw: pd.DataFrame, variants: pd.DataFrame,
-                     decks: pd.DataFrame, thumb: pd.DataFrame, deep: dict | None = None) -> list:
+                     decks: pd.DataFrame, thumb: pd.DataFrame, deep: dict | None = None,
+                     strong_variants: dict | None = None, strong_decks: dict | None = None) -> list:
     """The findings of the Shelve the Book section, a pure function of its tables, most useful first.
 
     Args:
@@ -675,6 +702,10 @@ def section_findings(*, policies: pd.DataFrame, head_to_head: pd.DataFrame, h2h_
         thumb: :func:`rules_of_thumb` (potential first, its strongest player, rollout, last).
         deep: the stored deep run of strong play when it is shown (the arguments of :func:`deep_text` by
             name), else None.
+        strong_variants: the stored deep run of the scoring variants under strong play when it is shown (the
+            arguments of :func:`variants_strong_text` by name), else None.
+        strong_decks: the stored deep run of the decks under strong play when it is shown (the arguments of
+            :func:`decks_strong_text` by name), else None.
 
     Returns:
         :class:`~ludolab.analysis.findings.Finding` objects, each quoting its numbers from the tables
@@ -689,7 +720,9 @@ def section_findings(*, policies: pd.DataFrame, head_to_head: pd.DataFrame, h2h_
             _look_ahead_finding(head_to_head, h2h_deals), thumb_finding(thumb), _draw_finding(draw),
             _first_finding(turn_order),
             _players_finding(players), _designer_pairs_finding(variants), _deck_finding(decks),
-            _repeat_finding(policies, variants, decks)]
+            _repeat_finding(policies, variants, decks)] + (
+        [_strong_variants_finding(**strong_variants)] if strong_variants else []) + (
+        [_strong_decks_finding(**strong_decks)] if strong_decks else [])
 
 
 def _study_policies(ctx, s) -> list[str]:
@@ -1119,6 +1152,256 @@ def _study_deep(ctx, s) -> list[str]:
     return head + [intro, " ".join(words[:2]) + "\n", " ".join(words[2:]) + "\n", *body]
 
 
+# ------------------------------------------------------------------ scoring variants under strong play (a stored deep run)
+VARIANTS_DEEP_NAME = "shelf_strong_variants"
+
+
+def _ends(skill: pd.DataFrame, which: str) -> tuple:
+    """``(top, runner-up, bottom, the one above the bottom)`` rows of the variants ordered by their skill spread
+    under ``which``."""
+    order = skill.sort_values(f"spread_sd_{which}", ascending=False)
+    return order.iloc[0], order.iloc[1], order.iloc[-1], order.iloc[-2]
+
+
+def _apart(hi_row, lo_row, which: str) -> bool:
+    """Whether two variants' skill spreads under ``which`` are told apart: their 95% CIs do not meet."""
+    k = f"spread_sd_{which}"
+    return lo_row[f"{k}_ci_high"] < hi_row[f"{k}_ci_low"]
+
+
+def variants_strong_text(skill: pd.DataFrame, self_play: pd.DataFrame, plan: dict) -> list[str]:
+    """The scoring variants under strong play in words, every number read from the stored run's tables: which
+    variant rewards skill most and least with the search in every seat and with the heuristic in every seat on
+    the same deals, how much strong play changes each variant's spread (paired, deal by deal), and the first
+    player's edge under the search in each variant.
+
+    Args:
+        skill: the run's ``skill`` table (per ``variant``: ``mean_random``, ``mean_heuristic``,
+            ``mean_strong``, ``random_sd``, ``spread_sd_heuristic`` and ``spread_sd_strong`` with their CIs,
+            ``gain`` with its paired CI; points per player and game).
+        self_play: its ``self_play`` table (``variant``, ``policy``, ``first_edge`` with its CI).
+        plan: the run's plan (``players``, ``deals``, ``self_play``: random, the heuristic, the search).
+    """
+    heur, strong = plan["self_play"][1], plan["self_play"][2]
+    ts, rs, ls, ks = _ends(skill, "strong")
+    th, rh, lh, kh = _ends(skill, "heuristic")
+
+    def name(r):
+        return f"**{r['variant'].removesuffix(' scoring')}**"
+
+    def end(r, which, other, what):
+        k = f"spread_sd_{which}"
+        out = f"{name(r)} ({r[k]:.2f}, 95% CI {r[f'{k}_ci_low']:.2f} to {r[f'{k}_ci_high']:.2f}"
+        if not (_apart(r, other, which) if what == "runner-up" else _apart(other, r, which)):
+            out += f"; not told apart from the {what}, {name(other)} at {other[k]:.2f}: their CIs meet"
+        return out + ")"
+
+    def verdict(what, s_rows, h_rows, s_apart, h_apart):
+        if not (s_apart and h_apart):
+            return f"which scoring rewards skill {what} under both kinds of play is not settled by these deals"
+        return (f"the same scoring rewards skill {what} under both" if s_rows["variant"] == h_rows["variant"] else
+                f"strong play changes which scoring rewards skill {what}")
+    first = (f"Skill's spread over random play, in standard deviations of a random player's score: with search "
+             f"({_search_words(strong)}) in every seat it is widest under {end(ts, 'strong', rs, 'runner-up')} and "
+             f"narrowest under {end(ls, 'strong', ks, 'next')}; with `{heur}` in every seat on the same deals it is "
+             f"widest under {end(th, 'heuristic', rh, 'runner-up')} and narrowest under "
+             f"{end(lh, 'heuristic', kh, 'next')}: "
+             f"{verdict('most', ts, th, _apart(ts, rs, 'strong'), _apart(th, rh, 'heuristic'))}, and "
+             f"{verdict('least', ls, lh, _apart(ks, ls, 'strong'), _apart(kh, lh, 'heuristic'))}.")
+
+    def change(r):
+        sd = r["random_sd"]
+        word = "wider" if r["gain_ci_low"] > 0 else "narrower" if r["gain_ci_high"] < 0 else "not told apart"
+        return (f"{name(r)} {_ci(r['gain'] / sd, r['gain_ci_low'] / sd, r['gain_ci_high'] / sd, '+.2f')} standard "
+                f"deviations, {word} ({r['gain']:+.2f} points a player, {r['mean_heuristic']:.2f} to "
+                f"{r['mean_strong']:.2f})")
+    second = ("How the spread changes from the heuristic to the search in every seat, paired deal by deal: "
+              + "; ".join(change(r) for _, r in skill.iterrows()) + ".")
+    sp = self_play[self_play["policy"] == strong]
+    edged = sp[(sp["first_edge_ci_low"] > 0) | (sp["first_edge_ci_high"] < 0)]
+    big = sp.loc[sp["first_edge"].abs().idxmax()]
+    if edged.empty:
+        third = (f"Under the search no scoring gives the first seat an edge told apart from 0 (the largest, "
+                 f"{name(big)}: {_ci(big.first_edge, big.first_edge_ci_low, big.first_edge_ci_high, '+.2f')} points "
+                 "over the mean of the others).")
+    else:
+        third = ("Under the search the first seat's edge over the mean of the others is told apart from 0 under "
+                 + ", ".join(f"{name(r)} ({_ci(r.first_edge, r.first_edge_ci_low, r.first_edge_ci_high, '+.2f')} "
+                             "points)" for _, r in edged.iterrows())
+                 + f", and not under the other {len(sp) - len(edged)}.")
+    return [first, second, third]
+
+
+def _strong_variants_finding(skill: pd.DataFrame, self_play: pd.DataFrame, plan: dict):
+    """The scoring variants under strong play, from the stored deep run (table ``shelf_deep_variants``), worded
+    by :func:`variants_strong_text`."""
+    from .findings import Finding, Quote
+
+    ts, rs, _, _ = _ends(skill, "strong")
+    th, _, _, _ = _ends(skill, "heuristic")
+    v = ts["variant"].removesuffix(" scoring")
+    if not _apart(ts, rs, "strong"):
+        title = (f"Under strong play {v} and {rs['variant'].removesuffix(' scoring')} scoring are not told apart as "
+                 "the scoring where skill counts most.")
+    else:
+        title = (f"Under strong play skill counts most with {v} scoring"
+                 + (", as under the heuristic." if ts["variant"] == th["variant"] else
+                    f", not with {th['variant'].removesuffix(' scoring')} scoring as under the heuristic."))
+    t = "shelf_deep_variants"
+    return Finding("estimate", title, " ".join(variants_strong_text(skill, self_play, plan))
+                   + " (stored deep run; see \"What each scoring rule does under strong play\".)",
+                   {"top_strong": Quote(ts["spread_sd_strong"], t, "spread_sd_strong", ts["variant"]),
+                    "top_heuristic": Quote(th["spread_sd_heuristic"], t, "spread_sd_heuristic", th["variant"])})
+
+
+def _rulesets_body(ctx, s, name: str, heading: str, col: str, what: str, rules_words: str, sd: bool,
+                   caveat: str) -> tuple:
+    """The parts shared by the report sections of the stored deep runs of many rulesets (scoring variants, decks):
+    ``(the section's first blocks, None)`` when the run ``name`` is not shown (the blocks say why), else
+    ``(those blocks, (plan, tables, its skill table, the intro paragraph, the Columns: line, the table
+    block))``; the run's other tables written to ``tables/shelf_deep_<what>_*.csv`` with its provenance.
+    Sets ``s.tables["strong_<what>"]`` to None (the caller fills it when the run is shown).
+
+    Args:
+        name, heading: the study (:data:`ludolab.analysis.deep.STUDIES`) and the section's heading;
+        col: the skill table's ruleset column (``variant`` or ``deck``, the plan's list ``variants`` or
+            ``decks``); what: ``variants`` or ``decks``;
+        rules_words: the rules every ruleset shares, in words; sd: show the spreads in standard deviations of a
+            random player's score (``spread_sd_*``) rather than in points (``spread_*``); caveat: a sentence
+            after the run's opening."""
+    from . import deep
+
+    st, head = deep.section_start(ctx, name, "shelf", heading)
+    s.tables[f"strong_{what}"] = None
+    if st.status != "ok":
+        return head, None
+    plan, t = st.summary["plan"], st.tables()
+    meta = deep.table_meta(st)
+    skill = t["skill"]
+    heur, strong = plan["self_play"][1], plan["self_play"][2]
+    spread = "spread_sd" if sd else "spread"
+    shown = skill[[col, "mean_random", "mean_heuristic", "mean_strong",
+                   *(f"{spread}_{w}{e}" for w in ("heuristic", "strong") for e in ("", "_ci_low", "_ci_high")),
+                   "gain", "gain_ci_low", "gain_ci_high"]]
+    unit = (", in standard deviations of a random player's score (comparable across variants whose points differ)"
+            if sd else " (points a player, paired)")
+    defs = {col: ("the scoring variant (SHB-11), every other rule the rulebook's" if col == "variant" else
+                  "the deck (assumed-90 the assumed default; the others generated with one parameter changed, as "
+                  "in the table above)"),
+            "mean_random": "mean final score per player with `random` in every seat (points)",
+            "mean_heuristic": f"the same with `{heur}` in every seat",
+            "mean_strong": f"the same with `{strong}` in every seat",
+            f"{spread}_heuristic": f"`{heur}` minus `random` on the same deal{unit}",
+            f"{spread}_strong": f"the same for `{strong}`",
+            "gain": f"`{strong}` minus `{heur}` on the same deal (points a player, paired)"}
+    prefix = f"shelf_deep_{what}"
+    deep.write_tables(ctx, t, prefix, ("self_play", "self_play_paired", "self_play_by_seat"), meta)
+    setting = (f"{plan['players']} players, {rules_words}, each of {len(plan[what])} {what} on the same "
+               f"{plan['deals']:,} deals with seed {plan['seed']} in {plan['chunks']} chunks; `random`, `{heur}` "
+               f"and `{strong}` each in every seat")
+    intro = (deep.stored_intro(st, setting, f"{plan['canary_deals']} deal of its own per {col} with a small search")
+             + f" {caveat} Its provenance is in `tables/{prefix}.meta.json`; the scores, the first player's edge and "
+             f"the win shares of every policy on every {col} are in `tables/{prefix}_self_play.csv`, each policy "
+             f"against the one before it (paired) in `tables/{prefix}_self_play_paired.csv`, and by seat in "
+             f"`tables/{prefix}_self_play_by_seat.csv`.\n")
+    return head, (plan, t, skill, intro, columns_line(shown, defs), ctx.table(skill, prefix, meta, shown=shown))
+
+
+def _study_variants_strong(ctx, s) -> list[str]:
+    """The scoring variants under strong play: the stored deep run ``shelf_strong_variants``
+    (:mod:`ludolab.analysis.deep`), or why it is not shown.  Adds ``strong_variants`` to ``s.tables`` (None
+    unless shown); returns the Markdown blocks."""
+    head, shown = _rulesets_body(
+        ctx, s, VARIANTS_DEEP_NAME, "What each scoring rule does under strong play (stored deep run)", "variant",
+        "variants", "the assumed deck", True,
+        "The budget is not one where play has stopped improving (see \"Strong play at four players\": under the "
+        "rulebook scoring the search still gains from 256 to 1,024 playouts), so these are figures of strong play, "
+        "not yet of the game's ceiling.")
+    if shown is None:
+        return head
+    plan, t, skill, intro, cols, table = shown
+    s.tables["strong_variants"] = {"skill": skill, "self_play": t["self_play"], "plan": plan}
+    return head + [intro, " ".join(variants_strong_text(skill, t["self_play"], plan)) + "\n", cols, table]
+
+
+# ------------------------------------------------------------------ decks under strong play (a stored deep run)
+DECKS_DEEP_NAME = "shelf_strong_decks"
+
+
+def _edge_range(skill: pd.DataFrame, which: str) -> tuple:
+    """``(smallest, largest)`` rows of the decks by skill's edge over random play under ``which``."""
+    k = f"spread_{which}"
+    return skill.loc[skill[k].idxmin()], skill.loc[skill[k].idxmax()]
+
+
+def decks_strong_text(skill: pd.DataFrame, plan: dict) -> list[str]:
+    """The decks under strong play in words, every number read from the stored run's ``skill`` table: the
+    range of skill's edge over random play across the decks with the search and with the heuristic in every
+    seat (on the same deals), whether its ends are told apart, and what the search adds over the heuristic on
+    each deck (paired, deal by deal).
+
+    Args:
+        skill: per ``deck``: ``spread_heuristic`` and ``spread_strong`` (the heuristic's and the search's
+            score minus random play's on the same deal, points a player) with their CIs, ``gain`` (the search
+            minus the heuristic) with its paired CI, ``mean_heuristic``, ``mean_strong``.
+        plan: the run's plan (``decks``, ``deals``, ``self_play``: random, the heuristic, the search).
+    """
+    heur, strong = plan["self_play"][1], plan["self_play"][2]
+
+    def cell(r, which):
+        k = f"spread_{which}"
+        return f"{r[k]:.2f} (95% CI {r[f'{k}_ci_low']:.2f} to {r[f'{k}_ci_high']:.2f}) under **{r['deck']}**"
+
+    def ends(which):
+        lo, hi = _edge_range(skill, which)
+        k = f"spread_{which}"
+        apart = lo[f"{k}_ci_high"] < hi[f"{k}_ci_low"]
+        return (f"from {cell(lo, which)} to {cell(hi, which)}, "
+                + ("the two told apart (their CIs do not meet)" if apart else "the two not told apart (their CIs "
+                                                                            "meet)"))
+    first = (f"Skill's edge over random play, in points a player on the same deals: with search "
+             f"({_search_words(strong)}) in every seat it ranges over the {len(skill)} decks {ends('strong')}; with "
+             f"`{heur}` in every seat {ends('heuristic')}.")
+
+    def gain(r):
+        word = "more" if r["gain_ci_low"] > 0 else "less" if r["gain_ci_high"] < 0 else "not told apart"
+        return (f"**{r['deck']}** {_ci(r['gain'], r['gain_ci_low'], r['gain_ci_high'], '+.2f')} ({word}; "
+                f"{r['mean_heuristic']:.2f} to {r['mean_strong']:.2f})")
+    second = (f"What the search scores over `{heur}` in every seat, paired deal by deal, points a player: "
+              + "; ".join(gain(r) for _, r in skill.iterrows()) + ".")
+    return [first, second]
+
+
+def _strong_decks_finding(skill: pd.DataFrame, plan: dict):
+    """The decks under strong play, from the stored deep run (table ``shelf_deep_decks``), worded by
+    :func:`decks_strong_text`."""
+    from .findings import Finding, Quote
+
+    lo, hi = _edge_range(skill, "strong")
+    title = (f"Under strong play skill's edge over random play ranges from {lo['spread_strong']:.1f} to "
+             f"{hi['spread_strong']:.1f} points a player across {len(skill)} decks.")
+    t = "shelf_deep_decks"
+    return Finding("estimate", title, " ".join(decks_strong_text(skill, plan))
+                   + " (stored deep run; see \"How much the deck matters under strong play\".)",
+                   {"edge_low": Quote(lo["spread_strong"], t, "spread_strong", lo["deck"]),
+                    "edge_high": Quote(hi["spread_strong"], t, "spread_strong", hi["deck"])})
+
+
+def _study_decks_strong(ctx, s) -> list[str]:
+    """The decks under strong play: the stored deep run ``shelf_strong_decks`` (:mod:`ludolab.analysis.deep`),
+    or why it is not shown.  Adds ``strong_decks`` to ``s.tables`` (None unless shown); returns the Markdown
+    blocks."""
+    head, shown = _rulesets_body(
+        ctx, s, DECKS_DEEP_NAME, "How much the deck matters under strong play (stored deep run)", "deck", "decks",
+        "the rulebook scoring", False,
+        "As for the scoring variants, the search's budget is not one where play has stopped improving.")
+    if shown is None:
+        return head
+    plan, _, skill, intro, cols, table = shown
+    s.tables["strong_decks"] = {"skill": skill, "plan": plan}
+    return head + [intro, " ".join(decks_strong_text(skill, plan)) + "\n", cols, table]
+
+
 def study(ctx) -> tuple[dict, list[str]]:
     """The Shelve the Book study: every run and table of the report section, in the order they are made (each
     table's provenance lists the runs made since the previous one).
@@ -1144,7 +1427,7 @@ def study(ctx) -> tuple[dict, list[str]]:
                         meta=lambda **fields: provenance("shelf", **rules_meta(rules, **fields)))
     body = []
     for part in (_study_policies, _study_deep, _study_head_to_head, _study_players, _study_draw, _study_thumb,
-                 _study_variants, _study_decks):
+                 _study_variants, _study_variants_strong, _study_decks, _study_decks_strong):
         body += part(ctx, s)
     return s.tables, body
 

@@ -412,11 +412,18 @@ def test_the_shelf_report_shows_its_deep_run_as_stored_and_quotes_its_tables(tin
         assert (tmp_path / "out" / "tables" / f"shelf_deep_{name}.csv").exists()
     f = AS._strong_play_finding(**s.tables["deep"])
     assert f.quotes["self_play"].value == pytest.approx(top["mean"]) and f"{top['mean']:.1f} points" in f.title
-    path = tmp_path / "deep" / f"{SHELF}.json"
+    _refused_once_its_canary_differs(ctx, tmp_path / "deep" / f"{SHELF}.json", AS._study_deep, "deep")
+
+
+def _refused_once_its_canary_differs(ctx, path, section, key: str) -> None:
+    """Spoil the canary of the stored summary at ``path``: the report ``section`` then says why it does not show
+    the run, and leaves ``key`` of its tables None."""
+    from types import SimpleNamespace
+
     path.write_text(json.dumps({**json.loads(path.read_text()), "canary": "1" * 64}))
     s = SimpleNamespace(tables={})
-    assert "is not shown: its canary run no longer reproduces" in "\n".join(AS._study_deep(ctx, s))
-    assert s.tables["deep"] is None
+    assert "is not shown: its canary run no longer reproduces" in "\n".join(section(ctx, s))
+    assert s.tables[key] is None
 
 
 def test_shelf_deep_words_follow_the_cis():
@@ -624,3 +631,244 @@ def test_four_player_words_judge_a_doubling_of_the_search_that_plays_to_win():
     assert "Doubling its playouts from 1,024 playouts per decision" in text and "not stopped improving" in text
     assert "beats the tuned threshold heuristic on margin, by 0.90" in AB._strong_play_4p_finding(ladder, paired,
                                                                                                   plan).title
+
+
+VAR = "shelf_strong_variants"
+
+
+def _tiny_rulesets(plan: dict, key: str, deals: int, chunks: int, pick) -> dict:
+    """A many-rulesets plan made small: ``deals`` in ``chunks``, the rulesets ``pick`` of its list ``key``, a
+    search of 4 playouts."""
+    plan.update(deals=deals, chunks=chunks, self_play=["random", "potential", "search:budget=4,rollout=potential"])
+    plan[key] = pick(plan[key])
+    return plan
+
+
+def _tiny_variants_plan() -> dict:
+    return _tiny_rulesets(D._shelf_variants_plan(), "variants", 4, 2, lambda v: v[:3])
+
+
+@pytest.fixture
+def tiny_var(monkeypatch):
+    return _with_plan(monkeypatch, VAR, _tiny_variants_plan)
+
+
+def test_a_variants_deep_run_keeps_each_variant_apart_and_resumes_to_the_games_played_straight(tiny_var, tmp_path):
+    """Each scoring variant's self-play chunks are kept in a folder of their own; a sitting that lost some is
+    completed by the next; the skill table is the games played in one go under each variant's own rules
+    (SHB-11): the means, the spreads over random play (paired per deal, then in standard deviations of one
+    random player's score) and the search's gain over the heuristic."""
+    import numpy as np
+
+    from ludolab.analysis.ladder_cli import ladder_field
+    from ludolab.sim import ladder as L
+
+    first = D.run_study(tiny_var, tmp_path)
+    plan = tiny_var.plan()
+    for v in plan["variants"]:
+        assert len(list((tmp_path / VAR / D._folder_name(v)).rglob("chunk-*.parquet"))) == 3 * 2
+    for c in sorted((tmp_path / VAR).rglob("chunk-*.parquet"))[::4]:
+        c.unlink()
+    again = D.run_study(tiny_var, tmp_path)
+    assert again["tables"] == first["tables"]
+    keys = L.deal_keys(plan["seed"], plan["deals"])
+    skill = {r["variant"]: r for r in first["tables"]["skill"]}
+    assert list(skill) == plan["variants"]
+    for v in plan["variants"]:
+        _, case, table, _, cons = ladder_field("shelf", 4, "potential", plan["self_play"], v)
+        assert case.label == v
+        rnd, heur, strong = (np.array([table.play([c] * 4, k) for k in keys]) for c in cons)
+        r = skill[v]
+        assert r["mean_random"] == pytest.approx(rnd.mean()) and r["mean_strong"] == pytest.approx(strong.mean())
+        sd = rnd[:, 0].std(ddof=1)
+        assert r["random_sd"] == pytest.approx(sd)
+        assert r["spread_sd_heuristic"] == pytest.approx((heur - rnd).mean() / sd)
+        assert r["gain"] == pytest.approx((strong - heur).mean())
+        assert r["spread_strong_ci_low"] <= r["spread_strong"] <= r["spread_strong_ci_high"]
+    rows = [r for r in first["tables"]["self_play"] if r["variant"] == plan["variants"][0]]
+    assert [r["policy"] for r in rows] == plan["self_play"]
+
+
+def test_the_standard_variant_is_the_ladder_s_default_table():
+    """The variants run's standard scoring plays the very games of the ladder's four-player default rules: the
+    same deals give the same self-play returns."""
+    import numpy as np
+
+    plan = _tiny_variants_plan()
+    std = D._variant_plans(plan)[0]
+    assert std["variant"] == "standard scoring"
+    base = {k: v for k, v in std.items() if k != "variant"}
+    for policy in ("potential", "search:budget=4,rollout=potential"):
+        assert np.array_equal(D.self_play_chunk(std, policy, 0, 2), D.self_play_chunk(base, policy, 0, 2))
+
+
+def test_the_shelf_report_shows_the_variants_run_as_stored_and_quotes_its_table(tiny_var, tmp_path):
+    """The section on the scoring variants under strong play says the results are stored and when they were
+    made, quotes the spreads of its table, writes every table with the run's provenance, and its finding quotes
+    the same numbers; refused in words once the canary no longer reproduces."""
+    from types import SimpleNamespace
+
+    from ludolab.analysis import shelf as AS
+    from ludolab.analysis.report import ReportContext
+
+    summ = D.run_study(tiny_var, tmp_path / "deep")
+    ctx = ReportContext(tmp_path / "out", True, 1, deep_dir=str(tmp_path / "deep"))
+    s = SimpleNamespace(tables={})
+    text = "\n".join(AS._study_variants_strong(ctx, s))
+    assert "These are stored results" in text and summ["made"] in text
+    skill = sorted(summ["tables"]["skill"], key=lambda r: -r["spread_sd_strong"])
+    top = skill[0]
+    assert f"widest under **{top['variant'].removesuffix(' scoring')}** ({top['spread_sd_strong']:.2f}, 95% CI" in text
+    for name in ("", "_self_play", "_self_play_paired", "_self_play_by_seat"):
+        meta = json.loads((tmp_path / "out" / "tables" / f"shelf_deep_variants{name}.meta.json").read_text())
+        assert meta["stored_deep_run"]["plan"] == tiny_var.plan()
+    f = AS._strong_variants_finding(**s.tables["strong_variants"])
+    assert f.quotes["top_strong"].value == pytest.approx(top["spread_sd_strong"])
+    _refused_once_its_canary_differs(ctx, tmp_path / "deep" / f"{VAR}.json", AS._study_variants_strong,
+                                     "strong_variants")
+
+
+def test_variants_strong_words_follow_the_cis():
+    """Which scoring rewards skill most and least is named under each kind of play and said to be kept or
+    changed; each variant's change from the heuristic to the search is a widening, a narrowing or no measured
+    change by its paired CI; the first player's edge is named only where its CI excludes 0."""
+    import pandas as pd
+
+    from ludolab.analysis import shelf as AS
+
+    plan = D.STUDIES[VAR].plan()
+    strong = plan["self_play"][2]
+
+    def skill(h, st, gains):
+        rows = []
+        for v, a, b, (g, glo, ghi) in zip(("standard scoring", "flat scoring", "pairs scoring"), h, st, gains):
+            rows.append({"variant": v, "mean_random": 8.0, "mean_heuristic": 20.0, "mean_strong": 20.0 + g,
+                         "random_sd": 2.0, "spread_sd_heuristic": a, "spread_sd_heuristic_ci_low": a - 0.1,
+                         "spread_sd_heuristic_ci_high": a + 0.1, "spread_sd_strong": b,
+                         "spread_sd_strong_ci_low": b - 0.1, "spread_sd_strong_ci_high": b + 0.1, "gain": g,
+                         "gain_ci_low": glo, "gain_ci_high": ghi})
+        return pd.DataFrame(rows)
+
+    def sp(edges):
+        return pd.DataFrame([{"variant": v, "policy": strong, "first_edge": e, "first_edge_ci_low": lo,
+                              "first_edge_ci_high": hi} for v, (e, lo, hi) in
+                             zip(("standard scoring", "flat scoring", "pairs scoring"), edges)])
+    flat = [(0.0, -0.5, 0.5)] * 3
+    gains = [(2.0, 1.0, 3.0), (-1.0, -1.5, -0.5), (0.1, -0.4, 0.6)]
+    words = AS.variants_strong_text(skill((5.0, 4.0, 3.0), (6.0, 5.0, 4.0), gains), sp(flat), plan)
+    assert "the same scoring rewards skill most under both, and the same scoring rewards skill least" in words[0]
+    assert "widest under **standard** (6.00, 95% CI 5.90 to 6.10)" in words[0]
+    assert "**standard** +1.00 (95% CI +0.50 to +1.50) standard deviations, wider (+2.00 points a player" in words[1]
+    assert "**flat** -0.50 (95% CI -0.75 to -0.25) standard deviations, narrower" in words[1]
+    assert "**pairs** +0.05 (95% CI -0.20 to +0.30) standard deviations, not told apart" in words[1]
+    assert "no scoring gives the first seat an edge told apart from 0" in words[2]
+    words = AS.variants_strong_text(skill((5.0, 4.0, 3.0), (4.0, 5.0, 6.0), gains), sp(flat), plan)
+    assert "strong play changes which scoring rewards skill most, and strong play changes which scoring " \
+           "rewards skill least" in words[0]
+    words = AS.variants_strong_text(skill((5.0, 4.0, 3.0), (6.0, 5.95, 4.0), gains),
+                                    sp([(1.0, 0.2, 1.8), (0.0, -0.5, 0.5), (-0.9, -1.5, -0.3)]), plan)
+    assert "not told apart from the runner-up, **flat** at 5.95: their CIs meet" in words[0]
+    assert "which scoring rewards skill most under both kinds of play is not settled by these deals" in words[0]
+    assert "told apart from 0 under **standard** (+1.00" in words[2] and "**pairs** (-0.90" in words[2]
+    assert "not under the other 1" in words[2]
+    f = AS._strong_variants_finding(skill((5.0, 4.0, 3.0), (4.0, 5.0, 6.0), gains), sp(flat), plan)
+    assert f.title == "Under strong play skill counts most with pairs scoring, not with standard scoring as under " \
+                      "the heuristic."
+    f = AS._strong_variants_finding(skill((5.0, 4.0, 3.0), (6.0, 5.95, 4.0), gains), sp(flat), plan)
+    assert f.title == "Under strong play standard and flat scoring are not told apart as the scoring where skill " \
+                      "counts most."
+
+
+DECKS = "shelf_strong_decks"
+
+
+def _tiny_decks_plan() -> dict:
+    return _tiny_rulesets(D._shelf_decks_plan(), "decks", 3, 1, lambda d: d[:2] + d[-1:])
+
+
+@pytest.fixture
+def tiny_decks(monkeypatch):
+    return _with_plan(monkeypatch, DECKS, _tiny_decks_plan)
+
+
+def test_a_decks_deep_run_plays_each_deck_and_the_assumed_one_is_the_default_table(tiny_decks, tmp_path):
+    """Each deck of the deck study (SHB-1) is played under its own ruleset, its chunks in a folder of its own:
+    the generated decks are the report's deck table's (seed 0, one parameter changed), the assumed deck's games
+    are those of the ladder's four-player default rules on the same deals, and the skill table's rows are the
+    games' means and paired differences."""
+    import numpy as np
+
+    from ludolab.sim import ladder as L
+    from ludolab.stdlib.shelf import generate_deck
+
+    summ = D.run_study(tiny_decks, tmp_path)
+    plan = tiny_decks.plan()
+    names = [d["name"] for d in plan["decks"]]
+    assert [r["deck"] for r in summ["tables"]["skill"]] == names
+    for name in names:
+        assert len(list((tmp_path / DECKS / D._folder_name(name)).rglob("chunk-*.parquet"))) == 3
+    subs = D._variant_plans(plan)
+    assert D._deck_case(subs[2]).label == generate_deck(numbers=(1, 500), seed=0).label
+    default = {k: v for k, v in subs[0].items() if k != "deck"}
+    for policy in plan["self_play"]:
+        assert np.array_equal(D.self_play_chunk(subs[0], policy, 0, 3), D.self_play_chunk(default, policy, 0, 3))
+    keys = L.deal_keys(plan["seed"], plan["deals"])
+    case, table, _, cons = D._ladder_setup(subs[1], plan["self_play"])
+    assert case.label == generate_deck(correlation=0.0, seed=0).label
+    rnd, heur, strong = (np.array([table.play([c] * 4, k) for k in keys]) for c in cons)
+    r = summ["tables"]["skill"][1]
+    assert r["spread_strong"] == pytest.approx((strong - rnd).mean())
+    assert r["gain"] == pytest.approx((strong - heur).mean())
+
+
+def test_the_shelf_report_shows_the_decks_run_as_stored_and_quotes_its_table(tiny_decks, tmp_path):
+    """The section on the decks under strong play says the results are stored, quotes the ends of the range
+    of skill's edge from its table, writes every table with the run's provenance, and its finding quotes the
+    same numbers; refused in words once the canary no longer reproduces."""
+    from types import SimpleNamespace
+
+    from ludolab.analysis import shelf as AS
+    from ludolab.analysis.report import ReportContext
+
+    summ = D.run_study(tiny_decks, tmp_path / "deep")
+    ctx = ReportContext(tmp_path / "out", True, 1, deep_dir=str(tmp_path / "deep"))
+    s = SimpleNamespace(tables={})
+    text = "\n".join(AS._study_decks_strong(ctx, s))
+    assert "These are stored results" in text and summ["made"] in text
+    rows = sorted(summ["tables"]["skill"], key=lambda r: r["spread_strong"])
+    assert f"from {rows[0]['spread_strong']:.2f} (95% CI" in text and f"to {rows[-1]['spread_strong']:.2f} (95% CI" in text
+    for name in ("", "_self_play", "_self_play_paired", "_self_play_by_seat"):
+        meta = json.loads((tmp_path / "out" / "tables" / f"shelf_deep_decks{name}.meta.json").read_text())
+        assert meta["stored_deep_run"]["plan"] == tiny_decks.plan()
+    f = AS._strong_decks_finding(**s.tables["strong_decks"])
+    assert f.quotes["edge_high"].value == pytest.approx(rows[-1]["spread_strong"])
+    _refused_once_its_canary_differs(ctx, tmp_path / "deep" / f"{DECKS}.json", AS._study_decks_strong,
+                                     "strong_decks")
+
+
+def test_decks_strong_words_follow_the_cis():
+    """The ends of the range of skill's edge are told apart only when their CIs do not meet; the search's gain
+    over the heuristic on each deck is more, less or not told apart by its paired CI."""
+    import pandas as pd
+
+    from ludolab.analysis import shelf as AS
+
+    plan = D.STUDIES[DECKS].plan()
+
+    def skill(strong, gains):
+        return pd.DataFrame([{"deck": d, "mean_heuristic": 20.0, "mean_strong": 20.0 + g, "spread_heuristic": 12.0 + i,
+                              "spread_heuristic_ci_low": 11.0 + i, "spread_heuristic_ci_high": 13.0 + i,
+                              "spread_strong": st, "spread_strong_ci_low": st - 0.5, "spread_strong_ci_high": st + 0.5,
+                              "gain": g, "gain_ci_low": glo, "gain_ci_high": ghi}
+                             for i, (d, st, (g, glo, ghi)) in enumerate(zip(("a", "b", "c"), strong, gains))])
+    gains = [(8.0, 7.5, 8.5), (-0.5, -0.9, -0.1), (0.1, -0.3, 0.5)]
+    first, second = AS.decks_strong_text(skill((18.0, 20.0, 19.0), gains), plan)
+    assert "from 18.00 (95% CI 17.50 to 18.50) under **a** to 20.00 (95% CI 19.50 to 20.50) under **b**, the two " \
+           "told apart" in first
+    assert "from 12.00 (95% CI 11.00 to 13.00) under **a** to 14.00 (95% CI 13.00 to 15.00) under **c**, the two " \
+           "not told apart" in first
+    assert "**a** +8.00 (95% CI +7.50 to +8.50) (more;" in second and "**b** -0.50 (95% CI -0.90 to -0.10) (less;" \
+        in second and "**c** +0.10 (95% CI -0.30 to +0.50) (not told apart;" in second
+    f = AS._strong_decks_finding(skill((18.0, 20.0, 19.0), gains), plan)
+    assert f.title == "Under strong play skill's edge over random play ranges from 18.0 to 20.0 points a player " \
+                      "across 3 decks."
