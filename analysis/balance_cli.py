@@ -21,8 +21,11 @@ from .cli_common import InputError, IntRange, user_errors
               help="Seats at the table (default: the game's first table of two or more; a count the game has "
                    "no table for is refused, naming those it has).")
 @click.option("--policy", "policies", multiple=True,
-              help="The named policy of each seat in order (repeat); one name plays every seat. "
-                   "Default: the game's best heuristic.")
+              help="The policy of each seat in order (repeat); one plays every seat. A named policy (in "
+                   "Beverbende with parameters too), or any policy `ludolab GAME ladder --policy` takes: "
+                   "search:budget=B,rollout=NAME, tree:..., all-seeing:..., all-seeing-tree:..., "
+                   "python:MODULE:FUNCTION, played one decision at a time (slow). Default: the game's best "
+                   "heuristic.")
 @click.option("--games", type=IntRange(2, 10**7), default=20_000, show_default=True,
               help="Duplicate deals (each also played with every seat in turn at random for the skill measures).")
 @click.option("--seed", type=IntRange(min=0), default=0, show_default=True)
@@ -122,6 +125,24 @@ def balance(game, players, policies, games, seed, no_skill, variants, strong, fm
                        "heuristic may never use an option)")
 
 
+def _seat(text: str, named: dict, g, info):
+    """The contender of one ``--policy``: a named policy (in Beverbende with parameters too), a search, the
+    all-seeing bound or ``python:MODULE:FUNCTION``, spelled as for ``ludolab GAME ladder --policy``.
+
+    Raises:
+        InputError: a name the game does not have, or a malformed policy string (one line)."""
+    from .ladder_cli import SEARCH_KINDS, parse_contender
+
+    head = text.partition(":")[0].strip()
+    if text.strip() not in named and head not in named and head not in (*SEARCH_KINDS, "python"):
+        raise InputError(f"--policy {text!r} is not a named policy of {info.title}: allowed {', '.join(named)}, "
+                         "or search:..., tree:..., all-seeing:..., all-seeing-tree:..., python:MODULE:FUNCTION")
+    try:
+        return parse_contender(text, named, g.extra.get("best"), g.extra.get("policy"))
+    except InputError as exc:
+        raise InputError(f"--{str(exc)}" if str(exc).startswith("policy ") else str(exc)) from None
+
+
 def _strong_row(pick: dict, variant: str) -> dict:
     """The JSON row naming strong play: ``value`` its paired difference from the best heuristic."""
     return {"metric": "strong_play", "variant": variant, "value": pick["diff"], "ci_low": pick["ci_low"],
@@ -150,17 +171,27 @@ def _study(g, info, case, policies, games, seed, no_skill) -> list:
         names = names * case.n_players
     if len(names) != case.n_players:
         raise InputError(f"--policy: give one name, or one per seat ({case.n_players}), not {len(names)}")
-    for n in names:
-        if n not in named:
-            raise InputError(f"--policy {n!r} is not a named policy of {info.title}: allowed {', '.join(named)}")
+    seats = [_seat(n, named, g, info) for n in names]
+    names = [c.label for c in seats]
     rnd = g.extra.get("random")
     random_policy = None if (no_skill or rnd not in named) else named[rnd]
     moments = int(g.extra["moments"](case.rules)) if "moments" in g.extra else int(g.max_steps(case.rules)) + 1
-    rows = BAL.study(g.kernels, case.rules, [named[n] for n in names], bool(g.lower_wins), games, seed, moments,
-                     random_policy=random_policy, variant=case.label)
+    if all(c.kind == "named" for c in seats):  # compiled: every game in the kernel
+        rows = BAL.study(g.kernels, case.rules, [c.policy for c in seats], bool(g.lower_wins), games, seed, moments,
+                         random_policy=random_policy, variant=case.label)
+    else:  # a search, the bound or a Python function in a seat: one decision at a time
+        from ludolab.sim import ladder as L
+
+        random_seat = None if random_policy is None else L.Contender(rnd, "named", random_policy)
+        try:
+            rows = BAL.study_seats(L.Table(g, case), seats, bool(g.lower_wins), games, seed, moments,
+                                   random_seat=random_seat, variant=case.label)
+        except L.PolicyError as exc:
+            raise InputError(str(exc)) from None
     if random_policy is not None:
         rows.append(BAL.skill_chain(g, case, min(int(games), BAL.CHAIN_DEALS), seed, variant=case.label))
-    dists = g.extra["exact_seats"](case, names) if "exact_seats" in g.extra else None
+    plain = all(c.kind == "named" and c.label in named for c in seats)  # the exact measures know plain names
+    dists = g.extra["exact_seats"](case, names) if "exact_seats" in g.extra and plain else None
     if dists is not None:
         rows += BAL.exact_seats(dists, bool(g.lower_wins), variant=case.label)
     return [{**r, "_seats": names} for r in rows]

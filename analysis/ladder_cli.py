@@ -110,6 +110,18 @@ def ladder_field(game_id: str, players: int | None, baseline: str | None, polici
     return g, case, table, base, [base if c.label == base.label else c for c in contenders]
 
 
+def _import_from_here() -> None:
+    """Let a user's module in the current folder be imported, as ``python -m`` and ``python -c`` do (the
+    ``ludolab`` command itself starts without it on the path): the folder goes last on ``sys.path``, so it
+    never hides an installed module."""
+    import os
+    import sys
+
+    here = os.getcwd()
+    if here not in sys.path and "" not in sys.path:
+        sys.path.append(here)
+
+
 def parse_contender(text: str, named: dict, best: str | None = None, policy=None):
     """A contender from its policy string (see the module docstring); a search's budget defaults to
     64 playouts per decision and its rollout to ``best`` (the game's best heuristic).
@@ -135,6 +147,7 @@ def parse_contender(text: str, named: dict, best: str | None = None, policy=None
         mod, _, fn = rest.rpartition(":")
         if not mod or not fn:
             raise InputError(f"policy {text!r}: write python:MODULE:FUNCTION")
+        _import_from_here()
         try:
             f = getattr(importlib.import_module(mod), fn)
         except Exception as exc:  # noqa: BLE001 - any failure to import the user's module is one line

@@ -317,6 +317,80 @@ def study(kernels, rules: np.ndarray, policies: list, lower: bool, games: int, s
     return rows
 
 
+def run_traced_seats(table, seats: list, keys, moments: int) -> dict:
+    """Games with their running scores, as :func:`ludolab.sim.play.run_traced` gives them, with any ladder
+    contender in a seat (:class:`ludolab.sim.ladder.Contender`: a named policy, a search, the all-seeing
+    bound, a Python function of the observation), played one decision at a time through
+    :meth:`ludolab.sim.ladder.Table.decide` (each contender reading only its seat's observation, the
+    all-seeing bound apart): the slow path, one Python call per decision.
+
+    Args:
+        table: the game's :class:`ludolab.sim.ladder.Table` (its kernels and rules); seats: one contender per
+            seat; keys: uint64 deal keys; moments: room for one game's scoring moments, the end included.
+
+    Returns:
+        dict of ``ret`` float64 (G, P), ``steps`` int64 (G, P), ``marks`` int64 (G,), ``scores`` float64
+        (G, moments, P), laid out as :func:`ludolab.sim.play.play_traced` lays them out.
+
+    Raises:
+        ludolab.sim.ladder.PolicyError: a Python policy raised or returned an illegal action.
+    """
+    from .ladder import _SALT
+
+    k, rules, n = table.k, table.rules, len(seats)
+    keys = np.asarray(keys, dtype=np.uint64)
+    G, cap = len(keys), int(moments)
+    ret, steps = np.zeros((G, n)), np.zeros((G, n), dtype=np.int64)
+    marks, scores = np.zeros(G, dtype=np.int64), np.zeros((G, cap, n))
+    state, score = np.zeros(k.STATE_SIZE, dtype=np.int64), np.zeros(n)
+    for g, key in enumerate(keys):
+        k.new_game(rules, np.uint64(key), state)
+        done = m = step = 0
+        while True:
+            p = int(k.current_player(state))
+            if p < 0:
+                break
+            k.apply_action(rules, state, table.decide(seats[p], state, p, int(game_state(np.uint64(key ^ _SALT), step))))
+            step += 1
+            steps[g, p] += 1
+            c = int(k.running_score(rules, state, score))
+            if c > done and k.current_player(state) >= 0:  # a scoring moment before the end (play_traced's rule)
+                done = c
+                scores[g, min(m, cap - 2)] = score
+                m = min(m + 1, cap - 1)
+        k.returns(rules, state, ret[g])
+        scores[g, m] = ret[g]
+        marks[g] = m + 1
+    return {"ret": ret, "steps": steps, "marks": marks, "scores": scores}
+
+
+def deal_keys(games: int, seed: int) -> np.ndarray:
+    """uint64 (games,): the deals of a balance study of ``seed`` (the same under any rules and policies)."""
+    k = chunk_keys(seed, 1)[0]
+    return np.array([game_state(k, g) for g in range(int(games))], dtype=np.uint64)
+
+
+def study_seats(table, seats: list, lower: bool, games: int, seed: int, moments: int, random_seat=None,
+                variant: str = "") -> list[dict]:
+    """:func:`study` with any ladder contender in a seat (:func:`run_traced_seats`, the slow path): the same
+    deals, measures and skill measures (``random_seat``: the contender of random play, or None).
+
+    Raises:
+        ValueError: fewer than 2 games.
+        ludolab.sim.ladder.PolicyError: a Python policy raised or returned an illegal action.
+    """
+    if int(games) < 2:
+        raise ValueError(f"a balance study needs at least 2 games, not {games}")
+    keys = deal_keys(games, seed)
+    field = run_traced_seats(table, seats, keys, moments)
+    rows = measures(field, lower, variant)
+    if random_seat is not None:
+        rnd = [run_traced_seats(table, [random_seat if i == s else c for i, c in enumerate(seats)], keys, moments)
+               for s in range(len(seats))]
+        rows += skill(field, rnd, lower, variant, seed=seed)
+    return rows
+
+
 def play_duplicate(kernels, rules: np.ndarray, policies: list, games: int, seed: int, moments: int,
                    random_policy=None) -> tuple[dict, list]:
     """The runs a balance study measures: ``games`` deals (keys from ``seed``) with every seat played
@@ -333,8 +407,7 @@ def play_duplicate(kernels, rules: np.ndarray, policies: list, games: int, seed:
     """
     if int(games) < 2:
         raise ValueError(f"a balance study needs at least 2 games, not {games}")
-    k = chunk_keys(seed, 1)[0]
-    keys = np.array([game_state(k, g) for g in range(int(games))], dtype=np.uint64)
+    keys = deal_keys(games, seed)
     field = run_traced(kernels, rules, keys, policies, moments)
     rnd = []
     if random_policy is not None:

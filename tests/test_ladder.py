@@ -374,3 +374,18 @@ def test_the_ladder_plays_a_named_rule_variant_and_refuses_one_the_game_lacks(ca
         err = capsys.readouterr().err
         lines = [ln for ln in err.splitlines() if ln.strip()]
         assert exc.value.code == 2 and len(lines) == 1 and says in lines[0] and "Traceback" not in err, err
+
+
+def test_a_policy_of_your_own_is_found_in_the_current_folder(tmp_path):
+    """``python:MODULE:FUNCTION`` finds MODULE in the folder the command runs in, as ``python -m`` would, and
+    the ladder plays it (its seat reading only its observation)."""
+    import subprocess
+    import sys
+
+    (tmp_path / "my_shelf_policy.py").write_text("def first(obs, legal):\n    return int(legal[0])\n")
+    code = "from ludolab.analysis.cli import main; main()"
+    done = subprocess.run([sys.executable, "-I", "-c", code, "shelf", "ladder", "--players", "2", "--deals", "2",
+                           "--policy", "python:my_shelf_policy:first", "--format", "json"],
+                          cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert [r["policy"] for r in json.loads(done.stdout)["rows"]] == ["python:my_shelf_policy:first"]
