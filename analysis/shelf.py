@@ -1434,8 +1434,9 @@ def study(ctx) -> tuple[dict, list[str]]:
 
 def report_section(ctx) -> str:
     """Shelve the Book: what a player should know first, then one sub-section per question (which
-    policy wins, head to head, player count, going first, offer against blind draw, scoring variants,
-    deck sensitivity); every table is preceded by a ``Columns:`` line defining each column it shows.
+    policy wins, strong play, head to head, player count, going first, offer against blind draw, scoring
+    variants, deck sensitivity, the last two also under strong play from stored deep runs); every table is
+    preceded by a ``Columns:`` line defining each column it shows.
 
     The study (:func:`study`) makes the tables, :func:`section_findings` reads them, and
     :func:`~ludolab.analysis.findings.render_section` puts the section together."""
