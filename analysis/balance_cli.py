@@ -104,7 +104,10 @@ def balance(game, players, policies, games, seed, no_skill, variants, strong, fm
             value = f"{int(r['value']):5d}     " if "steps" in r else f"{r['value']:10.4f}"
             click.echo(f"{r['metric']:<{w}}  {value}  {ci:<20}  {r['meaning']}")
         return
-    click.echo(f"Balance of {info.title} by rule variant ({cases[0].n_players} players; seats {', '.join(names)}; "
+    seats = {tuple(r["_seats"]) for r in rows if r.get("_seats")}
+    who = (f"seats {', '.join(names)}" if len(seats) == 1 else
+           "each variant's seats its strong play, named above")  # --strong may pick another policy per variant
+    click.echo(f"Balance of {info.title} by rule variant ({cases[0].n_players} players; {who}; "
                f"{games} games on the same deals, seed {seed}); each cell the value (95% CI)")
     from .text_table import TextTable
 

@@ -110,6 +110,27 @@ def ladder_field(game_id: str, players: int | None, baseline: str | None, polici
     return g, case, table, base, [base if c.label == base.label else c for c in contenders]
 
 
+class PolicyEnded(Exception):
+    """A policy of your own asked the program to end (``SystemExit``) instead of returning an action."""
+
+
+def _ended_is_an_error(f):
+    """``f`` whose ``SystemExit`` (or other exit that is not an ``Exception``) becomes :class:`PolicyEnded`, so
+    that a policy of your own that ends the program is refused in one line like any other error of it, not
+    taken for the command's own exit; Ctrl-C stays Ctrl-C."""
+    import functools
+
+    @functools.wraps(f)
+    def policy(obs, legal):
+        try:
+            return f(obs, legal)
+        except (Exception, KeyboardInterrupt):
+            raise
+        except BaseException as exc:  # noqa: BLE001 - SystemExit, GeneratorExit: the user's code ended itself
+            raise PolicyEnded(f"{type(exc).__name__}({exc}) ended it instead of returning an action") from None
+    return policy
+
+
 def _import_from_here() -> None:
     """Let a user's module in the current folder be imported, as ``python -m`` and ``python -c`` do (the
     ``ludolab`` command itself starts without it on the path): the folder goes last on ``sys.path``, so it
@@ -147,14 +168,28 @@ def parse_contender(text: str, named: dict, best: str | None = None, policy=None
         mod, _, fn = rest.rpartition(":")
         if not mod or not fn:
             raise InputError(f"policy {text!r}: write python:MODULE:FUNCTION")
+        if "/" in mod or "\\" in mod or mod.startswith("."):
+            raise InputError(f"policy {text!r}: MODULE is a module's name (my_policy for my_policy.py in this "
+                             "folder, or a dotted name Python can import), not a path")
         _import_from_here()
         try:
-            f = getattr(importlib.import_module(mod), fn)
-        except Exception as exc:  # noqa: BLE001 - any failure to import the user's module is one line
+            module = importlib.import_module(mod)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - any failure to import the user's module is one line, exits too
             raise InputError(f"policy {text!r}: cannot load {mod}:{fn} ({type(exc).__name__}: {exc})") from None
+        f = getattr(module, fn, None)
+        if f is None:
+            import os
+
+            mine = os.path.join(os.getcwd(), f"{mod}.py")
+            if os.path.exists(mine) and os.path.abspath(getattr(module, "__file__", "") or "") != mine:
+                raise InputError(f"policy {text!r}: {mod} is found before your {mod}.py in this folder (Python's "
+                                 f"or an installed module of that name): give your file another name")
+            raise InputError(f"policy {text!r}: cannot load {mod}:{fn} (the module has no {fn!r})")
         if not callable(f):
             raise InputError(f"policy {text!r}: {mod}:{fn} is not a function f(obs, legal) -> action")
-        return L.Contender(text, "python", fn=f)
+        return L.Contender(text, "python", fn=_ended_is_an_error(f))
     if head in SEARCH_KINDS:
         return _search_contender(text, head, rest, named, best, policy)
     raise InputError(f"unknown policy {text!r}: allowed {', '.join(named)}, search:..., tree:..., all-seeing:..., "
@@ -355,7 +390,8 @@ def _print(rows, sat, fmt, game_id, case, base_name, deals, seed, lower):
                                "baseline": base_name, "deals": deals, "rows": clean, "saturation": sat}, indent=2))
         return
     better = "lower" if lower else "higher"
-    click.echo(f"Strength ladder: {case.label}, baseline {base_name} in the other seats, {deals} duplicate deals "
+    rules = case.label if case.label[:1].isdigit() else f"{case.label}, {case.n_players} players"
+    click.echo(f"Strength ladder: {rules}, baseline {base_name} in the other seats, {deals} duplicate deals "
                f"(diff: the policy's return minus the baseline's in the same seat; {better} is better)")
     w = max(len(r["policy"]) for r in rows)
     click.echo(f"{'policy':<{w}}  {'mean':>8}  {'diff (95% CI)':>26}  {'changed':>7}  {'win share':>9}  "

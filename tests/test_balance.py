@@ -382,3 +382,24 @@ def test_balance_measures_a_game_under_search_or_a_policy_of_your_own(tmp_path, 
         r = CliRunner().invoke(cli, ["balance", "shelf", "--players", "2", "--games", "4", "--no-skill", *bad])
         lines = [ln for ln in r.output.splitlines() if ln.strip()]
         assert r.exit_code == 2 and len(lines) == 1 and says in lines[0] and "Traceback" not in r.output, (bad, r.output)
+
+
+def test_strong_variants_name_each_column_s_seats_truly():
+    """With --strong --variants each variant's strong play is picked apart: the table's heading names one set
+    of seats only when every variant's pick is the same, and that pick."""
+    import re
+
+    from click.testing import CliRunner
+
+    from ludolab.analysis.cli import cli
+
+    r = CliRunner().invoke(cli, ["balance", "shelf", "--players", "2", "--strong", "--variants", "--games", "4",
+                                 "--no-skill"])
+    assert r.exit_code == 0, r.output
+    picks = set(re.findall(r"^strong play \([^)]*\): ([^,:]+)", r.output, re.M))
+    head = next(ln for ln in r.output.splitlines() if ln.startswith("Balance of"))
+    if len(picks) == 1:
+        (p,) = picks
+        assert f"seats {p}, {p};" in head, head
+    else:
+        assert "each variant's seats its strong play, named above" in head, head

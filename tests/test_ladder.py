@@ -389,3 +389,37 @@ def test_a_policy_of_your_own_is_found_in_the_current_folder(tmp_path):
                           cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert [r["policy"] for r in json.loads(done.stdout)["rows"]] == ["python:my_shelf_policy:first"]
+
+
+def test_a_policy_of_your_own_that_ends_the_program_or_is_no_module_is_refused_in_one_line(tmp_path, monkeypatch):
+    """A Python policy that ends the program (SystemExit) while deciding or while its module loads is refused in
+    one line, exit 2, not taken for the command's own end; MODULE written as a path, or shadowed by Python's
+    own module of that name, is refused saying so."""
+    from click.testing import CliRunner
+
+    from ludolab.analysis.cli import cli
+
+    (tmp_path / "my_quitter.py").write_text("def f(obs, legal):\n    raise SystemExit(0)\n")
+    (tmp_path / "my_quit_on_load.py").write_text("raise SystemExit(0)\n")
+    (tmp_path / "json.py").write_text("def f(obs, legal):\n    return int(legal[0])\n")  # json: imported already
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for args, says in ((["shelf", "ladder", "--policy", "python:my_quitter:f"], "raised PolicyEnded: SystemExit(0)"),
+                       (["balance", "shelf", "--no-skill", "--policy", "python:my_quitter:f"], "SystemExit(0) ended"),
+                       (["shelf", "ladder", "--policy", "python:my_quit_on_load:f"], "cannot load my_quit_on_load:f"),
+                       (["shelf", "ladder", "--policy", "python:../x/my_policy:f"], "not a path"),
+                       (["shelf", "ladder", "--policy", "python:json:f"], "json is found before your json.py")):
+        size = ["--games", "2"] if args[0] == "balance" else ["--deals", "2"]
+        r = CliRunner().invoke(cli, [*args, "--players", "2", *size])
+        lines = [ln for ln in r.output.splitlines() if ln.strip()]
+        assert r.exit_code == 2 and len(lines) == 1 and says in lines[0], (args, r.exit_code, r.output)
+
+
+def test_a_variant_s_ladder_names_its_player_count():
+    from click.testing import CliRunner
+
+    from ludolab.analysis.cli import cli
+
+    r = CliRunner().invoke(cli, ["shelf", "ladder", "--variant", "pairs scoring", "--players", "3", "--deals", "2",
+                                 "--policy", "greedy"])
+    assert r.exit_code == 0 and r.output.startswith("Strength ladder: pairs scoring, 3 players, baseline"), r.output
