@@ -59,6 +59,13 @@ class _PlainRange:
     kind = "numbers"
     one = "a number"
 
+    def _describe_range(self) -> str:
+        """click's note of the range in a help text (``x>=1``); none for a number with no bound (click's
+        own would read ``x<=None``)."""
+        if self.min is None and self.max is None:
+            return ""
+        return super()._describe_range()
+
     def allowed(self) -> str:
         """The allowed values in words, e.g. ``whole numbers from 1 to 1000000``."""
         low = None if self.min is None else f"{'above' if self.min_open else 'from'} {self.min}"

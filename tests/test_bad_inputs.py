@@ -324,3 +324,24 @@ def test_a_number_option_refuses_nan_and_infinity_in_the_words_of_its_range(valu
     with pytest.raises(click.BadParameter) as err:
         FloatRange(0.001, 100.0).convert(value, None, None)
     assert str(err.value) == f"{value} is out of range: allowed are numbers from 0.001 to 100.0"
+
+
+def test_no_help_text_shows_a_range_of_none():
+    """A number option with no bound shows no range note in its help (click's own would read ``x<=None``)."""
+    from click.testing import CliRunner
+
+    from ludolab.analysis.cli import cli
+
+    def walk(cmd, path):
+        if hasattr(cmd, "commands"):
+            for name, sub in cmd.commands.items():
+                yield from walk(sub, [*path, name])
+        else:
+            yield path
+
+    bad = []
+    for path in walk(cli, []):
+        r = CliRunner().invoke(cli, [*path, "--help"])
+        if "None]" in r.output or "None;" in r.output:
+            bad.append(" ".join(path))
+    assert not bad, bad
