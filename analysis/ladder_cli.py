@@ -314,8 +314,9 @@ def make_ladder_command(game_id: str) -> click.Command:
     @click.option("--baseline", default=None, help="The named policy of the other seats (default: the game's best "
                                                    "heuristic; in Beverbende parameters may follow, as for --policy).")
     @click.option("--players", type=IntRange(2, 6), default=None,
-                  help="Seats at the table (default: the game's first ladder table; a count the game's "
-                       "ladder has no table for is refused, naming those it has).")
+                  help="Seats at the table (default: the game's first ladder table, 4 players in Shut The Books "
+                       "and 2 in the other games; a count the game's ladder has no table for is refused, naming "
+                       "those it has).")
     @click.option("--deals", type=IntRange(2, 10**7), default=200, show_default=True,
                   help="Duplicate deals; each is played once per seat per contender.")
     @click.option("--seed", type=IntRange(min=0), default=0, show_default=True)
