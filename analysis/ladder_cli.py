@@ -419,4 +419,4 @@ def _print(rows, sat, fmt, game_id, case, base_name, deals, seed, lower):
         sb = sat["saturated_budget"]
         click.echo(f"saturated budget: {sb}" if sb else
                    f"saturated budget: not reached in {len(sat['steps'])} doublings (no doubling's gain CI "
-                   "lay below the tolerance)")
+                   "lay below the tolerance; a CI of width 0, every deal alike, is not taken as proof)")
