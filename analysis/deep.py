@@ -547,7 +547,7 @@ def _shelf_decks_plan() -> dict:
         "game": "shelf", "players": 4, "baseline": "potential",
         "decks": [{"name": name, "params": params} for name, params in DECK_STUDY], "deck_seed": 0,
         "self_play": ["random", "potential", "search:budget=256,rollout=potential"],
-        "deals": 64, "seed": 2026, "chunks": 16, "canary_deals": 1, "canary_seed": 7,
+        "deals": 48, "seed": 2026, "chunks": 12, "canary_deals": 1, "canary_seed": 7,
         "canary_self_play": ["search:budget=8,rollout=potential"]}))
 
 
