@@ -1197,10 +1197,14 @@ def variants_strong_text(skill: pd.DataFrame, self_play: pd.DataFrame, plan: dic
         return out + ")"
 
     def verdict(what, s_rows, h_rows, s_apart, h_apart):
-        if not (s_apart and h_apart):
-            return f"which scoring rewards skill {what} under both kinds of play is not settled by these deals"
-        return (f"the same scoring rewards skill {what} under both" if s_rows["variant"] == h_rows["variant"] else
-                f"strong play changes which scoring rewards skill {what}")
+        if s_apart and h_apart:
+            return (f"the same scoring rewards skill {what} under both" if s_rows["variant"] == h_rows["variant"]
+                    else f"strong play changes which scoring rewards skill {what}")
+        if s_rows["variant"] == h_rows["variant"] and (s_apart or h_apart):
+            return (f"{name(s_rows)} rewards skill {what} under both, told apart from the "
+                    f"{'runner-up' if what == 'most' else 'next'} under "
+                    f"{'the search' if s_apart else 'the heuristic'} only")
+        return f"which scoring rewards skill {what} under both kinds of play is not settled by these deals"
     first = (f"Skill's spread over random play, in standard deviations of a random player's score: with search "
              f"({_search_words(strong)}) in every seat it is widest under {end(ts, 'strong', rs, 'runner-up')} and "
              f"narrowest under {end(ls, 'strong', ks, 'next')}; with `{heur}` in every seat on the same deals it is "
@@ -1215,7 +1219,11 @@ def variants_strong_text(skill: pd.DataFrame, self_play: pd.DataFrame, plan: dic
         return (f"{name(r)} {_ci(r['gain'] / sd, r['gain_ci_low'] / sd, r['gain_ci_high'] / sd, '+.2f')} standard "
                 f"deviations, {word} ({r['gain']:+.2f} points a player, {r['mean_heuristic']:.2f} to "
                 f"{r['mean_strong']:.2f})")
-    second = ("How the spread changes from the heuristic to the search in every seat, paired deal by deal: "
+    wider, narrower = (skill["gain_ci_low"] > 0).all(), (skill["gain_ci_high"] < 0).all()
+    lead = ("Strong play widens the spread under every scoring" if wider else
+            "Strong play narrows the spread under every scoring" if narrower else
+            "How the spread changes from the heuristic to the search")
+    second = (f"{lead} (the search in every seat against the heuristic in every seat, paired deal by deal): "
               + "; ".join(change(r) for _, r in skill.iterrows()) + ".")
     sp = self_play[self_play["policy"] == strong]
     edged = sp[(sp["first_edge_ci_low"] > 0) | (sp["first_edge_ci_high"] < 0)]

@@ -146,7 +146,7 @@ def test_the_run_kept_with_ludolab_is_current():
     """The deep run kept with ludolab (``analysis/stored``) is the study's plan and its canary reproduces:
     a fresh clone's report shows it.  When this fails, the kernels or the streams changed: make it again with
     ``ludolab report --deep DIR`` and copy ``DIR/<study>.json`` into ``analysis/stored/``."""
-    for name, deals in ((NAME, 1000), (BEV, 320), (SHELF, 160)):
+    for name, deals in ((NAME, 1000), (BEV, 320), (SHELF, 160), (VAR, 160)):
         st = D.stored(name)
         assert st.status == "ok", (name, st.why)
         assert st.summary["plan"]["deals"] >= deals
@@ -760,6 +760,9 @@ def test_variants_strong_words_follow_the_cis():
     assert "widest under **standard** (6.00, 95% CI 5.90 to 6.10)" in words[0]
     assert "**standard** +1.00 (95% CI +0.50 to +1.50) standard deviations, wider (+2.00 points a player" in words[1]
     assert "**flat** -0.50 (95% CI -0.75 to -0.25) standard deviations, narrower" in words[1]
+    assert words[1].startswith("How the spread changes from the heuristic to the search (the search in every seat")
+    up = AS.variants_strong_text(skill((5.0, 4.0, 3.0), (6.0, 5.0, 4.0), [(2.0, 1.0, 3.0)] * 3), sp(flat), plan)
+    assert up[1].startswith("Strong play widens the spread under every scoring (the search")
     assert "**pairs** +0.05 (95% CI -0.20 to +0.30) standard deviations, not told apart" in words[1]
     assert "no scoring gives the first seat an edge told apart from 0" in words[2]
     words = AS.variants_strong_text(skill((5.0, 4.0, 3.0), (4.0, 5.0, 6.0), gains), sp(flat), plan)
@@ -768,7 +771,10 @@ def test_variants_strong_words_follow_the_cis():
     words = AS.variants_strong_text(skill((5.0, 4.0, 3.0), (6.0, 5.95, 4.0), gains),
                                     sp([(1.0, 0.2, 1.8), (0.0, -0.5, 0.5), (-0.9, -1.5, -0.3)]), plan)
     assert "not told apart from the runner-up, **flat** at 5.95: their CIs meet" in words[0]
-    assert "which scoring rewards skill most under both kinds of play is not settled by these deals" in words[0]
+    assert "**standard** rewards skill most under both, told apart from the runner-up under the heuristic only" \
+        in words[0]
+    tied = AS.variants_strong_text(skill((5.0, 5.0, 3.0), (4.0, 4.0, 6.0), gains), sp(flat), plan)
+    assert "which scoring rewards skill most under both kinds of play is not settled by these deals" in tied[0]
     assert "told apart from 0 under **standard** (+1.00" in words[2] and "**pairs** (-0.90" in words[2]
     assert "not under the other 1" in words[2]
     f = AS._strong_variants_finding(skill((5.0, 4.0, 3.0), (4.0, 5.0, 6.0), gains), sp(flat), plan)
@@ -872,3 +878,20 @@ def test_decks_strong_words_follow_the_cis():
     f = AS._strong_decks_finding(skill((18.0, 20.0, 19.0), gains), plan)
     assert f.title == "Under strong play skill's edge over random play ranges from 18.0 to 20.0 points a player " \
                       "across 3 decks."
+
+
+def test_the_kept_variants_run_s_standard_scoring_is_the_kept_four_player_run_s_self_play():
+    """The scoring-variants run kept with ludolab plays its standard scoring on the deals of the four-player deep
+    run (the same seed and deals): their `potential` and search rows agree to the last digit, two runs made
+    apart."""
+    var, four = D.stored(VAR), D.stored(SHELF)
+    assert var.status == "ok" and four.status == "ok"
+    for k in ("seed", "deals", "chunks", "players", "game"):
+        assert var.summary["plan"][k] == four.summary["plan"][k], k
+    mine = {r["policy"]: r for r in var.summary["tables"]["self_play"] if r["variant"] == "standard scoring"}
+    theirs = {r["policy"]: r for r in four.summary["tables"]["self_play"]}
+    shared = set(mine) & set(theirs)
+    assert {"potential", "search:budget=256,rollout=potential"} <= shared
+    for p in shared:
+        for k in ("mean", "ci_low", "ci_high", "first_edge", "first_win_share"):
+            assert mine[p][k] == pytest.approx(theirs[p][k], rel=1e-12, abs=1e-12), (p, k)
