@@ -1373,8 +1373,8 @@ def decks_strong_text(skill: pd.DataFrame, plan: dict) -> list[str]:
 
     def gain(r):
         word = "more" if r["gain_ci_low"] > 0 else "less" if r["gain_ci_high"] < 0 else "not told apart"
-        return (f"**{r['deck']}** {_ci(r['gain'], r['gain_ci_low'], r['gain_ci_high'], '+.2f')} ({word}; "
-                f"{r['mean_heuristic']:.2f} to {r['mean_strong']:.2f})")
+        return (f"**{r['deck']}** {_ci(r['gain'], r['gain_ci_low'], r['gain_ci_high'], '+.2f')}, {word} "
+                f"({r['mean_heuristic']:.2f} to {r['mean_strong']:.2f})")
     second = (f"What the search scores over `{heur}` in every seat, paired deal by deal, points a player: "
               + "; ".join(gain(r) for _, r in skill.iterrows()) + ".")
     return [first, second]
