@@ -9,7 +9,6 @@ the second by the report's comparison rule (better, equally good, or cannot tell
 from __future__ import annotations
 
 import functools
-import math
 
 import click
 
@@ -61,13 +60,8 @@ def advice_options(default_budget: int = _advice.DEFAULT_WORLDS):
 
 
 def budget_of(budget, half_width, default_budget: int) -> int:
-    """The worlds to start with: ``--budget`` or the command's default.
-
-    Raises:
-        InputError: a half-width that is not finite.
-    """
-    if half_width is not None and not math.isfinite(half_width):
-        raise InputError(f"--half-width must be a finite number of points above 0, not {half_width}")
+    """The worlds to start with: ``--budget`` or the command's default (``half_width`` is read as finite:
+    its option refuses NaN and infinity)."""
     return int(budget) if budget is not None else int(default_budget)
 
 

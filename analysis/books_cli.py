@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 
 import click
 
@@ -322,8 +321,6 @@ def advise(players, scoring, void_trump, hand, position, earlier, pool, worlds, 
     from .text_table import TextTable
 
     light_loads()  # an answer at the table: cached kernels load without numba's compiler set-up
-    if not math.isfinite(half_width):
-        raise InputError(f"--half-width must be a finite number of points >= 0.001, not {half_width}")
     rules = BooksRules(int(players), scoring=scoring, void_trump=void_trump)
     rows, search = S.advise_rows(rules, hand, position, list(earlier), pool=pool, worlds=worlds,
                                  half_width=half_width, max_worlds=max_worlds, seed=seed, top=top)

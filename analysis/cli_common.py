@@ -82,16 +82,15 @@ class _PlainRange:
         """``value`` as a number inside the range; otherwise :class:`click.BadParameter` naming
         the allowed values."""
         try:
-            self._number_class(value)
+            number = self._number_class(value)
         except (TypeError, ValueError, OverflowError):
             self.fail(f"{value!r} is not {self.one}: allowed are {self.allowed()}", param, ctx)
+        if (self.min is not None or self.max is not None) and not math.isfinite(number):  # NaN passes click's
+            self.fail(f"{value} is not a finite number: allowed are {self.allowed()}", param, ctx)  # comparisons
         try:
-            out = super().convert(value, param, ctx)
+            return super().convert(value, param, ctx)
         except click.BadParameter:
             self.fail(f"{value} is out of range: allowed are {self.allowed()}", param, ctx)
-        if out != out and (self.min is not None or self.max is not None):  # NaN passes click's comparisons
-            self.fail(f"{value} is out of range: allowed are {self.allowed()}", param, ctx)
-        return out
 
 
 class IntRange(_PlainRange, click.IntRange):

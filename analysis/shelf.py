@@ -1296,12 +1296,12 @@ def _rulesets_body(ctx, s, name: str, heading: str, col: str, what: str, rules_w
     defs = {col: ("the scoring variant (SHB-11), every other rule the rulebook's" if col == "variant" else
                   "the deck (assumed-90 the assumed default; the others generated with one parameter changed, as "
                   "in the table above)"),
-            "mean_random": "mean final score per player with `random` in every seat (points)",
-            "mean_heuristic": f"the same with `{heur}` in every seat",
-            "mean_strong": f"the same with `{strong}` in every seat",
-            f"{spread}_heuristic": f"`{heur}` minus `random` on the same deal{unit}",
-            f"{spread}_strong": f"the same for `{strong}`",
-            "gain": f"`{strong}` minus `{heur}` on the same deal (points a player, paired)"}
+            "mean_random": "mean final score per player with random play in every seat (points)",
+            "mean_heuristic": f"the same with {heur} in every seat",
+            "mean_strong": f"the same with {strong} in every seat",
+            f"{spread}_heuristic": f"{heur} minus random play on the same deal{unit}",
+            f"{spread}_strong": f"the same for {strong}",
+            "gain": f"{strong} minus {heur} on the same deal (points a player, paired)"}
     prefix = f"shelf_deep_{what}"
     deep.write_tables(ctx, t, prefix, ("self_play", "self_play_paired", "self_play_by_seat"), meta)
     setting = (f"{plan['players']} players, {rules_words}, each of {len(plan[what])} {what} on the same "

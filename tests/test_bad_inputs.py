@@ -316,14 +316,17 @@ def test_a_closed_stdin_is_one_line(args, what):
 
 @pytest.mark.parametrize("value", ["nan", "NaN", "inf", "-inf", "1e999"])
 def test_a_number_option_refuses_nan_and_infinity_in_the_words_of_its_range(value):
-    """A bounded number option refuses NaN (which passes click's own comparisons) with the same words as any
-    number outside its range, naming what is allowed."""
+    """A bounded number option refuses NaN (which passes click's own comparisons) and infinity (which a bound
+    on one side lets through) in the same words, naming what is allowed."""
     import click
     from ludolab.analysis.cli_common import FloatRange
 
     with pytest.raises(click.BadParameter) as err:
         FloatRange(0.001, 100.0).convert(value, None, None)
-    assert str(err.value) == f"{value} is out of range: allowed are numbers from 0.001 to 100.0"
+    assert str(err.value) == f"{value} is not a finite number: allowed are numbers from 0.001 to 100.0"
+    with pytest.raises(click.BadParameter) as err:
+        FloatRange(min=0.001).convert(value, None, None)
+    assert str(err.value) == f"{value} is not a finite number: allowed are numbers 0.001 or more"
 
 
 def test_no_help_text_shows_a_range_of_none():

@@ -314,4 +314,4 @@ def test_score_reads_a_record_from_stdin_and_names_missing_fields():
 @pytest.mark.parametrize("value", ["nan", "inf"])
 def test_advise_refuses_a_half_width_that_is_not_finite(value):
     res = run(["advise", "--hand", HAND, "--position", "1", "--half-width", value])
-    assert res.exit_code == 2 and "--half-width must be a finite number of points >= 0.001" in res.output
+    assert res.exit_code == 2 and f"{value} is not a finite number: allowed are numbers 0.001 or more" in res.output

@@ -702,7 +702,7 @@ def test_the_standard_variant_is_the_ladder_s_default_table():
         assert np.array_equal(D.self_play_chunk(std, policy, 0, 2), D.self_play_chunk(base, policy, 0, 2))
 
 
-def test_the_shelf_report_shows_the_variants_run_as_stored_and_quotes_its_table(tiny_var, tmp_path):
+def test_the_shelf_report_shows_the_variants_run_as_stored_and_quotes_its_table(tiny_var_here, tmp_path):
     """The section on the scoring variants under strong play says the results are stored and when they were
     made, quotes the spreads of its table, writes every table with the run's provenance, and its finding quotes
     the same numbers; refused in words once the canary no longer reproduces."""
@@ -711,7 +711,7 @@ def test_the_shelf_report_shows_the_variants_run_as_stored_and_quotes_its_table(
     from ludolab.analysis import shelf as AS
     from ludolab.analysis.report import ReportContext
 
-    summ = D.run_study(tiny_var, tmp_path / "deep")
+    summ = D.run_study(tiny_var_here, tmp_path / "deep")
     ctx = ReportContext(tmp_path / "out", True, 1, deep_dir=str(tmp_path / "deep"))
     s = SimpleNamespace(tables={})
     text = "\n".join(AS._study_variants_strong(ctx, s))
@@ -721,7 +721,7 @@ def test_the_shelf_report_shows_the_variants_run_as_stored_and_quotes_its_table(
     assert f"widest under **{top['variant'].removesuffix(' scoring')}** ({top['spread_sd_strong']:.2f}, 95% CI" in text
     for name in ("", "_self_play", "_self_play_paired", "_self_play_by_seat"):
         meta = json.loads((tmp_path / "out" / "tables" / f"shelf_deep_variants{name}.meta.json").read_text())
-        assert meta["stored_deep_run"]["plan"] == tiny_var.plan()
+        assert meta["stored_deep_run"]["plan"] == tiny_var_here.plan()
     f = AS._strong_variants_finding(**s.tables["strong_variants"])
     assert f.quotes["top_strong"].value == pytest.approx(top["spread_sd_strong"])
     _refused_once_its_canary_differs(ctx, tmp_path / "deep" / f"{VAR}.json", AS._study_variants_strong,
@@ -793,7 +793,16 @@ def _tiny_decks_plan() -> dict:
 
 
 @pytest.fixture
+def tiny_var_here(monkeypatch, tiny_var):
+    """The tiny variants plan played in this process (the workers are tested by the resume test)."""
+    monkeypatch.setattr(D, "_spawn_can_start", lambda: False)
+    return tiny_var
+
+
+@pytest.fixture
 def tiny_decks(monkeypatch):
+    # played in this process: worker processes (tested with the other runs) would cost more than these games
+    monkeypatch.setattr(D, "_spawn_can_start", lambda: False)
     return _with_plan(monkeypatch, DECKS, _tiny_decks_plan)
 
 
