@@ -52,22 +52,18 @@ def _table(game_id: str, players: int | None, variant: str | None = None, case=N
     if case is not None:  # a ruleset made by the caller
         return g, case, L.Table(g, case)
     counts = sorted({c.n_players for c in g.cases if c.n_players >= 2})
+    cases = [c for c in g.cases if c.n_players >= 2 and (players is None or c.n_players == players)]
+    if not cases:
+        raise InputError(f"--players {players} is not a table of this game's ladder: allowed "
+                         f"{', '.join(map(str, counts))}")
     if variant is not None:  # a named rule variant of the game at that size (its step game's ``variants``)
-        if players is not None and players not in counts:
-            raise InputError(f"--players {players} is not a table of this game's ladder: allowed "
-                             f"{', '.join(map(str, counts))}")
-        n = players if players is not None else next(c.n_players for c in g.cases if c.n_players >= 2)
+        n = cases[0].n_players
         every = g.extra["variants"](n)
         found = [c for c in every if c.label == variant]
         if not found:
             raise InputError(f"variant {variant!r} is not one of this game's at {n} players: allowed "
                              f"{', '.join(repr(c.label) for c in every)}")
         return g, found[0], L.Table(g, found[0])
-    cases = [c for c in g.cases if players is None or c.n_players == players]
-    cases = [c for c in cases if c.n_players >= 2]
-    if not cases:
-        raise InputError(f"--players {players} is not a table of this game's ladder: allowed "
-                         f"{', '.join(map(str, counts))}")
     # the first ruleset of that size is the game's default rules at that size
     return g, cases[0], L.Table(g, cases[0])
 

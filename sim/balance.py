@@ -379,24 +379,24 @@ def study_seats(table, seats: list, lower: bool, games: int, seed: int, moments:
         ValueError: fewer than 2 games.
         ludolab.sim.ladder.PolicyError: a Python policy raised or returned an illegal action.
     """
-    if int(games) < 2:
-        raise ValueError(f"a balance study needs at least 2 games, not {games}")
-    keys = deal_keys(games, seed)
-    field = run_traced_seats(table, seats, keys, moments)
+    field, rnd = play_duplicate(None, None, seats, games, seed, moments, random_seat,
+                                play=lambda keys, on: run_traced_seats(table, on, keys, moments))
     rows = measures(field, lower, variant)
-    if random_seat is not None:
-        rnd = [run_traced_seats(table, [random_seat if i == s else c for i, c in enumerate(seats)], keys, moments)
-               for s in range(len(seats))]
+    if rnd:
         rows += skill(field, rnd, lower, variant, seed=seed)
     return rows
 
 
 def play_duplicate(kernels, rules: np.ndarray, policies: list, games: int, seed: int, moments: int,
-                   random_policy=None) -> tuple[dict, list]:
+                   random_policy=None, play=None) -> tuple[dict, list]:
     """The runs a balance study measures: ``games`` deals (keys from ``seed``) with every seat played
     by ``policies``, and, with ``random_policy``, the same deals again once per seat with that seat
     played at random.  The same seed gives the same deals under any rules, so two variants' runs are
     paired deal by deal.
+
+    ``play(keys, seats) -> traced dict`` plays one run (default: the compiled
+    :func:`ludolab.sim.play.run_traced` of ``kernels`` and ``rules``; :func:`study_seats` gives
+    :func:`run_traced_seats`, the policies then being ladder contenders).
 
     Returns:
         ``(field, random_in_seat)``: :func:`ludolab.sim.play.run_traced` dicts (``random_in_seat``
@@ -407,14 +407,17 @@ def play_duplicate(kernels, rules: np.ndarray, policies: list, games: int, seed:
     """
     if int(games) < 2:
         raise ValueError(f"a balance study needs at least 2 games, not {games}")
+    if play is None:
+        def play(keys, seats):
+            return run_traced(kernels, rules, keys, seats, moments)
     keys = deal_keys(games, seed)
-    field = run_traced(kernels, rules, keys, policies, moments)
+    field = play(keys, policies)
     rnd = []
     if random_policy is not None:
         for s in range(len(policies)):
             pols = list(policies)
             pols[s] = random_policy
-            rnd.append(run_traced(kernels, rules, keys, pols, moments))
+            rnd.append(play(keys, pols))
     return field, rnd
 
 
