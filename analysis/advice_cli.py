@@ -18,6 +18,49 @@ from .cli_common import FloatRange, InputError, IntRange, emit
 from .text_table import TextTable
 
 COLUMNS = ["rank", "action", "value", "ci_low", "ci_high"]
+#: Worlds sampled when ``--continuation`` is a search, the all-seeing bound or ``python:MODULE:FUNCTION``
+#: (played one Python call per decision) and ``--budget`` is not given.
+SLOW_WORLDS = 16
+
+
+def continuation_of(text: str | None, game, rules):
+    """The ``--continuation`` of an advise command as :func:`ludolab.sim.advice.advise` takes it: a named
+    policy of the ruleset (or None, the game's best heuristic), a named policy with parameters
+    (``threshold:knock=8`` in Beverbende), or any policy ``ludolab GAME ladder --policy`` takes (a search,
+    the all-seeing bound, ``python:MODULE:FUNCTION``), which advice plays one decision at a time.
+
+    Args:
+        text: the option as written, or None; game: the game's step game; rules: the int64 rules array.
+
+    Raises:
+        InputError: an unknown policy or a malformed policy string (one line naming what is allowed).
+    """
+    from .ladder_cli import parse_contender
+
+    if text is None:
+        return None
+    hook = game.extra.get("policies_for")
+    named = hook(rules) if hook is not None else game.policies
+    if text.strip() in named:
+        return text.strip()
+    try:
+        return parse_contender(text, named, game.extra.get("best"), game.extra.get("policy"))
+    except InputError as exc:
+        msg = str(exc)
+        for old, new in (("--policy", "--continuation"), ("unknown policy", "--continuation: unknown policy"),
+                         ("policy ", "--continuation ")):
+            if msg.startswith(old):
+                msg = new + msg[len(old):]
+                break
+        raise InputError(msg) from None
+
+
+def slow_budget(budget: int, continuation, given: bool) -> int:
+    """The worlds to sample: at most :data:`SLOW_WORLDS` for a continuation played in Python (anything but a
+    named policy) when ``--budget`` was not ``given``; ``budget`` otherwise."""
+    if given or not hasattr(continuation, "kind") or continuation.kind == "named":
+        return int(budget)
+    return min(int(budget), SLOW_WORLDS)
 
 
 def advice_options(default_budget: int = _advice.DEFAULT_WORLDS):
@@ -47,9 +90,12 @@ def advice_options(default_budget: int = _advice.DEFAULT_WORLDS):
             click.option("--seed", type=IntRange(min=0, max=2**64 - 1), default=0, show_default=True,
                          help="The sampled worlds' stream (the same seed gives the same advice)."),
             click.option("--continuation", default=None,
-                         help="The named policy every seat plays after the action in each world (default: the "
-                              "game's best heuristic; a stronger one, e.g. a rollout policy, costs more time "
-                              "per world). Unknown names are refused, listing the game's named policies."),
+                         help="The policy every seat plays after the action in each world (default: the "
+                              "game's best heuristic): a named policy, or any policy `ludolab GAME ladder "
+                              "--policy` takes (search:budget=B,rollout=NAME, all-seeing:..., "
+                              "python:MODULE:FUNCTION). A stronger one costs more time per world; a search or "
+                              f"python:... plays one Python call per decision and samples {SLOW_WORLDS} worlds "
+                              "unless --budget is given."),
             click.option("--format", "fmt", type=click.Choice(("table", "json", "csv")), default="table",
                          show_default=True),
         ]

@@ -461,7 +461,10 @@ def advise(situation_file, seat, turns, start, phase, drawn, draw_twice, rows, d
     pos = BS.to_position(sit, base)
     wins = pos.ruleset.scoring == "win-count"  # the round won (1) or not: highest best (BVB-15)
     rules, P, s, obs = pos
-    adv = advice.advise(bev.step_game(), rules, P, s, obs, measure="win_share" if wins else "bev_score",
+    game = bev.step_game()
+    continuation = advice_cli.continuation_of(continuation, game, rules)
+    budget = advice_cli.slow_budget(budget, continuation, given("budget"))
+    adv = advice.advise(game, rules, P, s, obs, measure="win_share" if wins else "bev_score",
                         budget=budget, half_width=half_width, max_worlds=max_worlds, key=seed,
                         lower_is_better=not wins, continuation=continuation)
     shown = BS.from_obs(rules, obs)

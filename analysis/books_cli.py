@@ -8,7 +8,7 @@ import click
 
 from ludolab.stdlib.errors import ascii_digits
 
-from .advice_cli import advice_options, emit_advice
+from .advice_cli import advice_options, continuation_of, emit_advice, slow_budget
 from .cli_common import (CommandGroup, FloatRange, InputError, IntRange, check_out, emit, output_options, progress_flag,
                          refuse, save_outputs, seed_options, user_errors)
 
@@ -489,7 +489,10 @@ def advise_play(play, situation_file, players, scoring, void_trump, tie_break, h
     hands_left = int(pos.obs[B.S_NHANDS]) - int(pos.obs[B.S_HANDNO])
     if hands_left > 1 and budget_default(budget):
         budget = max(50, PLAY_ADVICE_BUDGET // hands_left)  # whole later hands are played out too: same time
-    adv = advice.advise(S.step_game(), pos.rules, pos.n_players, pos.seat, pos.obs, measure="books_points",
+    game = S.step_game()
+    continuation = continuation_of(continuation, game, pos.rules)
+    budget = slow_budget(budget, continuation, not budget_default(budget))
+    adv = advice.advise(game, pos.rules, pos.n_players, pos.seat, pos.obs, measure="books_points",
                         budget=budget, half_width=half_width, max_worlds=max_worlds, key=seed,
                         continuation=continuation)
     view = BS.from_obs(pos.rules, pos.obs)

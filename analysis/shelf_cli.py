@@ -438,6 +438,10 @@ def advise(situation_file, players, seat, variant, tiebreak, tableaus, first_pla
         K.determinize(pos.rules, pos.obs, pos.seat, np.uint64(seed), world)
         n_actions = int(K.legal_actions(pos.rules, world, np.zeros(K.MAX_ACTIONS, dtype=np.int64)))
         budget = default_worlds(n_actions, 15 * pos.n_players - int(pos.obs[K.S_TURN]))
+    from .advice_cli import continuation_of, slow_budget
+
+    continuation = continuation_of(continuation, game, pos.rules)
+    budget = slow_budget(budget, continuation, given("budget"))
     adv = AD.advise(game, pos.rules, pos.n_players, pos.seat, pos.obs, measure="shelf_points", budget=budget,
                     half_width=half_width, max_worlds=max_worlds, key=seed, continuation=continuation)
     view = SS.from_obs(pos.rules, pos.obs, deck)

@@ -140,6 +140,10 @@ def _continuation(game, continuation, rules):
         # a game may give its named policies' parameters for a ruleset (the same play, faster)
         hook = game.extra.get("policies_for")
         return continuation, (hook(rules) if hook is not None else game.policies)[continuation]
+    if hasattr(continuation, "kind"):  # a ladder contender (ludolab.sim.ladder.Contender)
+        if continuation.kind == "named":
+            return continuation.label, continuation.policy
+        return continuation.label, continuation
     name, policy = continuation
     return str(name), policy
 
@@ -204,6 +208,64 @@ class _Evaluator:
         elif n != len(self.legal) or not np.array_equal(actions[:n], self.legal):
             raise SituationError("the observation does not fix the legal actions: the situation is inconsistent")
         return sums[:n, 0].copy(), bool(end[self.k.S_RNG] == start[self.k.S_RNG])
+
+
+class _SlowEvaluator(_Evaluator):
+    """:class:`_Evaluator` with any ladder contender as the continuation (a search, the all-seeing bound,
+    a Python function of the observation): each world's actions are played out one decision at a time
+    through :meth:`ludolab.sim.ladder.Table.decide`, every seat reading only its own observation (the
+    all-seeing bound apart).  The worlds, their streams and the values are those of the compiled path:
+    with a named policy as the contender both give the same numbers bit for bit."""
+
+    def __init__(self, game, rules, n_players, seat, obs, contender, key, lower):
+        from types import SimpleNamespace
+
+        from .ladder import Table
+
+        placeholder = game.policies[game.extra.get("best") or next(iter(game.policies))]
+        super().__init__(game, rules, n_players, seat, obs, placeholder, key, lower)
+        self.contender = contender
+        self.table = Table(game, SimpleNamespace(rules=rules, n_players=int(n_players)))
+        self.table.lower = bool(lower)  # a search in the continuation plays to the advice's direction
+        self.world = np.zeros(self.k.STATE_SIZE, dtype=np.int64)
+        self.acts = np.zeros(self.k.MAX_ACTIONS, dtype=np.int64)
+        self.ret = np.zeros(int(n_players))
+
+    def values(self, w: int, world: np.ndarray | None = None) -> tuple[np.ndarray, bool]:
+        """As :meth:`_Evaluator.values`, played in Python; "quiet" also needs a continuation that draws
+        no random number of its own (a named policy or a Python function)."""
+        from .ladder import _SALT
+        from .rng import game_state, py_game_state
+
+        k, s = self.k, self.search
+        key = py_game_state(py_game_state(int(self.base), int(w)), 0)  # the compiled path's world stream
+        if world is None:
+            k.determinize(self.rules, self.obs, self.seat, s._i64(key), self.world)
+        else:
+            self.world[:] = world
+            self.world[int(self.cfg[s.C_SRNG])] = s._i64(key)
+        n = int(k.legal_actions(self.rules, self.world, self.acts))
+        if self.legal is None:
+            self.legal = self.acts[:n].copy()
+        elif n != len(self.legal) or not np.array_equal(self.acts[:n], self.legal):
+            raise SituationError("the observation does not fix the legal actions: the situation is inconsistent")
+        out, sim, quiet = np.zeros(n), self.world.copy(), True
+        for i in range(n):
+            sim[:] = self.world
+            k.apply_action(self.rules, sim, int(self.legal[i]))
+            step = 0
+            while step < int(self.cfg[s.C_MAXSTEPS]):
+                p = int(k.current_player(sim))
+                if p < 0:
+                    break
+                a = self.table.decide(self.contender, sim, p, int(game_state(np.uint64(key ^ _SALT), step)))
+                k.apply_action(self.rules, sim, a)
+                step += 1
+            k.returns(self.rules, sim, self.ret)
+            out[i] = s.py_value(self.ret, self.seat, self.cfg)
+            quiet = int(sim[k.S_RNG]) == int(self.world[k.S_RNG])  # the last action's, as compiled
+        quiet = quiet and self.contender.kind in ("named", "python")
+        return out, quiet
 
 
 def _sampled(ev: _Evaluator, worlds: int, half_width, max_worlds: int) -> np.ndarray:
@@ -317,8 +379,10 @@ def advise(game, rules: np.ndarray, n_players: int, seat: int, obs: np.ndarray, 
         half_width: double the worlds until the best action's 95% CI half-width (game units)
             is at most this, or ``max_worlds`` is reached.
         max_worlds: the most worlds ``half_width`` may ask for, and the most consistent worlds enumerated.
-        continuation: a policy name of ``game.policies`` or ``(name, (kind, params))``; default
-            the game's best heuristic (``game.extra["best"]``).
+        continuation: a policy name of ``game.policies``, ``(name, (kind, params))``, or any
+            :class:`ludolab.sim.ladder.Contender` (a search, the all-seeing bound, a Python function of
+            the observation: played one decision at a time in Python, the slow path); default the
+            game's best heuristic (``game.extra["best"]``).
         key: the search's stream start (the same key gives the same advice).
         exact_worlds: enumerate the consistent worlds when there are at most this many
             (default :data:`DEFAULT_EXACT_WORLDS`; 0 always samples).
@@ -340,7 +404,8 @@ def advise(game, rules: np.ndarray, n_players: int, seat: int, obs: np.ndarray, 
         raise SituationError(f"an observation of {k.OBS_SIZE} ints is needed, not shape {obs.shape}")
     name, policy = _continuation(game, continuation, rules)
     lower = bool(game.lower_wins) if lower_is_better is None else bool(lower_is_better)
-    ev = _Evaluator(game, rules, n_players, seat, obs, policy, key, lower)
+    slow = _SlowEvaluator if hasattr(policy, "kind") else _Evaluator
+    ev = slow(game, rules, n_players, seat, obs, policy, key, lower)
     t0 = time.perf_counter()
     found = _consistent_worlds(game, rules, obs, seat, min(int(exact_worlds), int(max_worlds)))
     listed = found is not None and found.states is not None and found.count > 0
