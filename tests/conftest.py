@@ -21,6 +21,7 @@ settings.register_profile("ludolab", derandomize=True, database=None, deadline=N
 settings.load_profile("ludolab")
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups into the test ids
 def pytest_collection_modifyitems(config, items):
     """With several workers (pytest-xdist, ``--dist loadgroup``): every test of the shared quick report on
     one worker (the report is built once), a test using a module-scoped fixture on its file's worker (the
@@ -53,22 +54,25 @@ def pytest_sessionstart(session):
     import tempfile
     import time
 
-    from kernel_warmup import parts
+    from kernel_warmup import AFTER, parts
 
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     say = reporter.write_line if reporter is not None else print
     script = os.path.join(os.path.dirname(__file__), "kernel_warmup.py")
     slots = min(workers, getattr(config.option, "maxprocesses", None) or workers)
-    todo, running = parts(), []
+    todo, running, done = parts(), [], set()
     t0 = time.perf_counter()
     while todo or running:
-        while todo and len(running) < slots:
-            game, err = todo.pop(0), tempfile.TemporaryFile("w+")
+        ready = [p for p in todo if AFTER.get(p) is None or AFTER[p] in done]
+        while ready and len(running) < slots:  # a part waits for the part whose kernels it shares
+            game, err = ready.pop(0), tempfile.TemporaryFile("w+")
+            todo.remove(game)
             running.append((game, err, subprocess.Popen([sys.executable, script, game],
                                                         stdout=subprocess.DEVNULL, stderr=err)))
         time.sleep(0.2)
         for job in [j for j in running if j[2].poll() is not None]:
             running.remove(job)
+            done.add(job[0])
             game, err, proc = job
             err.seek(0)
             lines = err.read().strip().splitlines()

@@ -1,4 +1,4 @@
-"""Fill numba's on-disk cache with the kernels every test session needs, one game at a time.
+"""Fill numba's on-disk cache with the kernels every test session needs, one game (or study) at a time.
 
 ``python tests/kernel_warmup.py box books`` compiles (or loads) the kernels of those games: a
 tiny three-tile box through the solver, the evaluator and every simulation loop, and two games
@@ -12,16 +12,33 @@ from __future__ import annotations
 
 import sys
 
-#: Games whose kernels take longest to compile, longest first (any other registered game after them).
-SLOWEST_FIRST = ("books", "shelf", "box", "beverbende")
+#: Parts whose kernels take longest to compile, longest first (any other registered game after them).
+SLOWEST_FIRST = ("books", "shelf", "books-accuracy", "books-games", "books-records", "box", "beverbende")
+#: Shut The Books' compiled studies, each as long to compile as a game's step functions: a part of its own,
+#: started once the part it names has filled the cache with the step functions they share.
+AFTER = {"books-accuracy": "books", "books-games": "books", "books-records": "books"}
 
 
 def parts() -> list[str]:
-    """Every registered game's id, the slowest to compile first."""
+    """Every registered game's id and Shut The Books' study parts, the slowest to compile first."""
     from ludolab.stdlib import registry
 
-    ids = [g.id for g in registry.GAMES]
+    ids = [g.id for g in registry.GAMES] + list(AFTER)
     return sorted(ids, key=lambda i: SLOWEST_FIRST.index(i) if i in SLOWEST_FIRST else len(SLOWEST_FIRST))
+
+
+def _warm_books_studies(part: str) -> None:
+    """One of Shut The Books' compiled studies on a few deals: the accuracy study's hands (the report and
+    the accuracy command), whole games (simulate), or the traced hands its records are checked against."""
+    from ludolab.sim import books as S
+    from ludolab.stdlib.books import BooksRules
+
+    if part == "books-accuracy":
+        S.accuracy(BooksRules(4), [("heuristic", "heuristic")], hands=2, chunks=2)
+    elif part == "books-games":
+        S.simulate(BooksRules(3), games=2, chunks=2)
+    else:
+        S.conformance().play(11, 1, "kernel")
 
 
 def _warm_box() -> None:
@@ -65,14 +82,18 @@ def _warm_steps(game_id: str) -> None:
 
 
 def warm(games=None) -> None:
-    """Compile or load the kernels of ``games`` (registered game ids; None: every game).
+    """Compile or load the kernels of ``games`` (registered game ids or study parts of :data:`AFTER`;
+    None: every game, the studies left to load when a test first runs them).
 
     Raises:
-        ValueError: an id that is not a registered game."""
+        ValueError: an id that is neither a registered game nor a study part."""
     known = parts()
-    for p in known if games is None else games:
+    for p in [k for k in known if k not in AFTER] if games is None else games:  # the studies load when used
         if p not in known:
             raise ValueError(f"unknown game {p!r}; known: {', '.join(known)}")
+        if p in AFTER:
+            _warm_books_studies(p)
+            continue
         if p == "box":
             _warm_box()
         _warm_steps(p)

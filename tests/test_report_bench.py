@@ -29,6 +29,16 @@ bench_mark = pytest.mark.skipif(os.environ.get("LUDOLAB_SKIP_BENCH") == "1", rea
 
 
 # ------------------------------------------------------------------ report
+def test_the_tests_sharing_the_quick_report_run_on_one_worker(request, quick_report):
+    """Under pytest-xdist's ``--dist loadgroup`` (the project's test command) every test reading the quick
+    report is one group, on one worker, so the report is built once per run, not once per worker."""
+    import pytest
+
+    if not hasattr(request.config, "workerinput") or request.config.getvalue("dist") != "loadgroup":
+        pytest.skip("one process: nothing to group")
+    assert request.node.nodeid.endswith("@quick_report"), request.node.nodeid
+
+
 def test_report_writes_markdown(quick_report):
     out, result = quick_report
     md_path = out / "report.md"

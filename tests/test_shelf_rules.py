@@ -157,6 +157,7 @@ def test_shb10_columns_variant_scores_columns():
     assert S.score_tableau(parse_tableau(tab), ShelfRules(players=2, variant="columns")).total >= 1
 
 
+@pytest.mark.xdist_group("shelf_scorer")
 @settings(max_examples=60)
 @given(st.lists(st.integers(0, 89), min_size=15, max_size=15, unique=True),
        st.sampled_from(sorted(VARIANTS)))
@@ -174,6 +175,7 @@ def test_kernel_scorer_equals_reference(tab, variant):
 
 
 
+@pytest.mark.xdist_group("shelf_scorer")  # one worker compiles the scorer for each dtype, the rest load it
 @pytest.mark.parametrize("points,cols", [(v[0], v[1]) for _, v in sorted(VARIANTS.items())]
                          + [((0, 2, 1, 3, 7, 11), True), ((0, 2, 1, 3, 7, 11), False)])
 def test_fast_scorer_equals_reference_on_partial_and_full_tableaus(points, cols):
