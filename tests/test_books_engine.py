@@ -136,6 +136,7 @@ def _swap_hidden(st, seat, seed):
     return new
 
 
+@pytest.mark.xdist_group("books_choices")  # one worker compiles the choice kernels, the others load them
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("kind", [B.P_RANDOM, B.P_HEURISTIC])
 def test_no_peeking_play(seed, kind):
@@ -159,6 +160,7 @@ def test_no_peeking_play(seed, kind):
     assert len(choices) == 1
 
 
+@pytest.mark.xdist_group("books_choices")  # one worker compiles the choice kernels, the others load them
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("kind", [B.F_HEURISTIC, B.F_RANDOM])
 def test_no_peeking_forecast(seed, kind):

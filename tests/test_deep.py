@@ -318,10 +318,10 @@ def test_a_ctrl_c_swallowed_while_compiling_is_raised_afterwards():
 
 def _tiny_shelf_plan() -> dict:
     plan = D._shelf_plan()
-    plan.update(deals=4, chunks=2, policies=["potential", "rollout", "search:budget=4,rollout=potential",
-                                             "search:budget=8,rollout=potential"],
-                self_play=["potential", "rollout", "search:budget=4,rollout=potential",
-                           "search:budget=8,rollout=potential"])
+    plan.update(deals=4, chunks=2, policies=["potential", "random", "search:budget=2,rollout=potential",
+                                             "search:budget=4,rollout=potential"],
+                self_play=["potential", "random", "search:budget=2,rollout=potential",
+                           "search:budget=4,rollout=potential"])
     return plan
 
 
@@ -330,7 +330,7 @@ def tiny_shelf(monkeypatch):
     return _with_plan(monkeypatch, SHELF, _tiny_shelf_plan)
 
 
-def test_a_self_play_deep_run_resumes_to_the_games_played_straight(tiny_shelf, tmp_path):
+def test_a_self_play_deep_run_resumes_to_the_games_played_straight(tiny_shelf, tmp_path, monkeypatch):
     """The Shelve the Book deep run keeps a self-play chunk per policy as it completes; a sitting that lost
     some is completed by the next, and its tables are those of the same games played in one go: every seat
     the same policy on the ladder's deals, the first seat's edge, the wins shared on a tie."""
@@ -338,6 +338,7 @@ def test_a_self_play_deep_run_resumes_to_the_games_played_straight(tiny_shelf, t
 
     from ludolab.sim import ladder as L
 
+    monkeypatch.setattr(D, "_spawn_can_start", lambda: False)  # in this process: the workers are tested once
     first = D.run_study(tiny_shelf, tmp_path)
     chunks = sorted((tmp_path / SHELF).rglob("chunk-*.parquet"))
     assert len(chunks) == (4 + 4) * 2, "every ladder and self-play chunk is kept"
@@ -366,10 +367,11 @@ def test_a_self_play_deep_run_resumes_to_the_games_played_straight(tiny_shelf, t
 def test_a_policy_appended_to_either_list_of_a_plan_keeps_every_finished_chunk(tiny_shelf, monkeypatch, tmp_path):
     """A run folder keeps its runs by position, so the ladder's and the self-play's are kept apart: a policy
     appended to either list of the plan is played alone, and every chunk already finished is used as it is."""
+    monkeypatch.setattr(D, "_spawn_can_start", lambda: False)
     D.run_study(tiny_shelf, tmp_path)
     before = {p: p.stat().st_mtime_ns for p in (tmp_path / SHELF).rglob("chunk-*.parquet")}
     plan = tiny_shelf.plan()
-    more = {**plan, "self_play": plan["self_play"] + ["search:budget=2,rollout=potential"],
+    more = {**plan, "self_play": plan["self_play"] + ["search:budget=1,rollout=potential"],
             "policies": plan["policies"] + ["greedy"]}
     longer = _with_plan(monkeypatch, SHELF, lambda: more)
     summ = D.run_study(longer, tmp_path)
@@ -469,9 +471,10 @@ def test_shelf_deep_words_follow_the_cis():
         assert says in fourth, fourth
 
 
-def test_a_deep_run_without_a_terminal_says_how_far_it_is(tiny_shelf, tmp_path, capsys):
+def test_a_deep_run_without_a_terminal_says_how_far_it_is(tiny_shelf, tmp_path, capsys, monkeypatch):
     """With no terminal for a progress bar (a log file, a scheduler), a ladder deep run prints a line on
     standard error for each tenth of its chunks, and the last; asked to be quiet it prints none."""
+    monkeypatch.setattr(D, "_spawn_can_start", lambda: False)
     D.run_study(tiny_shelf, tmp_path / "quiet", progress=False)
     assert "chunks done" not in capsys.readouterr().err
     D.run_study(tiny_shelf, tmp_path / "told", progress=None)

@@ -34,7 +34,7 @@ def test_the_tests_sharing_the_quick_report_run_on_one_worker(request, quick_rep
     report is one group, on one worker, so the report is built once per run, not once per worker."""
     import pytest
 
-    if not hasattr(request.config, "workerinput") or request.config.getvalue("dist") != "loadgroup":
+    if not hasattr(request.config, "workerinput") or not getattr(request.config.option, "loadgroup", False):
         pytest.skip("one process: nothing to group")
     assert request.node.nodeid.endswith("@quick_report"), request.node.nodeid
 
