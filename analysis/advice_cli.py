@@ -114,14 +114,16 @@ def budget_of(budget, half_width, default_budget: int) -> int:
 def advice_table(adv: _advice.Advice, label, codes: bool = False) -> TextTable:
     """The ranked rows of ``adv`` as a table (``label(action) -> str`` names each action; ``codes``
     adds the action's int ``code`` of the game's action encoding after its label, and the columns
-    ``worlds`` (the consistent worlds when every one was played, else the sampled worlds) and ``exact``)."""
+    ``worlds`` (the consistent worlds when every one was played, else the sampled worlds), ``exact`` and
+    ``continuation`` (the policy every seat plays after the action, as the ladder spells it))."""
     if not codes:
         return TextTable(adv.rows(label), COLUMNS)
     columns = COLUMNS[:2] + ["code"] + COLUMNS[2:]
     rows = adv.rows(label)
-    columns += ["worlds", "exact"]  # the same columns whether the worlds were listed or sampled
+    columns += ["worlds", "exact", "continuation"]  # the same columns whether the worlds were listed or sampled
     for r in rows:
-        r.update(worlds=adv.consistent_worlds if adv.consistent_worlds is not None else adv.worlds, exact=adv.exact)
+        r.update(worlds=adv.consistent_worlds if adv.consistent_worlds is not None else adv.worlds, exact=adv.exact,
+                 continuation=adv.continuation)
     return TextTable(rows, columns)
 
 

@@ -423,7 +423,7 @@ def advise(situation_file, seat, turns, start, phase, drawn, draw_twice, rows, d
     """Rank every legal action of the seat to move by its value: the mean of this round's points for
     that seat (lower is better; under --scoring win-count the chance to win the round, higher is
     better) over sampled worlds consistent with what it knows, each action played and the round
-    then played out by the expected-value policy for every seat.
+    then played out by the continuation for every seat (default the expected-value policy).
 
     The situation is a JSON file (--situation) or the options --seat, --turns, --phase, --drawn,
     --row, --discard, --knocker (one form, not both).  The value is one round's: the advice treats

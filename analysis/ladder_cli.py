@@ -32,8 +32,10 @@ Contenders are written as policy strings:
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
+import sys
 
 import click
 
@@ -113,13 +115,15 @@ class PolicyEnded(Exception):
 def _ended_is_an_error(f):
     """``f`` whose ``SystemExit`` (or other exit that is not an ``Exception``) becomes :class:`PolicyEnded`, so
     that a policy of your own that ends the program is refused in one line like any other error of it, not
-    taken for the command's own exit; Ctrl-C stays Ctrl-C."""
+    taken for the command's own exit; Ctrl-C stays Ctrl-C.  What it prints goes to standard error, so the
+    command's JSON or CSV on standard output stays whole."""
     import functools
 
     @functools.wraps(f)
     def policy(obs, legal):
         try:
-            return f(obs, legal)
+            with contextlib.redirect_stdout(sys.stderr):
+                return f(obs, legal)
         except (Exception, KeyboardInterrupt):
             raise
         except BaseException as exc:  # noqa: BLE001 - SystemExit, GeneratorExit: the user's code ended itself
@@ -169,7 +173,8 @@ def parse_contender(text: str, named: dict, best: str | None = None, policy=None
                              "folder, or a dotted name Python can import), not a path")
         _import_from_here()
         try:
-            module = importlib.import_module(mod)
+            with contextlib.redirect_stdout(sys.stderr):  # what the module prints: not into the JSON or CSV
+                module = importlib.import_module(mod)
         except KeyboardInterrupt:
             raise
         except BaseException as exc:  # noqa: BLE001 - any failure to import the user's module is one line, exits too

@@ -40,6 +40,9 @@ MAX_WORLDS = 1_000_000
 #: Enumerate every consistent world, instead of sampling, when there are at most this many
 #: (an endgame: a Shut The Books hand's last tricks answer well within 2 s).
 DEFAULT_EXACT_WORLDS = 4_096
+#: The fewest passes over an endgame's consistent worlds when the play after the action draws random
+#: numbers (the CIs are over the passes' means).
+MIN_PASSES = 8
 
 
 @dataclass(frozen=True)
@@ -290,7 +293,8 @@ def _enumerated(ev: _Evaluator, states: np.ndarray, budget, half_width, max_worl
     ``exact`` when no continuation drew a random number (every world's values are the same under
     a second stream, and the last action's playout left the stream untouched): ``vals`` (N, n) is
     then every world once.  Otherwise the world set is played again under fresh streams, at least
-    twice, doubling with ``half_width``: ``vals`` (passes, n) holds each pass's mean over the worlds.
+    :data:`MIN_PASSES` times (a CI over two passes that happen to agree would have width 0), doubling
+    with ``half_width``: ``vals`` (passes, n) holds each pass's mean over the worlds.
     """
     from .stats import Z95
 
@@ -306,7 +310,7 @@ def _enumerated(ev: _Evaluator, states: np.ndarray, budget, half_width, max_worl
         means = [vals.mean(axis=0), np.mean([v for v, _ in again], axis=0)]
     else:
         means = [vals.mean(axis=0)]
-    passes = max(2, int(budget or 0) // N)
+    passes = max(MIN_PASSES, int(budget or 0) // N)
     while True:
         for p in range(len(means), passes):
             means.append(np.mean([ev.values(p * N + w, states[w])[0] for w in range(N)], axis=0))

@@ -113,7 +113,7 @@ def test_emit_advice_prints_the_ranked_table_budget_continuation_and_verdict(box
         assert d["rows"][0]["ci_low"] <= d["rows"][0]["value"] <= d["rows"][0]["ci_high"]
     elif fmt == "csv":
         lines = out.strip().splitlines()
-        assert lines[0] == "rank,action,code,value,ci_low,ci_high,worlds,exact" and len(lines) == 1 + len(adv.actions)
+        assert lines[0] == "rank,action,code,value,ci_low,ci_high,worlds,exact,continuation" and len(lines) == 1 + len(adv.actions)
     else:
         assert "lower is better" in out and "64" in out and adv.verdict_line(_cover) in out
         assert _cover(int(adv.actions[0])) in out

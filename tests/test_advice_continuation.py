@@ -105,7 +105,7 @@ def test_a_search_continuation_is_not_exact_and_its_cis_are_over_its_randomness(
     game = S.step_game()
     c = continuation_of("search:budget=4", game, rules)
     adv = advice.advise(game, rules, 3, seat, obs, measure="books_points", continuation=c, key=4, budget=8)
-    assert c.kind == "search" and not adv.exact and adv.passes >= 2
+    assert c.kind == "search" and not adv.exact and adv.passes >= advice.MIN_PASSES
     assert adv.continuation == "search:budget=4,rollout=heuristic/heuristic"
 
 
@@ -160,3 +160,22 @@ def test_books_and_shelf_advice_take_a_search_continuation(game_id, args):
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert out["continuation"].startswith("search:budget=2,rollout=") and out["rows"]
+
+
+def test_what_a_policy_of_your_own_prints_goes_to_standard_error(tmp_path, monkeypatch):
+    """A Python continuation that prints, when loaded and at every decision, leaves the JSON and CSV on
+    standard output whole: its lines go to standard error; the CSV names the continuation in every row."""
+    _write_policy(tmp_path, monkeypatch, "print('loading my policy')\n"
+                                         "def first(obs, legal):\n"
+                                         "    print('deciding')\n"
+                                         "    return int(legal[0])\n", "my_noisy_play")
+    res = CliRunner().invoke(cli, BEV + ["--continuation", "python:my_noisy_play:first", "--budget", "2",
+                                         "--format", "json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["continuation"].startswith("python:my_noisy_play:first")
+    assert "loading my policy" in res.stderr and "deciding" in res.stderr
+    res = CliRunner().invoke(cli, BEV + ["--continuation", "python:my_noisy_play:first", "--budget", "2",
+                                         "--format", "csv"])
+    lines = res.stdout.splitlines()
+    assert lines[0].endswith(",exact,continuation") and all(x.endswith(",python:my_noisy_play:first")
+                                                             for x in lines[1:]), res.stdout

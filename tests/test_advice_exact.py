@@ -245,7 +245,7 @@ def test_a_random_continuation_replays_the_world_set_with_cis_over_its_randomnes
     hand is played, several times, and the CIs are over the later hand's deals."""
     rules, seat, obs = endgame(3, 3, 9, hands=2)
     adv = advice.advise(S.step_game(), rules, 3, seat, obs, measure="books_points", budget=40, key=2)
-    assert not adv.exact and adv.consistent_worlds is not None and adv.passes >= 2
+    assert not adv.exact and adv.consistent_worlds is not None and adv.passes >= advice.MIN_PASSES
     assert adv.worlds == adv.consistent_worlds * adv.passes
     assert np.all(adv.ci_low <= adv.mean) and np.any(adv.ci_high > adv.ci_low)
     assert "played" in adv.worlds_line() and "random" in adv.worlds_line()
@@ -267,8 +267,8 @@ def test_the_advise_command_says_the_advice_is_exact(tmp_path, fmt):
         assert all(r["ci_low"] == r["value"] == r["ci_high"] for r in d["rows"])
     elif fmt == "csv":
         lines = res.output.strip().splitlines()
-        assert lines[0] == "rank,action,code,value,ci_low,ci_high,worlds,exact"
-        assert all(ln.endswith(f",{n},True") for ln in lines[1:])
+        assert lines[0] == "rank,action,code,value,ci_low,ci_high,worlds,exact,continuation"
+        assert all(ln.endswith(f",{n},True,heuristic/heuristic") for ln in lines[1:])
     else:
         assert f"all {n} consistent worlds (exact)" in res.output and "gap" in res.output
 
