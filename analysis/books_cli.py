@@ -461,10 +461,10 @@ def advise_play(play, situation_file, players, scoring, void_trump, tie_break, h
                 trick, hand_number, hands, totals, budget, half_width, max_worlds, seed, continuation, fmt):
     """Which card to play to the trick (or which prediction card to close): every legal action with its
     expected points and 95% CI, best first, over deals of the unseen cards consistent with what you know
-    (STK-5: hand sizes, colours shown out of), each played out by the continuation for every seat (default the
-    heuristic).  The
-    value is this hand's points (or, with --hands, the game total).  Give the situation as --situation
-    FILE (JSON) or with --hand, --predictions, --tricks, --trick, --start (the README shows both)."""
+    (STK-5: hand sizes, colours shown out of), each played out by the continuation for every seat (default
+    the heuristic).  The value is this hand's points (or, with --hands, the game total).  Give the situation
+    as --situation FILE (JSON) or with --hand, --predictions, --tricks, --trick, --start (the README shows
+    both)."""
     from ludolab.sim import advice
     from ludolab.sim import books as S
     from ludolab.sim import books_situation as BS

@@ -166,6 +166,7 @@ def parse_contender(text: str, named: dict, best: str | None = None, policy=None
         return named_contender(text, named, policy)
     if head == "python":
         mod, _, fn = rest.rpartition(":")
+        mod, fn = mod.strip(), fn.strip()  # "python: my_policy:choose" reads as written without the space
         if not mod or not fn:
             raise InputError(f"policy {text!r}: write python:MODULE:FUNCTION")
         if "/" in mod or "\\" in mod or mod.startswith("."):
