@@ -252,7 +252,7 @@ class _SlowEvaluator(_Evaluator):
             self.legal = self.acts[:n].copy()
         elif n != len(self.legal) or not np.array_equal(self.acts[:n], self.legal):
             raise SituationError("the observation does not fix the legal actions: the situation is inconsistent")
-        out, sim, quiet = np.zeros(n), self.world.copy(), True
+        out, sim = np.zeros(n), self.world.copy()
         for i in range(n):
             sim[:] = self.world
             k.apply_action(self.rules, sim, int(self.legal[i]))
@@ -266,9 +266,8 @@ class _SlowEvaluator(_Evaluator):
                 step += 1
             k.returns(self.rules, sim, self.ret)
             out[i] = s.py_value(self.ret, self.seat, self.cfg)
-            quiet = int(sim[k.S_RNG]) == int(self.world[k.S_RNG])  # the last action's, as compiled
-        quiet = quiet and self.contender.kind in ("named", "python")
-        return out, quiet
+        quiet = int(sim[k.S_RNG]) == int(self.world[k.S_RNG])  # the last action's playout, as compiled
+        return out, quiet and self.contender.kind in ("named", "python")
 
 
 def _sampled(ev: _Evaluator, worlds: int, half_width, max_worlds: int) -> np.ndarray:
